@@ -1,0 +1,24 @@
+"""C function-pointer types for callbacks the caller hands to a plugin (and the void-returning slots)."""
+from __future__ import annotations
+
+import ctypes
+
+# PJRT_Error* PJRT_X(PJRT_X_Args*): the signature of every slot except the two below.
+SlotFunction = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+# void PJRT_Error_Destroy(args*), void PJRT_Error_Message(args*).
+VoidSlotFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# const PJRT_Api* GetPjrtApi(void).
+GetPjrtApiFunction = ctypes.CFUNCTYPE(ctypes.c_void_p)
+
+# void (*callback)(PJRT_Error* error, void* user_arg) of PJRT_Event_OnReady; the callee owns `error`.
+EventOnReadyCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+# void (*on_delete_callback)(void* device_buffer_ptr, void* user_arg) of CreateViewOfDeviceBuffer.
+OnDeleteCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+# void (*deleter)(PJRT_SerializedX*) of Serialize / GetCompileOptions / GetDeviceAssignment.
+SerializedDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# PJRT_Error* (*PJRT_CallbackError)(PJRT_Error_Code code, const char* message, size_t message_size).
+CallbackErrorFunction = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t)
+# PJRT_Error* (*)(PJRT_KeyValue{Get,TryGet,Put}Callback_Args*).
+KeyValueCallback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+# void (*value_deleter_callback)(char* value).
+ValueDeleterCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

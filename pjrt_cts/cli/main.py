@@ -1,0 +1,66 @@
+"""`pjrt-cts` entry point: dispatches to one module per subcommand.
+
+Each command module exposes `register(subparsers)` which adds its parser and sets
+`func(args) -> int` as the handler. Modules are imported lazily so that a missing optional
+dependency of one command never breaks the others.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+# command name -> module under pjrt_cts.cli
+COMMANDS: dict[str, str] = {
+    "info": "info",
+    "run": "run",
+    "report": "report",
+    "diff": "diff",
+    "gate": "gate",
+    "badge": "badge",
+    "golden": "golden",
+    "plugins": "plugins",
+    "selftest": "selftest",
+    "bench": "bench",
+}
+
+
+class UsageError(Exception):
+    """A user mistake (bad path, unknown layer...): one line on stderr, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from pjrt_cts import __version__
+
+    parser = argparse.ArgumentParser(prog="pjrt-cts", description="Conformance test suite for PJRT plugins.")
+    parser.add_argument("--version", action="version", version=f"pjrt-cts {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        try:
+            module = importlib.import_module(f"pjrt_cts.cli.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("pjrt_cts.cli."):
+                continue  # command not built yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"pjrt-cts {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Reading the golden corpus: `load_manifest()` and `GoldenCase`."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pjrt_cts.golden import dtypes, synth
+from pjrt_cts.golden.npzio import load_npz
+from pjrt_cts.golden.tolerance import Tolerance
+
+MANIFEST_NAME = "manifest.json"
+FORMAT_VERSION = 1
+BYTECODE_VERSIONS = ("current", "intermediate", "minimum")
+
+
+def default_corpus_dir() -> Path:
+    from pjrt_cts.resources import golden_dir
+
+    return golden_dir()
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class CorpusError(Exception):
+    """The corpus on disk does not match its manifest."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GoldenCase:
+    id: str
+    family: str
+    ops: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    input_specs: tuple[dict, ...]  # per argument of the program: {"shape", "dtype"} (per-device shapes)
+    output_specs: tuple[dict, ...]
+    tolerance: Tolerance
+    features: tuple[str, ...]
+    num_replicas: int
+    num_partitions: int
+    use_spmd_partitioning: bool
+    donation: dict | None  # {"kind": "tf.aliasing_output"|"jax.buffer_donor", "args": [...], "aliases": {...}}
+    numpy_reference: str | None
+    bytecode_versions: dict[str, str | None]  # version label -> StableHLO version or None (not serializable)
+    bytecode_skipped: dict[str, str]  # version label -> reason
+    files: dict[str, dict]  # kind -> {"path": relative path, "sha256": hex}
+    large: dict | None  # {"seed": int, "reference": name} for run-time synthesized cases
+    root: Path
+    raw: dict = dataclasses.field(repr=False, compare=False, default_factory=dict)
+
+    @classmethod
+    def from_json(cls, entry: dict[str, Any], root: Path) -> "GoldenCase":
+        return cls(
+            id=entry["id"], family=entry["family"], ops=tuple(entry["ops"]), dtypes=tuple(entry["dtypes"]),
+            input_specs=tuple(entry["inputs"]), output_specs=tuple(entry["outputs"]),
+            tolerance=Tolerance.from_json(entry["tolerance"]), features=tuple(entry["features"]),
+            num_replicas=int(entry["num_replicas"]), num_partitions=int(entry["num_partitions"]),
+            use_spmd_partitioning=bool(entry["use_spmd_partitioning"]), donation=entry.get("donation"),
+            numpy_reference=entry.get("numpy_reference"), bytecode_versions=dict(entry["bytecode_versions"]),
+            bytecode_skipped=dict(entry.get("bytecode_skipped", {})), files=dict(entry["files"]),
+            large=entry.get("large"), root=root, raw=entry,
+        )
+
+    @property
+    def num_devices(self) -> int:
+        return self.num_replicas * self.num_partitions
+
+    @property
+    def is_multi_device(self) -> bool:
+        return self.num_devices > 1
+
+    def path(self, kind: str) -> Path:
+        return self.root / self.files[kind]["path"]
+
+    def program_text(self) -> str:
+        return self.path("mlir").read_text(encoding="utf-8")
+
+    def portable_bytecode(self, version: str = "current") -> bytes:
+        """Versioned StableHLO portable artifact at `version` ("current"|"intermediate"|"minimum")."""
+        if version not in BYTECODE_VERSIONS:
+            raise ValueError(f"version must be one of {BYTECODE_VERSIONS}, not {version!r}")
+        kind = f"mlirbc.{version}"
+        if kind not in self.files:
+            reason = self.bytecode_skipped.get(version, "not generated")
+            raise LookupError(f"{self.id}: no portable artifact at the {version} version: {reason}")
+        return self.path(kind).read_bytes()
+
+    def stablehlo_version(self, version: str = "current") -> str | None:
+        return self.bytecode_versions.get(version)
+
+    # --- data -------------------------------------------------------------------------------------
+
+    def _rows(self) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
+        return _load_rows(self)
+
+    def input_rows(self) -> list[list[np.ndarray]]:
+        """Arguments per device (one row per device; single-device cases have one row)."""
+        return self._rows()[0]
+
+    def expected_rows(self) -> list[list[np.ndarray]]:
+        return self._rows()[1]
+
+    def inputs(self) -> list[np.ndarray] | list[list[np.ndarray]]:
+        """The arguments; for multi-device cases, one row of arguments per device."""
+        rows = self.input_rows()
+        return rows if self.is_multi_device else rows[0]
+
+    def expected(self) -> list[np.ndarray] | list[list[np.ndarray]]:
+        """The expected results; for multi-device cases, one row of results per device."""
+        rows = self.expected_rows()
+        return rows if self.is_multi_device else rows[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.raw)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_rows_cached(case_id: str, data_path: str, specs_json: str) -> tuple:
+    arrays = load_npz(Path(data_path))
+    specs = json.loads(specs_json)
+    return _split_rows(arrays, specs["inputs"], specs["outputs"], specs["devices"])
+
+
+def _split_rows(arrays: dict[str, np.ndarray], in_specs: list, out_specs: list, devices: int) -> tuple:
+    inputs = [[dtypes.from_storable(arrays[f"in.{d}.{i}"], spec["dtype"]) for i, spec in enumerate(in_specs)]
+              for d in range(devices)]
+    outputs = [[dtypes.from_storable(arrays[f"out.{d}.{i}"], spec["dtype"]) for i, spec in enumerate(out_specs)]
+               for d in range(devices)]
+    return inputs, outputs
+
+
+def _load_rows(case: GoldenCase) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
+    if case.large is not None:
+        inputs = synth.synthesize_inputs(int(case.large["seed"]), case.input_specs)
+        return [inputs], [synth.reference_outputs(case.large["reference"], inputs)]
+    specs = json.dumps({"inputs": case.input_specs, "outputs": case.output_specs, "devices": case.num_devices})
+    return _load_rows_cached(case.id, str(case.path("data")), specs)
+
+
+@dataclasses.dataclass(frozen=True)
+class Manifest:
+    root: Path
+    format_version: int
+    stablehlo_versions: dict[str, str]
+    generator: dict[str, Any]
+    cases: tuple[GoldenCase, ...]
+
+    def by_id(self) -> dict[str, GoldenCase]:
+        return {case.id: case for case in self.cases}
+
+    def case(self, case_id: str) -> GoldenCase:
+        try:
+            return self.by_id()[case_id]
+        except KeyError:
+            raise KeyError(f"no golden case {case_id!r}") from None
+
+    def ops(self) -> list[str]:
+        return sorted({op for case in self.cases for op in case.ops})
+
+    def dtype_names(self) -> list[str]:
+        return sorted({name for case in self.cases for name in case.dtypes})
+
+
+def load_manifest(root: Path | str | None = None) -> Manifest:
+    """The corpus manifest under `root` (default: the shipped golden/ tree)."""
+    root = Path(root) if root is not None else default_corpus_dir()
+    path = root / MANIFEST_NAME
+    if not path.is_file():
+        raise CorpusError(f"no {MANIFEST_NAME} in {root} (run `pjrt-cts golden regenerate`)")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("format_version") != FORMAT_VERSION:
+        raise CorpusError(f"{path}: format_version {data.get('format_version')!r}, this reader needs {FORMAT_VERSION}")
+    cases = tuple(GoldenCase.from_json(entry, root) for entry in data["cases"])
+    return Manifest(root=root, format_version=data["format_version"], stablehlo_versions=data["stablehlo_versions"],
+                    generator=data.get("generator", {}), cases=cases)

@@ -1,0 +1,79 @@
+"""The one outcome vocabulary and test-id scheme shared by suites, runner, report and gate."""
+from __future__ import annotations
+
+import enum
+import re
+
+
+class Outcome(str, enum.Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    CRASH = "CRASH"  # the test's process died (signal, abort, exit)
+    TIMEOUT = "TIMEOUT"  # killed after the per-test timeout
+    NOT_SUPPORTED = "NOT_SUPPORTED"  # plugin lacks the slot / answered UNIMPLEMENTED / too few devices
+    WARNING = "WARNING"  # works, but a hardening finding (e.g. crash on input the contract does not cover)
+    SKIP = "SKIP"  # excluded by the user
+    XFAIL = "XFAIL"  # failed as the expectations file says
+    XPASS = "XPASS"  # expected to fail, but passed
+    ERROR = "ERROR"  # the suite's own bug (fixture error, collection error)
+
+    @property
+    def is_bad(self) -> bool:
+        """Outcomes that make a run non-conformant (exit code 1)."""
+        return self in BAD_OUTCOMES
+
+
+BAD_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.XPASS, Outcome.ERROR})
+
+LAYERS = (
+    "abi",
+    "client",
+    "transfer",
+    "compile",
+    "execute",
+    "executable",
+    "events",
+    "donation",
+    "multidevice",
+    "dlpack",
+    "versioning",
+    "robustness",
+    "multiprocess",
+    "framework_jax",
+)
+
+
+class NotSupported(Exception):
+    """Raised by a test when the plugin legitimately lacks what the test checks; carries the plugin's reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class HardeningWarning(Exception):
+    """Raised by a test for a finding the C API contract does not forbid (reported as WARNING, not FAIL)."""
+
+
+_NODEID = re.compile(r"^(?:.*/)?suites/(?P<layer>[^/]+)/(?:(?P<sub>.+)/)?test_(?P<area>[^/]+)\.py::(?P<rest>.+)$")
+
+
+def test_id_from_nodeid(nodeid: str) -> str:
+    """`suites/client/test_devices.py::test_lookup[3]` -> `client.devices.test_lookup[3]`.
+
+    Ids are stable: expectation files and CI baselines name them. Class-scoped tests keep the
+    class as one more dotted component.
+    """
+    match = _NODEID.match(nodeid.replace("\\", "/"))
+    if not match:
+        return nodeid
+    rest = match["rest"].replace("::", ".")
+    parts = [match["layer"]]
+    if match["sub"]:
+        parts.extend(match["sub"].split("/"))
+    parts.append(match["area"])
+    return ".".join(parts) + "." + rest
+
+
+def layer_of(test_id: str) -> str:
+    return test_id.split(".", 1)[0]

@@ -1,0 +1,1 @@
+"""results.json consumers: the HTML report, run comparison (diff), the CI gate and the badge."""

@@ -1,0 +1,198 @@
+"""The op x dtype coverage matrix of the execute layer.
+
+A test's op and dtype come, in order of preference, from its `details` (`op`, `dtype`), its tags
+(`op:stablehlo.add`, `dtype:f32`), the golden manifest entry of its case id, or the case id itself
+(`<family>.<op>.<dtype>.<variant>`, taken from `details.case_id` or the test id's parameter).
+The report works from results.json alone; the manifest only adds cases that did not run.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from pjrt_cts.model import Outcome
+from pjrt_cts.report.results import anchor_for, layer_of_test, outcome_of, severity_rank, worst
+
+EXECUTE_LAYER = "execute"
+
+_DTYPE = re.compile(
+    r"^(pred|bool|[siu](?:1|2|4|8|16|32|64)|int(?:8|16|32|64)|uint(?:8|16|32|64)|f8\w*|float8\w*|bf16|bfloat16"
+    r"|f(?:16|32|64)|float(?:16|32|64)|c(?:64|128)|complex(?:64|128))$"
+)
+# Display order of dtype columns; unknown dtypes follow alphabetically.
+DTYPE_ORDER = (
+    "pred", "bool", "s2", "s4", "s8", "i8", "s16", "i16", "s32", "i32", "s64", "i64",
+    "u2", "u4", "u8", "u16", "u32", "u64", "f8e4m3fn", "f8e5m2", "bf16", "f16", "f32", "f64", "c64", "c128",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CaseRef:
+    test_id: str
+    outcome: Outcome
+    case_id: str
+    anchor: str
+
+
+@dataclass
+class Cell:
+    op: str
+    dtype: str
+    cases: list[CaseRef] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return worst(case.outcome for case in self.cases)
+
+    @property
+    def counts(self) -> Counter[Outcome]:
+        return Counter(case.outcome for case in self.cases)
+
+    @property
+    def first_problem(self) -> CaseRef | None:
+        """The worst non-PASS case: where a click on the cell should lead."""
+        problems = [case for case in self.cases if case.outcome is not Outcome.PASS]
+        return min(problems, key=lambda case: severity_rank(case.outcome), default=None)
+
+
+@dataclass
+class CoverageMatrix:
+    ops: list[str]
+    dtypes: list[str]
+    cells: dict[tuple[str, str], Cell]
+    not_run: set[tuple[str, str]]  # in the golden manifest, but no result in this run
+    unmapped: list[str]  # execute-layer test ids whose op/dtype could not be determined
+
+    def cell(self, op: str, dtype: str) -> Cell | None:
+        return self.cells.get((op, dtype))
+
+    @property
+    def covered_pairs(self) -> int:
+        """(op, dtype) pairs with at least one PASS."""
+        return sum(1 for cell in self.cells.values() if Outcome.PASS in cell.counts)
+
+
+def normalize_op(op: str) -> str:
+    return op[len("stablehlo."):] if op.startswith("stablehlo.") else op
+
+
+def parse_case_id(case_id: str) -> tuple[str | None, str | None]:
+    """`elementwise.add.f32.r2` -> ("add", "f32"): the dtype is the component that looks like one."""
+    parts = case_id.split(".")
+    for index, part in enumerate(parts):
+        if index >= 1 and _DTYPE.match(part):
+            op_parts = parts[1:index] if index >= 2 else parts[:index]
+            return (".".join(op_parts) or None), part
+    return None, None
+
+
+def case_id_of(test: dict[str, Any]) -> str | None:
+    details = test.get("details") or {}
+    if details.get("case_id"):
+        return str(details["case_id"])
+    match = re.search(r"\[([^\[\]]+)\]$", str(test.get("id", "")))
+    if match and match.group(1).count(".") >= 2:
+        return match.group(1)
+    return None
+
+
+def _tag_value(tags: Iterable[str], key: str) -> str | None:
+    for tag in tags:
+        if isinstance(tag, str) and tag.startswith(key + ":"):
+            return tag[len(key) + 1:]
+    return None
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(item) for item in value if item]
+    return [str(value)]
+
+
+def op_dtype_of(test: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> tuple[list[str], str | None]:
+    details = test.get("details") or {}
+    tags = test.get("tags") or []
+    case_id = case_id_of(test)
+    entry = manifest.get(case_id, {}) if case_id else {}
+    parsed_op, parsed_dtype = parse_case_id(case_id) if case_id else (None, None)
+    ops = (
+        _as_list(details.get("op"))
+        or _as_list(_tag_value(tags, "op"))
+        or _as_list(entry.get("op") or entry.get("ops"))
+        or _as_list(parsed_op)
+    )
+    dtype = details.get("dtype") or _tag_value(tags, "dtype") or _first(entry.get("dtype") or entry.get("dtypes"))
+    dtype = dtype or parsed_dtype
+    return sorted({normalize_op(op) for op in ops}), (str(dtype) if dtype else None)
+
+
+def _first(value: Any) -> str | None:
+    items = _as_list(value)
+    return items[0] if items else None
+
+
+def manifest_cases(manifest: Any) -> dict[str, dict[str, Any]]:
+    """Case id -> entry, from the shapes a golden manifest may take (list or mapping of cases)."""
+    if not isinstance(manifest, dict):
+        return {}
+    cases = manifest.get("cases", manifest)
+    entries: dict[str, dict[str, Any]] = {}
+    if isinstance(cases, dict):
+        for case_id, entry in cases.items():
+            if isinstance(entry, dict):
+                entries[str(case_id)] = entry
+    elif isinstance(cases, list):
+        for entry in cases:
+            if isinstance(entry, dict):
+                case_id = entry.get("id") or entry.get("case_id") or entry.get("name")
+                if case_id:
+                    entries[str(case_id)] = entry
+    return entries
+
+
+def load_golden_manifest() -> dict[str, dict[str, Any]]:
+    """The golden manifest's cases if the golden tree is present and readable; {} otherwise."""
+    from pjrt_cts.resources import golden_dir
+
+    path = golden_dir() / "manifest.json"
+    try:
+        return manifest_cases(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return {}
+
+
+def build_matrix(results: dict[str, Any], manifest: dict[str, dict[str, Any]] | None = None) -> CoverageMatrix:
+    manifest = manifest or {}
+    cells: dict[tuple[str, str], Cell] = {}
+    unmapped: list[str] = []
+    for test in results.get("tests", []):
+        if layer_of_test(test) != EXECUTE_LAYER:
+            continue
+        ops, dtype = op_dtype_of(test, manifest)
+        if not ops or not dtype:
+            unmapped.append(str(test.get("id", "")))
+            continue
+        test_id = str(test.get("id", ""))
+        ref = CaseRef(test_id, outcome_of(test), case_id_of(test) or test_id, anchor_for(test_id))
+        for op in ops:
+            cells.setdefault((op, dtype), Cell(op, dtype)).cases.append(ref)
+    not_run: set[tuple[str, str]] = set()
+    for case_id, entry in manifest.items():
+        ops, dtype = op_dtype_of({"id": case_id, "details": {"case_id": case_id}}, {case_id: entry})
+        for op in ops:
+            if dtype and (op, dtype) not in cells:
+                not_run.add((op, dtype))
+    pairs = set(cells) | not_run
+    ops_sorted = sorted({op for op, _ in pairs})
+    dtypes_sorted = sorted({dtype for _, dtype in pairs}, key=_dtype_sort_key)
+    return CoverageMatrix(ops_sorted, dtypes_sorted, cells, not_run, unmapped)
+
+
+def _dtype_sort_key(dtype: str) -> tuple[int, str]:
+    return (DTYPE_ORDER.index(dtype), "") if dtype in DTYPE_ORDER else (len(DTYPE_ORDER), dtype)

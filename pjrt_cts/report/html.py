@@ -1,0 +1,352 @@
+"""results.json -> one self-contained HTML report (inline CSS/SVG, readable without JavaScript)."""
+from __future__ import annotations
+
+import os
+import shlex
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from pjrt_cts.levels import LEVELS, evaluate_levels
+from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.report.coverage import CoverageMatrix, build_matrix, load_golden_manifest
+from pjrt_cts.report.results import (
+    CONFORMANT,
+    SEVERITY_ORDER,
+    anchor_for,
+    counts_by_layer,
+    layer_of_test,
+    outcome_counts,
+    outcome_of,
+    severity_rank,
+    verdict_of,
+)
+
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+
+# Summary-table column order: the good news, then the bad, then the neutral.
+DISPLAY_ORDER: tuple[Outcome, ...] = (
+    Outcome.PASS,
+    Outcome.FAIL,
+    Outcome.CRASH,
+    Outcome.TIMEOUT,
+    Outcome.ERROR,
+    Outcome.XPASS,
+    Outcome.WARNING,
+    Outcome.XFAIL,
+    Outcome.NOT_SUPPORTED,
+    Outcome.SKIP,
+)
+ALWAYS_SHOWN = (Outcome.PASS, Outcome.FAIL, Outcome.CRASH)
+OUTCOME_COLORS: dict[Outcome, str] = {
+    Outcome.PASS: "#2da44e",
+    Outcome.FAIL: "#d1242f",
+    Outcome.CRASH: "#82071e",
+    Outcome.TIMEOUT: "#e16f24",
+    Outcome.ERROR: "#8250df",
+    Outcome.XPASS: "#bf3989",
+    Outcome.WARNING: "#d4a72c",
+    Outcome.XFAIL: "#6e7781",
+    Outcome.NOT_SUPPORTED: "#afb8c1",
+    Outcome.SKIP: "#d8dee4",
+}
+OUTCOME_HELP: dict[Outcome, str] = {
+    Outcome.PASS: "behaves as the PJRT C API specifies",
+    Outcome.FAIL: "assertion failed: wrong result or wrong error",
+    Outcome.CRASH: "the test's process died (signal, abort, exit)",
+    Outcome.TIMEOUT: "killed after the per-test timeout",
+    Outcome.ERROR: "the suite's own bug (fixture or collection error)",
+    Outcome.XPASS: "expected to fail by the expectations file, but passed",
+    Outcome.WARNING: "works, with a hardening finding",
+    Outcome.XFAIL: "failed as the expectations file says (waived)",
+    Outcome.NOT_SUPPORTED: "the plugin legitimately lacks the feature",
+    Outcome.SKIP: "excluded by the user",
+}
+DIFF_KEYS = ("case_id", "op", "dtype", "max_abs_err", "max_rel_err", "first_mismatch_index", "tolerance")
+SPECIAL_DETAIL_KEYS = set(DIFF_KEYS) | {"stderr_tail", "repro_file"}
+SLOWEST_COUNT = 15
+
+
+def render_report(results: dict[str, Any], *, link_base: str = "") -> str:
+    """The report as one HTML string. `link_base` prefixes relative links to files under the run's out dir."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("report.html.j2").render(**_context(results, link_base))
+
+
+def write_report(results: dict[str, Any], path: Path, *, results_dir: Path | None = None) -> None:
+    """Write the report to `path`; repro-file links are made relative to it from `results_dir` (the out dir)."""
+    path = Path(path)
+    link_base = ""
+    if results_dir is not None:
+        rel = os.path.relpath(Path(results_dir).resolve(), path.resolve().parent)
+        link_base = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(results, link_base=link_base), encoding="utf-8")
+
+
+def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
+    tests = [test for test in results.get("tests", []) if isinstance(test, dict)]
+    totals = outcome_counts(tests)
+    by_layer = counts_by_layer({"tests": tests})
+    columns = [o for o in DISPLAY_ORDER if totals.get(o) or o in ALWAYS_SHOWN]
+    levels = evaluate_levels({"tests": tests})
+    reached = [result.level.name for result in levels if result.reached]
+    verdict = verdict_of({"tests": tests})
+    plugin = results.get("plugin") or {}
+    matrix = build_matrix({"tests": tests}, load_golden_manifest())
+    findings = _findings(tests, link_base)
+    return {
+        "title": _title(plugin),
+        "tool": results.get("tool") or {},
+        "started_at": results.get("started_at") or "",
+        "finished_at": results.get("finished_at") or "",
+        "wall_seconds": results.get("wall_seconds"),
+        "command": shlex.join(str(part) for part in results.get("command") or []),
+        "profile": results.get("profile") or "",
+        "verdict": verdict,
+        "verdict_ok": verdict == CONFORMANT,
+        "level": reached[-1] if reached else None,
+        "levels": levels,
+        "level_names": [level.name for level in LEVELS],
+        "total_tests": len(tests),
+        "totals": [(o, totals.get(o, 0)) for o in DISPLAY_ORDER if totals.get(o)],
+        "bad_total": sum(count for outcome, count in totals.items() if outcome in BAD_OUTCOMES),
+        "outcome_bar": _outcome_bar(totals, len(tests)),
+        "columns": columns,
+        "layer_rows": _layer_rows(by_layer, columns, findings),
+        "column_totals": [totals.get(o, 0) for o in columns],
+        "colors": {o.value: color for o, color in OUTCOME_COLORS.items()},
+        "outcome_help": {o.value: text for o, text in OUTCOME_HELP.items()},
+        "bad_outcomes": {o.value for o in BAD_OUTCOMES},
+        "plugin": _plugin_card(plugin),
+        "matrix": _matrix_view(matrix),
+        "findings": findings,
+        "robustness": _robustness(tests, link_base),
+        "slowest": _slowest(tests),
+        "layer_durations": _layer_durations(tests),
+        "expectations": _expectations(results.get("expectations") or {}, tests),
+        "environment": results.get("environment") or {},
+        "compatibility": results.get("compatibility") or {},
+    }
+
+
+def _title(plugin: dict[str, Any]) -> str:
+    name = plugin.get("platform_name") or Path(str(plugin.get("path") or "plugin")).name
+    api = plugin.get("api_version")
+    return f"PJRT conformance report: {name}" + (f" (PJRT C API {api})" if api else "")
+
+
+def _outcome_bar(totals: Counter[Outcome], total: int) -> list[dict[str, Any]]:
+    segments, x = [], 0.0
+    for outcome in DISPLAY_ORDER:
+        count = totals.get(outcome, 0)
+        if not count or not total:
+            continue
+        width = 100.0 * count / total
+        segments.append({"outcome": outcome.value, "count": count, "x": round(x, 3), "width": round(width, 3)})
+        x += width
+    return segments
+
+
+def _layer_rows(by_layer: dict[str, Counter[Outcome]], columns: list[Outcome], findings: list[dict[str, Any]]):
+    anchors = {(group["outcome"], layer["layer"]): layer["anchor"] for group in findings for layer in group["layers"]}
+    rows = []
+    for layer, counts in by_layer.items():
+        cells = []
+        for outcome in columns:
+            count = counts.get(outcome, 0)
+            cells.append({"outcome": outcome.value, "count": count, "href": anchors.get((outcome.value, layer))})
+        bad = sum(c for o, c in counts.items() if o in BAD_OUTCOMES)
+        rows.append({"layer": layer, "cells": cells, "total": sum(counts.values()), "bad": bad})
+    return rows
+
+
+def _plugin_card(plugin: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "path": plugin.get("path") or "",
+        "sha256": plugin.get("sha256") or "",
+        "api_version": plugin.get("api_version") or "",
+        "struct_size": plugin.get("struct_size"),
+        "num_slots": plugin.get("num_slots"),
+        "missing_slots": list(plugin.get("missing_slots") or []),
+        "platform_name": plugin.get("platform_name") or "",
+        "platform_version": plugin.get("platform_version") or "",
+        "attributes": sorted((plugin.get("attributes") or {}).items()),
+        "extensions": list(plugin.get("extensions") or []),
+        "devices": list(plugin.get("devices") or []),
+        "client_error": plugin.get("client_error"),
+    }
+
+
+def _matrix_view(matrix: CoverageMatrix) -> dict[str, Any]:
+    rows = []
+    for op in matrix.ops:
+        cells = []
+        for dtype in matrix.dtypes:
+            cell = matrix.cell(op, dtype)
+            if cell is None:
+                not_run = (op, dtype) in matrix.not_run
+                cells.append({"state": "notrun" if not_run else "none", "title": f"{op} × {dtype}: "
+                              + ("in the golden corpus, not run" if not_run else "no case"), "href": None, "label": ""})
+                continue
+            outcome = cell.outcome
+            lines = [f"{op} × {dtype}: {outcome.value if outcome else ''}"]
+            lines += [f"{case.outcome.value:<13} {case.case_id}" for case in cell.cases]
+            problem = cell.first_problem
+            counts = cell.counts
+            passed = counts.get(Outcome.PASS, 0)
+            cells.append({
+                "state": outcome.value if outcome else "none",
+                "title": "\n".join(lines),
+                "href": "#" + problem.anchor if problem else None,
+                "label": f"{passed}/{len(cell.cases)}",
+            })
+        rows.append({"op": op, "cells": cells})
+    return {
+        "dtypes": matrix.dtypes,
+        "rows": rows,
+        "pairs": len(matrix.cells),
+        "covered": matrix.covered_pairs,
+        "not_run": len(matrix.not_run),
+        "unmapped": matrix.unmapped,
+    }
+
+
+def _finding(test: dict[str, Any], link_base: str) -> dict[str, Any]:
+    details = test.get("details") or {}
+    outcome = outcome_of(test)
+    test_id = str(test.get("id", ""))
+    return {
+        "id": test_id,
+        "anchor": anchor_for(test_id),
+        "layer": layer_of_test(test),
+        "outcome": outcome.value,
+        "bad": outcome in BAD_OUTCOMES,
+        "duration": test.get("duration"),
+        "message": test.get("message") or "",
+        "headline": (test.get("message") or "").strip().splitlines()[0] if (test.get("message") or "").strip() else "",
+        "nodeid": test.get("nodeid") or "",
+        "diff": [(key, _fmt(details[key])) for key in DIFF_KEYS if key in details],
+        "stderr_tail": details.get("stderr_tail") or "",
+        "repro_file": details.get("repro_file") or "",
+        "repro_href": _file_href(details.get("repro_file"), link_base),
+        "other_details": [(key, _fmt(value)) for key, value in sorted(details.items()) if key not in SPECIAL_DETAIL_KEYS],
+        "expected": _expected_text(test.get("expected")),
+        "tags": list(test.get("tags") or []),
+        "repro": test.get("repro") or "",
+    }
+
+
+def _findings(tests: list[dict[str, Any]], link_base: str) -> list[dict[str, Any]]:
+    """Every non-PASS test grouped by outcome (worst first), then by layer."""
+    groups = []
+    for outcome in SEVERITY_ORDER:
+        if outcome is Outcome.PASS:
+            continue
+        matching = [test for test in tests if outcome_of(test) is outcome]
+        if not matching:
+            continue
+        layers: dict[str, list[dict[str, Any]]] = {}
+        for test in sorted(matching, key=lambda t: str(t.get("id", ""))):
+            layers.setdefault(layer_of_test(test), []).append(_finding(test, link_base))
+        groups.append({
+            "outcome": outcome.value,
+            "bad": outcome in BAD_OUTCOMES,
+            "count": len(matching),
+            "anchor": f"findings-{outcome.value.lower()}",
+            "layers": [
+                {"layer": layer, "anchor": f"findings-{outcome.value.lower()}-{layer}", "tests": entries}
+                for layer, entries in layers.items()
+            ],
+        })
+    return groups
+
+
+def _robustness(tests: list[dict[str, Any]], link_base: str) -> dict[str, Any]:
+    in_layer = [test for test in tests if layer_of_test(test) == "robustness"]
+    with_files = [
+        _finding(test, link_base)
+        for test in sorted(in_layer, key=lambda t: (severity_rank(outcome_of(t)), str(t.get("id", ""))))
+        if (test.get("details") or {}).get("repro_file") and outcome_of(test) is not Outcome.PASS
+    ]
+    return {"ran": len(in_layer), "counts": outcome_counts(in_layer), "inputs": with_files}
+
+
+def _slowest(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    timed = [t for t in tests if isinstance(t.get("duration"), (int, float))]
+    timed.sort(key=lambda t: t["duration"], reverse=True)
+    top = timed[:SLOWEST_COUNT]
+    longest = top[0]["duration"] if top and top[0]["duration"] > 0 else 1.0
+    return [
+        {"id": str(t.get("id", "")), "layer": layer_of_test(t), "outcome": outcome_of(t).value,
+         "duration": t["duration"], "pct": round(100.0 * t["duration"] / longest, 2),
+         "anchor": anchor_for(str(t.get("id", ""))) if outcome_of(t) is not Outcome.PASS else None}
+        for t in top
+    ]
+
+
+def _layer_durations(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    totals: dict[str, float] = {}
+    for test in tests:
+        duration = test.get("duration")
+        if isinstance(duration, (int, float)):
+            totals[layer_of_test(test)] = totals.get(layer_of_test(test), 0.0) + duration
+    longest = max(totals.values(), default=0.0) or 1.0
+    return [{"layer": layer, "seconds": seconds, "pct": round(100.0 * seconds / longest, 2)}
+            for layer, seconds in sorted(totals.items(), key=lambda item: item[1], reverse=True)]
+
+
+def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> dict[str, Any]:
+    applied = [
+        {"id": str(t.get("id", "")), "outcome": outcome_of(t).value, "expected": _expected_text(t.get("expected")),
+         "anchor": anchor_for(str(t.get("id", "")))}
+        for t in tests
+        if t.get("expected") not in (None, "", {})
+    ]
+    extra = {k: v for k, v in expectations.items() if k not in ("file", "unknown_patterns")}
+    return {
+        "file": expectations.get("file") or "",
+        "unknown_patterns": list(expectations.get("unknown_patterns") or []),
+        "applied": applied,
+        "extra": [(key, _fmt(value)) for key, value in sorted(extra.items())],
+    }
+
+
+def _expected_text(expected: Any) -> str:
+    if expected in (None, "", {}):
+        return ""
+    if isinstance(expected, dict):
+        parts = [str(expected.get("outcome") or expected.get("status") or "")]
+        if expected.get("reason"):
+            parts.append(f"— {expected['reason']}")
+        if expected.get("pattern"):
+            parts.append(f"(pattern {expected['pattern']})")
+        return " ".join(part for part in parts if part)
+    return str(expected)
+
+
+def _file_href(path: Any, link_base: str) -> str:
+    if not path:
+        return ""
+    text = str(path).replace(os.sep, "/")
+    if text.startswith("/"):
+        return "file://" + text
+    return link_base + text
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(_fmt(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items())
+    return str(value)

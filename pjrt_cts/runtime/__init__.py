@@ -1,0 +1,26 @@
+"""A small Python PJRT client over ctypes: load a plugin, create a client, move data, compile, execute.
+
+    from pjrt_cts.runtime import Plugin, default_plugin_path
+    plugin = Plugin.load(default_plugin_path())
+    with plugin.create_client({"cpu_device_count": 4}) as client:
+        x = client.buffer_from_numpy(numpy.arange(4, dtype=numpy.float32))
+        exe = client.compile(stablehlo_text)
+        print(exe.execute([x, x])[0].to_numpy())
+"""
+from pjrt_cts.runtime.buffer import Buffer
+from pjrt_cts.runtime.client import Client, make_program
+from pjrt_cts.runtime.compile_options import CompileOptions, compile_options_bytes
+from pjrt_cts.runtime.defaults import default_plugin_path, legacy_plugin_path
+from pjrt_cts.runtime.device import Device, DeviceDescription, Memory
+from pjrt_cts.runtime.dtypes import buffer_type_of, dtype_of
+from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, Unsupported
+from pjrt_cts.runtime.event import Event
+from pjrt_cts.runtime.executable import Executable, LoadedExecutable
+from pjrt_cts.runtime.layouts import MemoryLayout
+from pjrt_cts.runtime.plugin import ExtensionInfo, Plugin
+
+__all__ = [
+    "Buffer", "Client", "CompileOptions", "Device", "DeviceDescription", "Event", "Executable", "ExtensionInfo",
+    "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin", "PluginLoadError", "Unsupported",
+    "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",
+]

@@ -1,0 +1,27 @@
+"""Exceptions raised by the runtime: a plugin's PJRT_Error, or a function the plugin does not have."""
+from __future__ import annotations
+
+
+class PjrtError(Exception):
+    """A PJRT_Error returned by a plugin function (already destroyed; its code and message copied)."""
+
+    def __init__(self, function: str, code: str, message: str, code_value: int | None = None) -> None:
+        self.function = function  # e.g. "PJRT_Client_Compile"
+        self.code = code  # enum name, e.g. "INVALID_ARGUMENT"
+        self.code_value = code_value
+        self.message = message
+        super().__init__(f"{function} failed: {code}: {message}")
+
+
+class Unsupported(Exception):
+    """The plugin lacks a function: beyond its PJRT_Api struct_size, or a NULL slot."""
+
+    def __init__(self, function: str, plugin_version: str, reason: str) -> None:
+        self.function = function
+        self.plugin_version = plugin_version
+        self.reason = reason
+        super().__init__(f"{function} is not available in this plugin (API {plugin_version}): {reason}")
+
+
+class PluginLoadError(Exception):
+    """The file is not a loadable PJRT plugin (missing, not a shared library, no GetPjrtApi)."""
