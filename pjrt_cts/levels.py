@@ -106,15 +106,17 @@ def evaluate_levels(results: dict[str, Any]) -> list[LevelResult]:
     """Every level in order; a level whose predecessor is not reached is not reached either."""
     evaluated: list[LevelResult] = []
     tests = results.get("tests", [])
+    previous_reasons: set[str] = set()
     for level in LEVELS:
         result = evaluate_level(level, tests)
+        own_reasons = list(result.reasons)
         if evaluated and not evaluated[-1].reached:
             # Say once, at the lowest level, what a shared layer lacks; higher levels point down to it.
-            inherited = set(evaluated[-1].reasons)
             result.reasons = [f"level {evaluated[-1].level.name} not reached"] + [
-                reason for reason in result.reasons if reason not in inherited
+                reason for reason in own_reasons if reason not in previous_reasons
             ]
             result.reached = False
+        previous_reasons = set(own_reasons)
         evaluated.append(result)
     return evaluated
 

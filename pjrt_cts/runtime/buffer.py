@@ -23,7 +23,8 @@ def _buffer_destroyer(plugin):  # type: ignore[no-untyped-def]
     Args = S.PJRT_Buffer_Destroy_Args
 
     def run(handle: int) -> None:
-        error = destroy(ctypes.addressof(Args(buffer=handle)))
+        args = Args(buffer=handle)  # must stay referenced during the call
+        error = destroy(ctypes.addressof(args))
         if error:
             raise plugin.consume_error(error, "PJRT_Buffer_Destroy")
 

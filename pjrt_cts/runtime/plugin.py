@@ -174,7 +174,8 @@ class Plugin:
         return int(code_args.code), message
 
     def destroy_error(self, error: int) -> None:
-        self.function("Error_Destroy")(ctypes.addressof(S.PJRT_Error_Destroy_Args(error=error)))
+        args = S.PJRT_Error_Destroy_Args(error=error)  # must stay referenced during the call
+        self.function("Error_Destroy")(ctypes.addressof(args))
 
     # ---- attributes and extensions ------------------------------------------------------------
     def attribute_items(self) -> list[tuple[str, NamedValue]]:

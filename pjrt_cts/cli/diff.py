@@ -1,0 +1,36 @@
+"""`pjrt-cts diff old.json new.json`: which tests changed outcome between two runs."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "diff",
+        help="compare two runs: new failures, fixes, new crashes, coverage change",
+        description="Compare two results.json files and list every test whose outcome changed. "
+        "Always exits 0; use `pjrt-cts gate` to fail on regressions.",
+    )
+    parser.add_argument("old", type=Path, help="earlier results.json (or baseline)")
+    parser.add_argument("new", type=Path, help="later results.json")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format")
+    parser.set_defaults(func=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.report.diff import diff_runs, format_diff
+    from pjrt_cts.report.results import ResultsError, load_results
+
+    try:
+        old, new = load_results(args.old), load_results(args.new)
+    except ResultsError as exc:
+        raise UsageError(str(exc)) from exc
+    diff = diff_runs(old, new)
+    if args.format == "json":
+        print(json.dumps(diff.to_dict(), indent=2))
+    else:
+        print(format_diff(diff, "github" if args.format == "markdown" else "simple"), end="")
+    return 0

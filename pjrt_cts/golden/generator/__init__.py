@@ -1,0 +1,78 @@
+"""`pjrt-cts golden regenerate`: builds the corpus from JAX on CPU (needs the `golden` extra).
+
+Importing this package imports JAX, configured by `env` (run it in a fresh process).
+"""
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import sys
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+FAMILY_MODULES = (
+    "fam_elementwise",
+    "fam_convert",
+    "fam_movement",
+    "fam_linear",
+    "fam_reduce",
+    "fam_indexing",
+    "fam_control",
+    "fam_misc",
+    "fam_multidevice",
+)
+
+
+def all_specs() -> Iterator:
+    from pjrt_cts.golden.generator import env  # noqa: F401  (before any jax import)
+
+    for module_name in FAMILY_MODULES:
+        try:
+            module = importlib.import_module(f"pjrt_cts.golden.generator.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"pjrt_cts.golden.generator.{module_name}":
+                continue
+            raise
+        yield from module.cases()
+
+
+def regenerate(out_dir: Path, only: Sequence[str] = (), verbose: bool = True) -> int:
+    """Build every case (or those whose id matches a glob in `only`) into `out_dir`; returns #failures."""
+    from pjrt_cts.golden.generator.core import GenerationError, build_case, write_corpus
+
+    started = time.monotonic()
+    built = []
+    failures = []
+    seen: set[str] = set()
+    for spec in all_specs():
+        if only and not any(fnmatch.fnmatchcase(spec.id, pattern) for pattern in only):
+            continue
+        if spec.id in seen:
+            failures.append(f"{spec.id}: duplicate case id")
+            continue
+        seen.add(spec.id)
+        try:
+            built.append(build_case(spec))
+        except GenerationError as exc:
+            failures.append(str(exc))
+    if failures:
+        for failure in failures:
+            print(f"FAILED {failure}", file=sys.stderr)
+        print(f"{len(failures)} case(s) failed; corpus not written", file=sys.stderr)
+        return len(failures)
+    built.sort(key=lambda case: case.entry["id"])
+    write_corpus(out_dir, built)
+    if verbose:
+        print(f"wrote {len(built)} cases to {out_dir} in {time.monotonic() - started:.1f}s")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m pjrt_cts.golden.generator")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--only", action="append", default=[])
+    args = parser.parse_args(argv)
+    return 1 if regenerate(args.out, args.only) else 0

@@ -1,0 +1,342 @@
+"""Turning a case spec into corpus files: lower with JAX, serialize, run the reference, cross-check."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pjrt_cts.golden import dtypes as golden_dtypes
+from pjrt_cts.golden import synth
+from pjrt_cts.golden.compare import compare
+from pjrt_cts.golden.corpus import FORMAT_VERSION, MANIFEST_NAME
+from pjrt_cts.golden.npzio import npz_bytes
+from pjrt_cts.golden.tolerance import Tolerance, tolerance_for
+from pjrt_cts.golden.generator.env import jax  # noqa: F401  (configures jax first)
+
+import jax.numpy as jnp  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+from jaxlib.mlir.dialects import stablehlo as stablehlo_bindings  # noqa: E402
+
+# One version between the oldest and the newest the bindings serialize to (used by the versioning layer).
+INTERMEDIATE_VERSION = "1.0.0"
+
+NumpyRef = Callable[[Sequence[np.ndarray]], Sequence[np.ndarray]]
+
+
+class GenerationError(Exception):
+    """A case cannot be generated (lowering failed, reference disagrees with numpy...)."""
+
+
+@dataclasses.dataclass
+class CaseSpec:
+    id: str
+    fn: Callable[..., Any]
+    inputs: list[np.ndarray]  # global inputs (the program's arguments)
+    op_class: str = "exact"
+    numpy_ref: NumpyRef | None = None
+    numpy_ref_name: str | None = None
+    features: list[str] = dataclasses.field(default_factory=list)
+    mode: str = "single"  # "single" | "spmd" | "replicated"
+    num_devices: int = 1
+    in_specs: tuple | None = None  # spmd: PartitionSpec per input
+    out_specs: Any = None  # spmd: PartitionSpec (tree) for outputs
+    reference_fn: Callable[..., Any] | None = None  # replicated: JAX function computing stacked outputs
+    donate_argnums: tuple[int, ...] = ()
+    large_seed: int | None = None
+    large_reference: str | None = None
+    tolerance: Tolerance | None = None  # overrides the op-class rule
+    jit_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    expect_ops: tuple[str, ...] = ()  # ops the program must contain (guards against JAX rewriting)
+
+    @property
+    def family(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+def seed_for(case_id: str) -> int:
+    return zlib.crc32(case_id.encode())
+
+
+def rng_for(case_id: str) -> np.random.Generator:
+    return np.random.default_rng(seed_for(case_id))
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+_MAIN_ARG = re.compile(r"%arg(\d+): [^{,)]*?(?: \{([^}]*)\})?(?=[,)])")
+
+
+def donation_info(text: str) -> dict | None:
+    main = next((line for line in text.splitlines() if "func.func public @main" in line), "")
+    signature = main.split(") -> ", 1)[0]
+    aliases: dict[str, int] = {}
+    donors: list[int] = []
+    for match in _MAIN_ARG.finditer(signature):
+        attrs = match.group(2) or ""
+        alias = re.search(r"tf\.aliasing_output = (\d+)", attrs)
+        if alias:
+            aliases[match.group(1)] = int(alias.group(1))
+        if "jax.buffer_donor = true" in attrs:
+            donors.append(int(match.group(1)))
+    if not aliases and not donors:
+        return None
+    kinds = (["tf.aliasing_output"] if aliases else []) + (["jax.buffer_donor"] if donors else [])
+    return {"kinds": kinds, "aliases": aliases, "buffer_donors": donors}
+
+
+def program_ops(text: str) -> list[str]:
+    """StableHLO (and other non-builtin) op names in the program, from the parsed module."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+
+    names: set[str] = set()
+    with mlir.make_ir_context():
+        module = ir.Module.parse(text)
+
+        def visit(op: Any) -> Any:
+            names.add(op.name)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+    return sorted(n for n in names if n.startswith(("stablehlo.", "chlo.", "sdy.", "mhlo.")))
+
+
+def serialize(text: str) -> tuple[dict[str, bytes], dict[str, str], dict[str, str | None]]:
+    versions = {
+        "current": str(stablehlo_bindings.get_current_version()),
+        "intermediate": INTERMEDIATE_VERSION,
+        "minimum": str(stablehlo_bindings.get_minimum_version()),
+    }
+    artifacts: dict[str, bytes] = {}
+    skipped: dict[str, str] = {}
+    recorded: dict[str, str | None] = {}
+    for label, version in versions.items():
+        try:
+            artifacts[label] = bytes(stablehlo_bindings.serialize_portable_artifact_str(text, version))
+            recorded[label] = version
+        except Exception as exc:  # the bindings raise a bare ValueError/RuntimeError
+            skipped[label] = f"serialize_portable_artifact to {version} failed: {str(exc).strip()}"
+            recorded[label] = None
+    if "current" not in artifacts:
+        raise GenerationError(f"cannot serialize at the current version: {skipped['current']}")
+    return artifacts, skipped, recorded
+
+
+def stablehlo_versions() -> dict[str, str]:
+    return {
+        "current": str(stablehlo_bindings.get_current_version()),
+        "intermediate": INTERMEDIATE_VERSION,
+        "minimum": str(stablehlo_bindings.get_minimum_version()),
+    }
+
+
+def _flatten(outputs: Any) -> list[Any]:
+    return list(jax.tree.leaves(outputs))
+
+
+def _as_numpy(value: Any) -> np.ndarray:
+    return np.asarray(value)
+
+
+def _spec_json(array: np.ndarray) -> dict:
+    return {"shape": list(array.shape), "dtype": golden_dtypes.name_of(array.dtype)}
+
+
+@dataclasses.dataclass
+class BuiltCase:
+    entry: dict[str, Any]
+    files: dict[str, bytes]  # relative path -> bytes
+
+
+def _lower_and_run(spec: CaseSpec) -> tuple[str, list[list[np.ndarray]], list[list[np.ndarray]]]:
+    """Program text, per-device input rows and per-device expected rows (JAX CPU reference)."""
+    if spec.mode == "single":
+        jitted = jax.jit(spec.fn, donate_argnums=spec.donate_argnums, **spec.jit_kwargs)
+        text = jitted.lower(*spec.inputs).as_text()
+        device_inputs = [jax.device_put(x) for x in spec.inputs]
+        outputs = [_as_numpy(o) for o in _flatten(jitted(*device_inputs))]
+        return text, [list(spec.inputs)], [outputs]
+    devices = jax.devices()[: spec.num_devices]
+    mesh = Mesh(np.array(devices), ("x",))
+    if spec.mode == "spmd":
+        in_shardings = tuple(NamedSharding(mesh, s) for s in spec.in_specs)
+        out_shardings = jax.tree.map(lambda s: NamedSharding(mesh, s), spec.out_specs,
+                                     is_leaf=lambda s: isinstance(s, PartitionSpec))
+        jitted = jax.jit(spec.fn, in_shardings=in_shardings, out_shardings=out_shardings,
+                         donate_argnums=spec.donate_argnums)
+        text = jitted.lower(*spec.inputs).as_text()
+        placed = [jax.device_put(x, s) for x, s in zip(spec.inputs, in_shardings)]
+        input_rows = [[None] * len(placed) for _ in devices]
+        for i, array in enumerate(placed):
+            for shard in array.addressable_shards:
+                input_rows[shard.device.id][i] = np.asarray(shard.data)
+        outputs = _flatten(jitted(*placed))
+        output_rows = [[None] * len(outputs) for _ in devices]
+        for i, array in enumerate(outputs):
+            for shard in array.addressable_shards:
+                output_rows[shard.device.id][i] = np.asarray(shard.data)
+        return text, input_rows, output_rows
+    if spec.mode == "replicated":
+        # Program: one replica's computation; inputs are stacked along a leading device axis.
+        per_replica = [x[0] for x in spec.inputs]
+        text = jax.jit(spec.fn).lower(*per_replica).as_text()
+        marker = "mhlo.num_replicas = 1 : i32"
+        if marker not in text:
+            raise GenerationError("lowered module has no num_replicas attribute to set")
+        text = text.replace(marker, f"mhlo.num_replicas = {spec.num_devices} : i32", 1)
+        stacked = [_as_numpy(o) for o in _flatten(spec.reference_fn(mesh, *spec.inputs))]
+        input_rows = [[x[d] for x in spec.inputs] for d in range(spec.num_devices)]
+        output_rows = [[o[d] for o in stacked] for d in range(spec.num_devices)]
+        return text, input_rows, output_rows
+    raise GenerationError(f"unknown mode {spec.mode!r}")
+
+
+def _global_outputs_for_check(spec: CaseSpec, output_rows: list[list[np.ndarray]]) -> list[np.ndarray]:
+    if spec.mode == "single":
+        return output_rows[0]
+    # Cross-checks of multi-device cases compare per-device outputs stacked on a new leading axis.
+    return [np.stack([row[i] for row in output_rows]) for i in range(len(output_rows[0]))]
+
+
+def build_case(spec: CaseSpec) -> BuiltCase:
+    for i, array in enumerate(spec.inputs):
+        if spec.large_seed is None and array.size and not np.any(array.astype(np.float64) != 0 if array.dtype.kind not in "cbV" else array):
+            raise GenerationError(f"{spec.id}: input {i} is all zeros")
+    try:
+        text, input_rows, output_rows = _lower_and_run(spec)
+    except GenerationError:
+        raise
+    except Exception as exc:
+        raise GenerationError(f"{spec.id}: JAX failed: {type(exc).__name__}: {exc}") from exc
+    ops = program_ops(text)
+    for op in spec.expect_ops:
+        if op not in ops:
+            raise GenerationError(f"{spec.id}: program lacks {op} (has {ops})")
+    if any(op.startswith(("chlo.", "sdy.", "mhlo.")) for op in ops):
+        raise GenerationError(f"{spec.id}: program uses non-StableHLO ops {ops}")
+    try:
+        artifacts, skipped, recorded = serialize(text)
+    except GenerationError as exc:
+        raise GenerationError(f"{spec.id}: {exc}") from None
+
+    out_names = [golden_dtypes.name_of(o.dtype) for o in output_rows[0]]
+    if spec.tolerance is not None:
+        tolerance = spec.tolerance
+    else:
+        # The loosest rule over the outputs' types (an exact output of a mixed op stays exact in compare
+        # because integers are always compared exactly).
+        candidates = [tolerance_for(name, spec.op_class) for name in out_names] or [tolerance_for("f32", "exact")]
+        tolerance = max(candidates, key=lambda t: (t.kind != "exact", t.ulps, t.rtol, t.atol))
+    if spec.numpy_ref is not None:
+        reference = [np.asarray(r) for r in spec.numpy_ref(spec.inputs)]
+        produced = _global_outputs_for_check(spec, output_rows)
+        if len(reference) != len(produced):
+            raise GenerationError(f"{spec.id}: numpy reference gives {len(reference)} outputs, JAX {len(produced)}")
+        for i, (jax_out, np_out) in enumerate(zip(produced, reference)):
+            np_out = np_out.astype(jax_out.dtype) if np_out.dtype != jax_out.dtype else np_out
+            mismatch = compare(jax_out, np_out.reshape(jax_out.shape) if np_out.size == jax_out.size else np_out,
+                               _output_tolerance(tolerance, jax_out))
+            if mismatch is not None:
+                raise GenerationError(f"{spec.id}: JAX output {i} disagrees with numpy ({spec.numpy_ref_name}): {mismatch}")
+
+    family, stem = spec.id.split(".", 1)
+    files: dict[str, bytes] = {f"{family}/{stem}.mlir": text.encode("utf-8")}
+    file_entries = {"mlir": f"{family}/{stem}.mlir"}
+    for label, data in artifacts.items():
+        path = f"{family}/{stem}.{label}.mlirbc"
+        files[path] = data
+        file_entries[f"mlirbc.{label}"] = path
+    large = None
+    if spec.large_seed is not None:
+        large = {"seed": spec.large_seed, "reference": spec.large_reference}
+        regenerated = synth.synthesize_inputs(spec.large_seed, [_spec_json(x) for x in spec.inputs])
+        if any(not np.array_equal(a, b) for a, b in zip(regenerated, spec.inputs)):
+            raise GenerationError(f"{spec.id}: inputs do not regenerate from the seed")
+    else:
+        arrays: dict[str, np.ndarray] = {}
+        for d, row in enumerate(input_rows):
+            for i, array in enumerate(row):
+                arrays[f"in.{d}.{i}"] = golden_dtypes.to_storable(array)
+        for d, row in enumerate(output_rows):
+            for i, array in enumerate(row):
+                arrays[f"out.{d}.{i}"] = golden_dtypes.to_storable(array)
+        path = f"{family}/{stem}.npz"
+        files[path] = npz_bytes(arrays)
+        file_entries["data"] = path
+
+    features = list(spec.features)
+    donation = donation_info(text)
+    if donation:
+        features.append("donation")
+    if spec.num_devices > 1:
+        features.append(f"num_devices:{spec.num_devices}")
+        features.append(spec.mode)
+    if large:
+        features.append("large")
+    all_arrays = list(input_rows[0]) + list(output_rows[0])
+    if any(a.size == 0 for a in all_arrays):
+        features.append("zero_size")
+    if any(a.ndim == 0 for a in all_arrays):
+        features.append("rank0")
+    dtype_names = sorted({golden_dtypes.name_of(a.dtype) for a in all_arrays})
+    if any(n in golden_dtypes.FP8_NAMES for n in dtype_names):
+        features.append("fp8")
+    entry = {
+        "id": spec.id,
+        "family": family,
+        "ops": ops,
+        "dtypes": dtype_names,
+        "inputs": [_spec_json(a) for a in input_rows[0]],
+        "outputs": [_spec_json(a) for a in output_rows[0]],
+        "program_inputs": [_spec_json(a) for a in spec.inputs] if spec.mode == "spmd" else None,
+        "tolerance": tolerance.to_json(),
+        "features": sorted(set(features)),
+        "num_replicas": spec.num_devices if spec.mode == "replicated" else 1,
+        "num_partitions": spec.num_devices if spec.mode == "spmd" else 1,
+        "use_spmd_partitioning": spec.mode == "spmd",
+        "donation": donation,
+        "numpy_reference": spec.numpy_ref_name if spec.numpy_ref is not None else spec.large_reference,
+        "bytecode_versions": recorded,
+        "bytecode_skipped": skipped,
+        "large": large,
+        "files": {kind: {"path": path, "sha256": sha256_bytes(files[path])} for kind, path in file_entries.items()},
+    }
+    return BuiltCase(entry, files)
+
+
+def _output_tolerance(tolerance: Tolerance, array: np.ndarray) -> Tolerance:
+    return tolerance
+
+
+def manifest_bytes(entries: list[dict]) -> bytes:
+    import jaxlib
+    import ml_dtypes
+
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "stablehlo_versions": stablehlo_versions(),
+        "generator": {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": np.__version__,
+                      "ml_dtypes": ml_dtypes.__version__},
+        "num_cases": len(entries),
+        "cases": entries,
+    }
+    return (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode("utf-8")
+
+
+def write_corpus(out_dir: Path, built: list[BuiltCase]) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for case in built:
+        for relative, data in case.files.items():
+            path = out_dir / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_bytes() != data:
+                path.write_bytes(data)
+    (out_dir / MANIFEST_NAME).write_bytes(manifest_bytes([case.entry for case in built]))

@@ -1,0 +1,446 @@
+"""Plugin profiles: how to find, prepare and judge each real PJRT plugin.
+
+A profile is `plugins/<name>/profile.toml` (format: plugins/README.md). It names the Python
+distribution that ships the plugin's .so, the distributions that ship the shared libraries it
+needs, native shims to build, client create options, the hardware it needs and its known
+deviations; `plugins/<name>/expectations.toml` says which test outcomes are known.
+
+Nothing here loads a plugin: resolving paths reads package metadata and ELF headers only.
+"""
+from __future__ import annotations
+
+import fnmatch
+import importlib.metadata as metadata
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Iterable, Union
+
+from pjrt_cts import native
+from pjrt_cts.native import elf
+from pjrt_cts.resources import plugins_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_PROFILE = "cpu"
+# Extra site-packages directories searched for plugin and runtime distributions after sys.path,
+# so a plugin installed in another environment can be tested from this one.
+SITE_PACKAGES_ENV = "PJRT_CTS_SITE_PACKAGES"
+
+CreateOptionValue = Union[str, int, float, bool, list]
+_SHARED_LIBRARY = re.compile(r"\.so(\.\d+)*$")
+_DEFAULT_LIBRARY_DIRS = ("/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")
+
+
+class ProfileError(ValueError):
+    """A profile.toml is malformed (names the file and the offending key)."""
+
+
+@dataclass(frozen=True)
+class LibraryCandidate:
+    distribution: str  # PyPI name, e.g. "jax-oneapi-pjrt"
+    path: str  # the .so inside the distribution, relative to its site-packages directory
+
+
+@dataclass(frozen=True)
+class Shim:
+    """A pjrt_cts/native/<name>.c library preloaded when the system's `patches` lacks `symbols`."""
+
+    name: str
+    patches: str  # soname of the library the shim completes
+    symbols: tuple[str, ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Deviation:
+    summary: str
+    reason: str
+    url: str | None = None
+
+
+@dataclass
+class SonameReport:
+    """Where each soname the plugin needs (transitively, through runtime libraries) resolves."""
+
+    resolved: dict[str, Path] = field(default_factory=dict)
+    unresolved: dict[str, str] = field(default_factory=dict)  # soname -> hint (how to get it)
+    needs_preload: list[Path] = field(default_factory=list)  # runtime libraries its RUNPATH cannot reach, deps first
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _search_paths() -> list[str]:
+    extra = [p for p in os.environ.get(SITE_PACKAGES_ENV, "").split(os.pathsep) if p]
+    return [*sys.path, *extra]
+
+
+def find_distribution(name: str) -> metadata.Distribution | None:
+    """The first installed distribution called `name` on sys.path (+ $PJRT_CTS_SITE_PACKAGES)."""
+    wanted = _normalize(name)
+    for dist in metadata.distributions(path=_search_paths()):
+        if _normalize(dist.metadata["Name"] or "") == wanted:
+            return dist
+    return None
+
+
+def _find_distributions(patterns: Iterable[str]) -> list[metadata.Distribution]:
+    """Installed distributions whose names match any fnmatch pattern, in pattern order, each once."""
+    normalized = [_normalize(p) for p in patterns]
+    installed: dict[str, metadata.Distribution] = {}
+    for dist in metadata.distributions(path=_search_paths()):
+        installed.setdefault(_normalize(dist.metadata["Name"] or ""), dist)
+    found: list[metadata.Distribution] = []
+    for pattern in normalized:
+        for name in sorted(installed):
+            if fnmatch.fnmatchcase(name, pattern) and installed[name] not in found:
+                found.append(installed[name])
+    return found
+
+
+def _library_dirs_of(dist: metadata.Distribution) -> list[Path]:
+    """Directories holding the distribution's shared libraries (from its RECORD), in file order."""
+    dirs: list[Path] = []
+    for entry in dist.files or ():
+        if entry.name.startswith("lib") and _SHARED_LIBRARY.search(entry.name):  # not Python extensions
+            directory = Path(os.path.normpath(dist.locate_file(entry))).parent
+            if directory not in dirs:
+                dirs.append(directory)
+    return dirs
+
+
+_ldconfig_cache: dict[str, Path] | None = None
+
+
+def _ldconfig_libraries() -> dict[str, Path]:
+    """soname -> path from the dynamic linker cache (`ldconfig -p`), read once per process."""
+    global _ldconfig_cache
+    if _ldconfig_cache is None:
+        _ldconfig_cache = {}
+        for ldconfig in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
+            try:
+                output = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, timeout=10).stdout
+            except (OSError, subprocess.SubprocessError):
+                continue
+            entries = [m.groups() for m in re.finditer(r"^\s*(\S+) \(([^)]*)\) => (\S+)$", output, re.M)]
+            # 64-bit entries first: a 32-bit copy of a soname must not shadow the one we can load.
+            entries.sort(key=lambda e: not any(mark in e[1] for mark in ("x86-64", "AArch64", "64bit")))
+            for soname, _flags, path in entries:
+                _ldconfig_cache.setdefault(soname, Path(path))
+            break
+    return _ldconfig_cache
+
+
+def _expand_origin(entries: Iterable[str], library: Path) -> list[Path]:
+    origin = str(library.parent)
+    return [Path(os.path.normpath(e.replace("$ORIGIN", origin).replace("${ORIGIN}", origin))) for e in entries]
+
+
+def _find_in(dirs: Iterable[Path], soname: str) -> Path | None:
+    for directory in dirs:
+        candidate = directory / soname
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def find_system_library(soname: str) -> Path | None:
+    """Where the dynamic linker would find `soname` outside any RUNPATH: LD_LIBRARY_PATH, cache, defaults."""
+    env_dirs = [Path(p) for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
+    return _find_in(env_dirs, soname) or _ldconfig_libraries().get(soname) or _find_in(map(Path, _DEFAULT_LIBRARY_DIRS), soname)
+
+
+class Profile:
+    """One plugins/<name>/profile.toml. Cheap to construct; resolution happens on demand."""
+
+    def __init__(self, directory: Path, data: dict[str, Any]) -> None:
+        self.directory = directory
+        self.file = directory / "profile.toml"
+        where = str(self.file)
+        _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras",
+                           "library", "create_options", "runtime", "environment", "deviation", "notes"}, where)
+        self.name: str = _require(data, "name", str, where)
+        if self.name != directory.name:
+            raise ProfileError(f"{where}: name {self.name!r} differs from its directory {directory.name!r}")
+        self.description: str = _require(data, "description", str, where)
+        self.needs_hardware: str | None = _optional(data, "needs_hardware", str, where)
+        self.expected_device_count: int | None = _optional(data, "expected_device_count", int, where)
+        self.pip_extras: tuple[str, ...] = tuple(_string_list(data, "pip_extras", where))
+        self.notes: str = _optional(data, "notes", str, where) or ""
+        self.libraries = tuple(_library_candidates(data.get("library"), where))
+        self.create_options: dict[str, CreateOptionValue] = _create_options(data.get("create_options", {}), where)
+        runtime = data.get("runtime", {})
+        _check_keys(runtime, {"distributions", "preload", "shim", "system_libraries"}, f"{where} [runtime]")
+        self.runtime_distributions: tuple[str, ...] = tuple(_string_list(runtime, "distributions", where))
+        self.preload_sonames: tuple[str, ...] = tuple(_string_list(runtime, "preload", where))
+        self.shims = tuple(_shims(runtime.get("shim", []), where))
+        self.system_libraries: dict[str, str] = _string_table(runtime.get("system_libraries", {}), f"{where} [runtime.system_libraries]")
+        self.environment: dict[str, str] = _string_table(data.get("environment", {}), f"{where} [environment]")
+        self.deviations = tuple(_deviations(data.get("deviation", []), where))
+
+    def __repr__(self) -> str:
+        return f"Profile({self.name!r})"
+
+    # ---- the plugin library ------------------------------------------------------------------
+    @property
+    def expectations_path(self) -> Path | None:
+        path = self.directory / "expectations.toml"
+        return path if path.is_file() else None
+
+    @property
+    def distribution_names(self) -> list[str]:
+        return [candidate.distribution for candidate in self.libraries]
+
+    def install_hint(self) -> str:
+        if self.pip_extras:
+            return " or ".join(f"pip install 'pjrt-cts[{extra}]'" for extra in self.pip_extras)
+        return " or ".join(f"pip install {name}" for name in self.distribution_names)
+
+    def _installed_candidate(self) -> tuple[metadata.Distribution, LibraryCandidate] | None:
+        for candidate in self.libraries:
+            dist = find_distribution(candidate.distribution)
+            if dist is not None:
+                return dist, candidate
+        return None
+
+    def is_installed(self) -> bool:
+        try:
+            self.resolve_library()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def installed_distribution(self) -> tuple[str, str] | None:
+        """(name, version) of the distribution that provides the plugin, if installed."""
+        found = self._installed_candidate()
+        if found is None:
+            return None
+        return found[0].metadata["Name"], found[0].version
+
+    def resolve_library(self) -> Path:
+        """Path of the plugin .so; FileNotFoundError saying what to install when it is absent."""
+        found = self._installed_candidate()
+        if found is None:
+            raise FileNotFoundError(
+                f"plugin profile {self.name!r} needs the Python distribution "
+                f"{' or '.join(self.distribution_names)}, which is not installed; install it with: {self.install_hint()}"
+            )
+        dist, candidate = found
+        path = Path(os.path.normpath(dist.locate_file(candidate.path)))
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"plugin profile {self.name!r}: {dist.metadata['Name']} {dist.version} is installed but has no "
+                f"{candidate.path} (expected at {path}); reinstall it with: {self.install_hint()}"
+            )
+        return path
+
+    # ---- the runtime it needs ---------------------------------------------------------------
+    @cached_property
+    def _runtime_dists(self) -> list[metadata.Distribution]:
+        return _find_distributions(self.runtime_distributions) if self.runtime_distributions else []
+
+    def runtime_library_dirs(self) -> list[Path]:
+        """Directories of the installed runtime distributions' shared libraries, in profile order."""
+        dirs: list[Path] = []
+        for dist in self._runtime_dists:
+            for directory in _library_dirs_of(dist):
+                if directory not in dirs:
+                    dirs.append(directory)
+        return dirs
+
+    def missing_runtime_distributions(self) -> list[str]:
+        """Runtime distribution patterns that match nothing installed."""
+        installed = [_normalize(d.metadata["Name"] or "") for d in self._runtime_dists]
+        return [p for p in self.runtime_distributions
+                if not any(fnmatch.fnmatchcase(n, _normalize(p)) for n in installed)]
+
+    def soname_report(self) -> SonameReport:
+        """Resolve every soname the plugin needs, the way the dynamic linker would (RUNPATH, then
+        the runtime distributions, then the system), following dependencies through runtime libraries."""
+        report = SonameReport()
+        runtime_dirs = self.runtime_library_dirs()
+        visited: set[str] = set()
+
+        def visit(library: Path) -> None:
+            try:
+                info = elf.dynamic_info(library)
+            except (OSError, elf.NotElfError):
+                return
+            own_dirs = _expand_origin(info.runpath, library)
+            for soname in info.needed:
+                if soname in visited:
+                    continue
+                visited.add(soname)
+                via_runpath = _find_in(own_dirs, soname)
+                via_runtime = via_runpath or _find_in(runtime_dirs, soname)
+                path = via_runtime or find_system_library(soname)
+                if path is None:
+                    report.unresolved[soname] = self.system_libraries.get(soname, "not found")
+                    continue
+                report.resolved[soname] = path
+                if via_runtime is not None:
+                    visit(path)  # dependencies first, so the preload order below is safe
+                    if via_runpath is None:
+                        report.needs_preload.append(path)
+
+        visit(self.resolve_library())
+        return report
+
+    def needed_shims(self) -> list[Shim]:
+        """Shims whose patched system library lacks some of their symbols (older than the plugin expects)."""
+        needed = []
+        for shim in self.shims:
+            library = _find_in(self.runtime_library_dirs(), shim.patches) or find_system_library(shim.patches)
+            if library is None:
+                continue  # reported as an unresolved soname instead
+            try:
+                exported = elf.defined_dynamic_symbols(library)
+            except (OSError, elf.NotElfError):
+                continue
+            if any(symbol not in exported for symbol in shim.symbols):
+                needed.append(shim)
+        return needed
+
+    def shim_libraries(self) -> list[Path]:
+        """Build (once, cached) and return the shims this machine needs."""
+        return [native.build_shared_library(shim.name) for shim in self.needed_shims()]
+
+    def preload_libraries(self) -> list[Path]:
+        """Libraries to ctypes.CDLL(..., RTLD_GLOBAL) before loading the plugin in-process, in order:
+        shims, the profile's explicit preloads, then runtime libraries its RUNPATH does not reach."""
+        libraries = list(self.shim_libraries())
+        runtime_dirs = self.runtime_library_dirs()
+        for soname in self.preload_sonames:
+            path = _find_in(runtime_dirs, soname)
+            if path is not None and path not in libraries:
+                libraries.append(path)
+        if self.is_installed():
+            for path in self.soname_report().needs_preload:
+                if path not in libraries:
+                    libraries.append(path)
+        return libraries
+
+    def worker_environment(self) -> dict[str, str]:
+        """Variables to add to a worker process's environment (merge over os.environ): runtime library
+        dirs prepended to LD_LIBRARY_PATH, shims prepended to LD_PRELOAD, and the profile's
+        [environment] defaults where the user has not set them. Never loads the plugin."""
+        env: dict[str, str] = {}
+        dirs = [str(d) for d in self.runtime_library_dirs()]
+        if dirs:
+            env["LD_LIBRARY_PATH"] = _prepend_path(dirs, os.environ.get("LD_LIBRARY_PATH", ""), ":")
+        shims = [str(p) for p in self.shim_libraries()]
+        if shims:
+            env["LD_PRELOAD"] = _prepend_path(shims, os.environ.get("LD_PRELOAD", ""), " ")
+        for key, value in self.environment.items():
+            if key not in os.environ:
+                env[key] = value
+        return env
+
+
+def _prepend_path(entries: list[str], existing: str, separator: str) -> str:
+    old = [e for e in re.split(r"[: ]" if separator == " " else ":", existing) if e]
+    return separator.join([*entries, *[e for e in old if e not in entries]])
+
+
+# ---- parsing helpers --------------------------------------------------------------------------
+def _check_keys(table: Any, allowed: set[str], where: str) -> None:
+    if not isinstance(table, dict):
+        raise ProfileError(f"{where}: expected a table")
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ProfileError(f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _require(table: dict, key: str, kind: type, where: str) -> Any:
+    if key not in table:
+        raise ProfileError(f"{where}: missing required key {key!r}")
+    return _optional(table, key, kind, where)
+
+
+def _optional(table: dict, key: str, kind: type, where: str) -> Any:
+    value = table.get(key)
+    if value is not None and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
+        raise ProfileError(f"{where}: {key!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _string_list(table: dict, key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ProfileError(f"{where}: {key!r} must be a list of strings")
+    return value
+
+
+def _string_table(table: Any, where: str) -> dict[str, str]:
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        raise ProfileError(f"{where}: expected a table of strings")
+    return dict(table)
+
+
+def _library_candidates(entries: Any, where: str) -> Iterable[LibraryCandidate]:
+    if not isinstance(entries, list) or not entries:
+        raise ProfileError(f"{where}: needs at least one [[library]] entry")
+    for entry in entries:
+        _check_keys(entry, {"distribution", "path"}, f"{where} [[library]]")
+        yield LibraryCandidate(_require(entry, "distribution", str, where), _require(entry, "path", str, where))
+
+
+def _create_options(table: Any, where: str) -> dict[str, CreateOptionValue]:
+    if not isinstance(table, dict):
+        raise ProfileError(f"{where}: [create_options] must be a table")
+    for key, value in table.items():
+        is_int_list = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        if not (isinstance(value, (str, int, float, bool)) or is_int_list):
+            raise ProfileError(f"{where}: create option {key!r} must be str, int, float, bool or a list of int")
+    return dict(table)
+
+
+def _shims(entries: Any, where: str) -> Iterable[Shim]:
+    for entry in entries:
+        _check_keys(entry, {"name", "patches", "symbols", "reason"}, f"{where} [[runtime.shim]]")
+        name = _require(entry, "name", str, where)
+        native.source_path(name)  # a profile must not name a shim that does not exist
+        yield Shim(name, _require(entry, "patches", str, where), tuple(_string_list(entry, "symbols", where)),
+                   _optional(entry, "reason", str, where) or "")
+
+
+def _deviations(entries: Any, where: str) -> Iterable[Deviation]:
+    for entry in entries:
+        _check_keys(entry, {"summary", "reason", "url"}, f"{where} [[deviation]]")
+        yield Deviation(_require(entry, "summary", str, where), _require(entry, "reason", str, where),
+                        _optional(entry, "url", str, where))
+
+
+# ---- discovery --------------------------------------------------------------------------------
+def load_profile(directory: Path) -> Profile:
+    file = directory / "profile.toml"
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{file}: invalid TOML: {exc}") from None
+    return Profile(directory, data)
+
+
+def list_profiles() -> list[Profile]:
+    """Every profile under plugins/, the default first, then by name."""
+    root = plugins_dir()
+    directories = sorted(p.parent for p in root.glob("*/profile.toml"))
+    profiles = [load_profile(d) for d in directories]
+    return sorted(profiles, key=lambda p: (p.name != DEFAULT_PROFILE, p.name))
+
+
+def get_profile(name: str) -> Profile:
+    directory = plugins_dir() / name
+    if not name or "/" in name or not (directory / "profile.toml").is_file():
+        known = ", ".join(p.name for p in list_profiles())
+        raise KeyError(f"unknown plugin profile {name!r} (known: {known})")
+    return load_profile(directory)

@@ -1,0 +1,103 @@
+"""Per-worker stderr logs: test start/end markers, the tail a crashed test left, how a process died.
+
+Every worker (and the fresh subprocesses of isolated tests) writes fd 1 and fd 2 to
+out/logs/<worker>.log; the worker brackets each test with marker lines, so the controller can tell
+which test was running when the process died and attach what the plugin printed.
+"""
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+START = "[pjrt-cts] >>> start "
+END = "[pjrt-cts] <<< end "
+TAIL_LINES = 50
+_READ_BYTES = 1 << 20
+
+_TIMEOUT_LINE = re.compile(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!")
+_FATAL_LINE = re.compile(r"^Fatal Python error: (?P<what>.+?)\s*$")
+# faulthandler's words -> signal; used when the exit status itself is not known.
+_FATAL_SIGNALS = {
+    "Segmentation fault": "SIGSEGV",
+    "Aborted": "SIGABRT",
+    "Bus error": "SIGBUS",
+    "Floating-point exception": "SIGFPE",
+    "Floating point exception": "SIGFPE",
+    "Illegal instruction": "SIGILL",
+}
+
+
+def start_marker(nodeid: str) -> bytes:
+    return f"\n{START}{nodeid}\n".encode("utf-8", "replace")
+
+
+def end_marker(nodeid: str) -> bytes:
+    return f"{END}{nodeid}\n".encode("utf-8", "replace")
+
+
+@dataclass
+class LogSegment:
+    started: bool  # the test's start marker is the last marker in the log (it was running)
+    lines: list[str]  # what was printed since its start marker (or the log's end if never started)
+
+    @property
+    def timed_out(self) -> bool:
+        return any(_TIMEOUT_LINE.match(line) for line in self.lines)
+
+    @property
+    def fatal_error(self) -> str | None:
+        for line in reversed(self.lines):
+            match = _FATAL_LINE.match(line)
+            if match:
+                return match["what"]
+        return None
+
+    def tail(self, count: int = TAIL_LINES) -> list[str]:
+        return self.lines[-count:]
+
+
+def read_segment(log_path: Path, nodeid: str) -> LogSegment:
+    try:
+        with open(log_path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - _READ_BYTES))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return LogSegment(started=False, lines=[])
+    lines = text.splitlines()
+    last_marker = None
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith((START, END)):
+            last_marker = index
+            break
+    started = last_marker is not None and lines[last_marker] == START + nodeid
+    begin = last_marker + 1 if started else max(0, len(lines) - TAIL_LINES)
+    body = [line for line in lines[begin:] if line.strip() and not line.startswith((START, END))]
+    return LogSegment(started=started, lines=body)
+
+
+def describe_death(returncode: int | None, segment: LogSegment) -> tuple[str | None, str]:
+    """(signal name or None, words) for a process that died: 'killed by SIGSEGV', 'exited with status 3'."""
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return name, f"killed by {name}"
+    fatal = segment.fatal_error
+    if fatal and fatal in _FATAL_SIGNALS:
+        name = _FATAL_SIGNALS[fatal]
+        return name, f"killed by {name} ({fatal})"
+    if returncode is not None:
+        return None, f"exited with status {returncode}"
+    return None, "died (exit status unknown)"
+
+
+def crash_message(headline: str, segment: LogSegment) -> str:
+    tail = segment.tail()
+    if not tail:
+        return headline + " (nothing on stderr)"
+    return headline + f"\n--- last {len(tail)} lines of stderr ---\n" + "\n".join(tail)

@@ -1,0 +1,139 @@
+"""Per-profile expectations (TOML): test-id patterns -> expected outcome, reason, tracking URL.
+
+    [[expectation]]
+    id = "transfer.round_trip.test_*[f8e4m3b11fnuz-*]"   # fnmatch pattern on test ids
+    outcome = "FAIL"                                       # FAIL CRASH TIMEOUT ERROR NOT_SUPPORTED WARNING SKIP
+    reason = "why"
+    url = "https://..."                                    # optional
+
+The first matching entry (file order) applies.
+"""
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from pjrt_cts.model import LAYERS, Outcome
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+# An expectation of one of these turns an actual failure into XFAIL and a pass into XPASS.
+FAILING = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
+ALLOWED = FAILING | {Outcome.NOT_SUPPORTED, Outcome.WARNING, Outcome.SKIP}
+PASSING = frozenset({Outcome.PASS, Outcome.WARNING})
+
+
+class ExpectationsError(ValueError):
+    """The expectations file cannot be read or has a malformed entry."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    pattern: str
+    outcome: Outcome
+    reason: str
+    url: str | None = None
+
+    def matches(self, test_id: str) -> bool:
+        return fnmatch.fnmatchcase(test_id, self.pattern)
+
+    def as_record(self, actual: str) -> dict[str, Any]:
+        return {"pattern": self.pattern, "outcome": self.outcome.value, "reason": self.reason, "url": self.url,
+                "actual": actual}
+
+
+@dataclass
+class Expectations:
+    file: Path | None = None
+    entries: list[Expectation] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path) -> "Expectations":
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ExpectationsError(f"{path}: {exc}") from exc
+        raw = data.get("expectation", [])
+        if not isinstance(raw, list):
+            raise ExpectationsError(f"{path}: 'expectation' must be an array of tables ([[expectation]])")
+        entries = [_parse_entry(path, index, entry) for index, entry in enumerate(raw)]
+        return cls(file=path, entries=entries)
+
+    def match(self, test_id: str) -> Expectation | None:
+        for entry in self.entries:
+            if entry.matches(test_id):
+                return entry
+        return None
+
+    def skip_patterns(self) -> list[tuple[str, str]]:
+        """(pattern, reason) of entries that say SKIP: matching tests are not run at all."""
+        return [(e.pattern, e.reason) for e in self.entries if e.outcome is Outcome.SKIP]
+
+    def unknown_patterns(self, test_ids: Iterable[str], selected_layers: Iterable[str]) -> list[str]:
+        """Patterns that match no collected id; patterns naming a layer that was not run are not judged."""
+        ids = list(test_ids)
+        selected = set(selected_layers)
+        unknown = []
+        for entry in self.entries:
+            layer = entry.pattern.split(".", 1)[0]
+            if not _has_wildcard(layer) and layer not in selected and layer in LAYERS:
+                continue
+            if not any(entry.matches(test_id) for test_id in ids):
+                unknown.append(entry.pattern)
+        return unknown
+
+    def describe(self, unknown: list[str]) -> dict[str, Any]:
+        return {"file": str(self.file) if self.file else None, "unknown_patterns": unknown}
+
+
+def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dict[str, Any]:
+    """The record with `outcome`/`expected` set from the expectations; idempotent (uses the actual outcome)."""
+    previous = record.get("expected")
+    actual = Outcome(previous["actual"] if previous else record["outcome"])
+    entry = expectations.match(record["id"])
+    updated = dict(record)
+    updated["outcome"] = actual.value
+    updated["expected"] = None
+    if entry is None:
+        return updated
+    updated["expected"] = entry.as_record(actual.value)
+    if entry.outcome in FAILING:
+        if actual in FAILING:
+            updated["outcome"] = Outcome.XFAIL.value
+        elif actual in PASSING:
+            updated["outcome"] = Outcome.XPASS.value
+    return updated
+
+
+def _has_wildcard(text: str) -> bool:
+    return any(char in text for char in "*?[")
+
+
+def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
+    where = f"{path}: expectation #{index + 1}"
+    if not isinstance(entry, dict):
+        raise ExpectationsError(f"{where}: must be a table")
+    unknown_keys = set(entry) - {"id", "outcome", "reason", "url"}
+    if unknown_keys:
+        raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
+    pattern, outcome, reason, url = entry.get("id"), entry.get("outcome"), entry.get("reason"), entry.get("url")
+    if not isinstance(pattern, str) or not pattern:
+        raise ExpectationsError(f"{where}: 'id' (a test id pattern) is required")
+    if not isinstance(reason, str) or not reason.strip():
+        raise ExpectationsError(f"{where} ({pattern}): 'reason' is required")
+    if url is not None and not isinstance(url, str):
+        raise ExpectationsError(f"{where} ({pattern}): 'url' must be a string")
+    try:
+        expected = Outcome(str(outcome).upper())
+    except ValueError:
+        expected = None
+    if expected not in ALLOWED:
+        allowed = ", ".join(sorted(o.value for o in ALLOWED))
+        raise ExpectationsError(f"{where} ({pattern}): outcome {outcome!r} is not one of {allowed}")
+    return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url)

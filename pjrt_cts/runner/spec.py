@@ -1,0 +1,27 @@
+"""The run specification the controller hands to its workers (a JSON file named by --pjrt-cts-spec)."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class RunSpec:
+    out_dir: str
+    log_dir: str
+    rootdir: str
+    timeout: float
+    child_args: list[str]  # pytest arguments that rerun one test in a fresh process (isolated tests)
+    select_ids: list[str] = field(default_factory=list)  # --id patterns; empty = all
+    done_nodeids: list[str] = field(default_factory=list)  # finished in an earlier run (--resume)
+    expectation_skips: list[list[str]] = field(default_factory=list)  # [pattern, reason]
+    pythonpath: str = ""
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+
+    @classmethod
+    def read(cls, path: Path | str) -> "RunSpec":
+        return cls(**json.loads(Path(path).read_text(encoding="utf-8")))

@@ -1,0 +1,324 @@
+"""pytest plugin of `pjrt-cts run` (passed with `-p`): outcome mapping, timeouts, stderr logs, isolation.
+
+It is loaded in four roles:
+  worker      an xdist worker: stderr/stdout go to out/logs/<worker>.log, each test is bracketed by
+              marker lines and armed with a faulthandler timer (dump + exit on timeout); tests marked
+              `@pytest.mark.isolated` run in a fresh subprocess (see isolation.py).
+  child       that fresh subprocess: runs one test, streams its reports to a file for the worker.
+  controller  the `pjrt-cts run` process: only registers markers and options (it runs no test).
+  plain       a bare `pytest suites/` (no runner): outcome mapping and fixtures still work.
+"""
+from __future__ import annotations
+
+import faulthandler
+import fnmatch
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from pjrt_cts import model
+from pjrt_cts.model import test_id_from_nodeid
+from pjrt_cts.runner import crashlog
+from pjrt_cts.runner.results import jsonable
+from pjrt_cts.runner.spec import RunSpec
+
+DETAILS_KEY = pytest.StashKey[dict]()
+COMPATIBILITY_KEY = pytest.StashKey[dict]()
+
+# Markers that are pytest machinery, not features worth tagging a result with.
+_MACHINERY_MARKERS = frozenset(
+    {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout", "feature",
+     "tryfirst", "trylast"}
+)
+ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
+PLUGIN_NAME = "pjrt-cts-worker"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pjrt-cts", "pjrt-cts runner internals")
+    group.addoption("--pjrt-cts-spec", dest="pjrt_cts_spec", default=None, help="run spec JSON (set by the runner)")
+    group.addoption("--pjrt-cts-child-reports", dest="pjrt_cts_child_reports", default=None,
+                    help="stream this isolated test's reports to FILE (set by the runner)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "isolated: run in a fresh subprocess; the test may crash the plugin")
+    config.addinivalue_line("markers", "feature(*names): tag the result with these feature names")
+    config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")
+    spec_path = config.getoption("pjrt_cts_spec", None)
+    child_reports = config.getoption("pjrt_cts_child_reports", None)
+    if spec_path is None:
+        role = "plain"
+    elif child_reports:
+        role = "child"
+    elif hasattr(config, "workerinput"):
+        role = "worker"
+    else:
+        role = "controller"
+    spec = RunSpec.read(spec_path) if spec_path else None
+    if not config.pluginmanager.has_plugin(PLUGIN_NAME):
+        config.pluginmanager.register(WorkerPlugin(config, role, spec, child_reports), PLUGIN_NAME)
+
+
+# -- fixtures for suites --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def record_details(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """`record_details(max_abs_err=..., first_mismatch_index=...)`: lands in the test's results.json `details`."""
+    details = request.node.stash.setdefault(DETAILS_KEY, {})
+
+    def record(mapping: dict[str, Any] | None = None, **values: Any) -> None:
+        details.update(mapping or {})
+        details.update(values)
+
+    return record
+
+
+@pytest.fixture
+def record_compatibility(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """`record_compatibility(stablehlo_current_version=...)`: merged into results.json `compatibility`."""
+    found = request.node.stash.setdefault(COMPATIBILITY_KEY, {})
+
+    def record(mapping: dict[str, Any] | None = None, **values: Any) -> None:
+        found.update(mapping or {})
+        found.update(values)
+
+    return record
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+
+def classify_exception(exc: BaseException) -> tuple[str | None, str]:
+    """('NOT_SUPPORTED' | 'WARNING' | None, reason). Matched by class name so that it works whether or
+    not pjrt_cts.runtime is importable (and whichever module defines the class)."""
+    if isinstance(exc, model.NotSupported):
+        return model.Outcome.NOT_SUPPORTED.value, exc.reason or str(exc)
+    if isinstance(exc, model.HardeningWarning):
+        return model.Outcome.WARNING.value, str(exc) or type(exc).__name__
+    for cls in type(exc).__mro__:
+        if not (cls.__module__ or "").startswith("pjrt_cts"):
+            continue
+        if cls.__name__ in ("NotSupported", "Unsupported"):
+            return model.Outcome.NOT_SUPPORTED.value, str(getattr(exc, "reason", "") or exc) or cls.__name__
+        if cls.__name__ == "HardeningWarning":
+            return model.Outcome.WARNING.value, str(exc) or cls.__name__
+        if cls.__name__ == "PjrtError":
+            code = getattr(exc, "code", None)
+            if str(getattr(code, "name", code)) == "UNIMPLEMENTED":
+                return model.Outcome.NOT_SUPPORTED.value, str(exc)
+    return None, ""
+
+
+def tags_of(item: pytest.Item) -> list[str]:
+    """`@pytest.mark.feature("donation")` -> 'donation'; any other non-machinery marker -> its name."""
+    tags: list[str] = []
+    for mark in item.iter_markers():
+        if mark.name == "feature":
+            tags.extend(str(arg) for arg in mark.args)
+        elif mark.name not in _MACHINERY_MARKERS:
+            tags.append(mark.name)
+    return list(dict.fromkeys(tags))
+
+
+def timeout_for(item: pytest.Item, spec: RunSpec) -> float:
+    mark = item.get_closest_marker("timeout")
+    if mark is not None and mark.args:
+        try:
+            return float(mark.args[0])
+        except (TypeError, ValueError):
+            pass
+    return spec.timeout
+
+
+def is_isolated(item: pytest.Item) -> bool:
+    return item.get_closest_marker("isolated") is not None
+
+
+class WorkerPlugin:
+    def __init__(self, config: pytest.Config, role: str, spec: RunSpec | None, child_reports: str | None) -> None:
+        self.config = config
+        self.role = role
+        self.spec = spec
+        self.child_reports = Path(child_reports) if child_reports else None
+        self.worker_id = getattr(config, "workerinput", {}).get("workerid", "main")
+        self.log_path = Path(spec.log_dir) / f"{self.worker_id}.log" if spec else None
+        self.deselected: dict[str, tuple[str, list[str]]] = {}
+        self.done: list[str] = []
+        if role == "worker":
+            self._redirect_output()
+
+    # -- process setup ------------------------------------------------------------------------
+
+    def _redirect_output(self) -> None:
+        """fd 1 and 2 (the plugin's printf/stderr too) -> the worker log, so a crash leaves a tail."""
+        assert self.log_path is not None
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.role in ("worker", "child"):
+            # pytest's own faulthandler points at a copy of the original stderr; ours is the log.
+            faulthandler.enable(file=sys.stderr, all_threads=True)
+
+    # -- selection (workers only; the controller does not collect) ----------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        if self.role != "worker" or self.spec is None:
+            return
+        done = set(self.spec.done_nodeids)
+        keep: list[pytest.Item] = []
+        deselected: list[pytest.Item] = []
+        for item in items:
+            if item.nodeid in done:
+                self.done.append(item.nodeid)  # recorded by an earlier run: silently not rerun
+                continue
+            reason = self._deselection_reason(test_id_from_nodeid(item.nodeid))
+            if reason:
+                self.deselected[item.nodeid] = (reason, tags_of(item))
+                deselected.append(item)
+            else:
+                keep.append(item)
+        items[:] = keep
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+
+    def _deselection_reason(self, test_id: str) -> str | None:
+        assert self.spec is not None
+        if self.spec.select_ids and not any(fnmatch.fnmatchcase(test_id, p) for p in self.spec.select_ids):
+            return "not selected by --id"
+        for pattern, reason in self.spec.expectation_skips:
+            if fnmatch.fnmatchcase(test_id, pattern):
+                return f"skipped by the expectations file: {reason}"
+        return None
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        if self.role != "worker":
+            return
+        done = set(self.done)
+        for item in items:
+            if item.nodeid in self.deselected or item.nodeid in done:
+                continue
+            option = self.config.option
+            if getattr(option, "keyword", ""):
+                reason = f"deselected by -k {option.keyword}"
+            elif getattr(option, "markexpr", ""):
+                reason = f"deselected by -m {option.markexpr}"
+            else:
+                reason = "deselected"
+            self.deselected[item.nodeid] = (reason, tags_of(item))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Tell the controller what was deselected (it records those as SKIP) before xdist reports ids."""
+        if self.role != "worker" or self.spec is None:
+            return
+        payload = {
+            "items": [item.nodeid for item in session.items],
+            "deselected": [[nodeid, reason, tags] for nodeid, (reason, tags) in self.deselected.items()],
+            "done": self.done,
+        }
+        path = Path(self.spec.log_dir) / f"{self.worker_id}.collection.json"
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(tmp, path)
+
+    # -- running ------------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+        if self.role not in ("worker", "child") or self.spec is None:
+            return (yield)
+        timeout = timeout_for(item, self.spec)
+        if self.role == "worker" and is_isolated(item):
+            timeout += ISOLATION_GRACE_SECONDS * 2  # backstop only: the child has its own timer
+        if self.role == "worker":
+            os.write(2, crashlog.start_marker(item.nodeid))
+        faulthandler.dump_traceback_later(timeout, exit=True, file=sys.stderr)
+        try:
+            return (yield)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            if self.role == "worker":
+                os.write(2, crashlog.end_marker(item.nodeid))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol_isolated(self) -> None:  # placeholder name, never a hook
+        raise NotImplementedError
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+        report = yield
+        info: dict[str, Any] = {}
+        excinfo = call.excinfo
+        if excinfo is not None:
+            kind, reason = classify_exception(excinfo.value)
+            if kind == model.Outcome.NOT_SUPPORTED.value:
+                report.outcome = "skipped"
+                lineno = (item.location[1] or 0) + 1
+                report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
+                info.update(outcome=kind, message=reason)
+            elif kind == model.Outcome.WARNING.value:
+                if call.when == "call":  # a passed setup would let pytest run the call phase
+                    report.outcome = "passed"
+                    report.longrepr = None
+                info.update(outcome=kind, message=reason)
+        details = item.stash.get(DETAILS_KEY, None)
+        if details:
+            info["details"] = jsonable(details)
+        compatibility = item.stash.get(COMPATIBILITY_KEY, None)
+        if compatibility:
+            info["compatibility"] = jsonable(compatibility)
+        if call.when == "setup":
+            info["tags"] = tags_of(item)
+        if info:
+            report.pjrt_cts = info
+        return report
+
+    # -- child: stream reports to the worker --------------------------------------------------
+
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        if self.role == "child":
+            self._child_event({"event": "logstart", "nodeid": nodeid})
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.role == "child":
+            data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
+            self._child_event({"event": "report", "data": data})
+
+    def _child_event(self, event: dict[str, Any]) -> None:
+        assert self.child_reports is not None
+        with open(self.child_reports, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(event, default=str) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def _register_isolation() -> None:
+    """Bind the isolated-test protocol (kept in isolation.py) as a tryfirst hook of WorkerPlugin."""
+    from pjrt_cts.runner import isolation
+
+    def pytest_runtest_protocol(self: WorkerPlugin, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        if self.role != "worker" or self.spec is None or not is_isolated(item):
+            return None
+        assert self.log_path is not None
+        isolation.run_in_fresh_process(item, nextitem, self.spec, self.log_path)
+        return True
+
+    WorkerPlugin.pytest_runtest_protocol_isolated = pytest.hookimpl(tryfirst=True)(pytest_runtest_protocol)
+
+
+_register_isolation()

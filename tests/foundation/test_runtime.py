@@ -1,0 +1,157 @@
+"""The runtime against both real CPU plugins: transfers, compile/execute, slot gating, errors, lifetimes."""
+from __future__ import annotations
+
+import gc
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pjrt_cts.abi.enums import BufferType
+from pjrt_cts.runtime import CompileOptions, Plugin, PjrtError, Unsupported, compile_options_bytes
+
+ADD_F32 = """
+func.func public @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = stablehlo.add %a, %b : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+ROUND_TRIP_DTYPES = {
+    "f32": np.float32,
+    "bf16": ml_dtypes.bfloat16,
+    "s8": np.int8,
+    "pred": np.bool_,
+    "c64": np.complex64,
+}
+
+
+def _sample(dtype: type, shape: tuple[int, ...] = (3, 5)) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal(shape) * 50
+    if dtype is np.bool_:
+        return values > 0
+    if dtype is np.complex64:
+        return (values + 1j * rng.standard_normal(shape)).astype(dtype)
+    return values.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype_name", sorted(ROUND_TRIP_DTYPES))
+def test_round_trip_is_bit_exact(any_client, dtype_name: str) -> None:
+    array = _sample(ROUND_TRIP_DTYPES[dtype_name])
+    with any_client.buffer_from_numpy(array) as buffer:
+        assert buffer.dims == array.shape
+        assert buffer.dtype == array.dtype
+        back = buffer.to_numpy()
+    assert back.dtype == array.dtype and back.shape == array.shape
+    assert back.tobytes() == array.tobytes()
+
+
+def test_compile_and_execute_add(any_client) -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.full((2, 3), 0.5, dtype=np.float32)
+    with any_client.compile(ADD_F32) as executable:
+        assert executable.num_outputs == 1
+        assert executable.output_element_types == [BufferType.F32]
+        assert executable.output_dimensions == [(2, 3)]
+        inputs = [any_client.buffer_from_numpy(a), any_client.buffer_from_numpy(b)]
+        (result,) = executable.execute(inputs)
+        np.testing.assert_array_equal(result.to_numpy(), a + b)
+
+
+def test_execute_on_every_device(any_client) -> None:
+    a = np.ones((2, 3), np.float32)
+    for device in any_client.addressable_devices:
+        executable = any_client.compile(ADD_F32, device_assignment=[[device.id]])
+        assert [d.id for d in executable.addressable_devices] == [device.id]
+        x = any_client.buffer_from_numpy(a, device)
+        (result,) = executable.execute([x, x], device=device)
+        assert result.device.id == device.id
+        np.testing.assert_array_equal(result.to_numpy(), a + a)
+
+
+def test_slots_beyond_struct_size_raise_unsupported(plugin_081: Plugin) -> None:
+    assert plugin_081.api_version == (0, 81)
+    assert len(plugin_081.missing_slots()) == 20
+    for name in ("Event_Create", "Client_Load", "Buffer_Bitcast", "Executable_GetCompileOptions"):
+        assert not plugin_081.has(name)
+        with pytest.raises(Unsupported) as info:
+            plugin_081.function(name)
+        assert info.value.function == f"PJRT_{name}" and info.value.plugin_version == "0.81"
+        assert "ends before slot" in info.value.reason
+
+
+def test_newer_plugin_has_every_slot(plugin_0115: Plugin) -> None:
+    assert plugin_0115.api_version == (0, 115)
+    assert plugin_0115.missing_slots() == []
+    assert plugin_0115.struct_size == 1144
+
+
+def test_bad_mlir_becomes_pjrt_error_with_code_and_message(any_client) -> None:
+    with pytest.raises(PjrtError) as info:
+        any_client.compile("this is not mlir")
+    error = info.value
+    assert error.function == "PJRT_Client_Compile"
+    assert error.code in ("INVALID_ARGUMENT", "UNKNOWN")  # XLA plugins answer UNKNOWN with diagnostics
+    assert error.message and error.code in str(error)
+
+
+def test_unknown_program_format_is_invalid_argument(any_client) -> None:
+    with pytest.raises(PjrtError) as info:
+        any_client.compile(ADD_F32, format="invalid")
+    assert info.value.code == "INVALID_ARGUMENT"
+    assert "invalid" in info.value.message
+
+
+def test_unknown_create_option_is_invalid_argument(plugin_0115: Plugin) -> None:
+    # (The 0.81 plugin silently ignores unknown options: the client suite reports that deviation.)
+    with pytest.raises(PjrtError) as info:
+        plugin_0115.create_client({"no_such_option_for_sure": 1})
+    assert info.value.code == "INVALID_ARGUMENT"
+
+
+def test_closing_client_frees_children_first(any_plugin: Plugin) -> None:
+    client = any_plugin.create_client({"cpu_device_count": 1})
+    buffer = client.buffer_from_numpy(np.zeros(4, np.float32) + 1)
+    executable = client.compile(ADD_F32)
+    client.close()
+    assert buffer.closed and executable.closed and client.closed
+    buffer.close()  # closing again is a no-op, never a second destroy
+    client.close()
+
+
+def test_finalizer_destroys_forgotten_buffers(any_client) -> None:
+    buffer = any_client.buffer_from_numpy(np.arange(8, dtype=np.int32))
+    finalizer = buffer._finalizer
+    del buffer
+    gc.collect()
+    assert not finalizer.alive
+
+
+def test_compile_options_round_trip_through_the_plugin(plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 4}) as client:
+        options = compile_options_bytes(num_replicas=1, num_partitions=1, device_assignment=[[2]])
+        executable = client.compile(ADD_F32, compile_options=options)
+        assert [d.id for d in executable.addressable_devices] == [2]
+        parsed = CompileOptions.from_bytes(executable.executable.compile_options())
+        assert (parsed.num_replicas, parsed.num_partitions) == (1, 1)
+        assert parsed.device_assignment == [[2]]
+
+
+def test_event_create_and_set_carries_the_error(plugin_0115: Plugin) -> None:
+    from pjrt_cts.abi.enums import ErrorCode
+    from pjrt_cts.runtime import Event
+
+    with Event.create(plugin_0115) as event:
+        assert not event.is_ready()
+        event.set(ErrorCode.INTERNAL, "custom failure")
+        with pytest.raises(PjrtError) as info:
+            event.wait()
+    assert info.value.code == "INTERNAL" and info.value.message == "custom failure"
+
+
+def test_attributes_include_stablehlo_versions(any_plugin: Plugin) -> None:
+    attributes = any_plugin.attributes
+    assert isinstance(attributes["xla_version"], int)
+    assert len(attributes["stablehlo_current_version"]) == 3
+    assert attributes["stablehlo_minimum_version"] <= attributes["stablehlo_current_version"]
