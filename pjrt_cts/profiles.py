@@ -35,7 +35,7 @@ DEFAULT_PROFILE = "cpu"
 SITE_PACKAGES_ENV = "PJRT_CTS_SITE_PACKAGES"
 
 CreateOptionValue = Union[str, int, float, bool, list]
-_SHARED_LIBRARY = re.compile(r"\.so(\.\d+)*$")
+_VERSIONED_LIBRARY = re.compile(r"^lib.*\.so\.\d+(\.\d+)*$")
 _DEFAULT_LIBRARY_DIRS = ("/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")
 
 
@@ -79,9 +79,9 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _search_paths() -> list[str]:
+def _search_paths(first: str | None = None) -> list[str]:
     extra = [p for p in os.environ.get(SITE_PACKAGES_ENV, "").split(os.pathsep) if p]
-    return [*sys.path, *extra]
+    return [*([first] if first else []), *sys.path, *extra]
 
 
 def find_distribution(name: str) -> metadata.Distribution | None:
@@ -93,11 +93,12 @@ def find_distribution(name: str) -> metadata.Distribution | None:
     return None
 
 
-def _find_distributions(patterns: Iterable[str]) -> list[metadata.Distribution]:
-    """Installed distributions whose names match any fnmatch pattern, in pattern order, each once."""
+def _find_distributions(patterns: Iterable[str], first: str | None = None) -> list[metadata.Distribution]:
+    """Installed distributions whose names match any fnmatch pattern, in pattern order, each once;
+    a distribution in the `first` directory wins over one of the same name elsewhere."""
     normalized = [_normalize(p) for p in patterns]
     installed: dict[str, metadata.Distribution] = {}
-    for dist in metadata.distributions(path=_search_paths()):
+    for dist in metadata.distributions(path=_search_paths(first)):
         installed.setdefault(_normalize(dist.metadata["Name"] or ""), dist)
     found: list[metadata.Distribution] = []
     for pattern in normalized:
@@ -108,10 +109,11 @@ def _find_distributions(patterns: Iterable[str]) -> list[metadata.Distribution]:
 
 
 def _library_dirs_of(dist: metadata.Distribution) -> list[Path]:
-    """Directories holding the distribution's shared libraries (from its RECORD), in file order."""
+    """Directories holding the distribution's versioned shared libraries (lib*.so.N, from its RECORD):
+    where sonames live; directories of plugins, toolchain runtimes or Python extensions are left out."""
     dirs: list[Path] = []
     for entry in dist.files or ():
-        if entry.name.startswith("lib") and _SHARED_LIBRARY.search(entry.name):  # not Python extensions
+        if _VERSIONED_LIBRARY.match(entry.name):
             directory = Path(os.path.normpath(dist.locate_file(entry))).parent
             if directory not in dirs:
                 dirs.append(directory)
@@ -146,10 +148,12 @@ def _expand_origin(entries: Iterable[str], library: Path) -> list[Path]:
 
 
 def _find_in(dirs: Iterable[Path], soname: str) -> Path | None:
+    """`soname` in the first directory that has it, as a normalized absolute path (symlinks kept:
+    the name is what the dynamic linker matches)."""
     for directory in dirs:
         candidate = directory / soname
         if candidate.exists():
-            return candidate
+            return Path(os.path.normpath(os.path.abspath(candidate)))
     return None
 
 
@@ -166,7 +170,7 @@ class Profile:
         self.directory = directory
         self.file = directory / "profile.toml"
         where = str(self.file)
-        _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras",
+        _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras", "install",
                            "library", "create_options", "runtime", "environment", "deviation", "notes"}, where)
         self.name: str = _require(data, "name", str, where)
         if self.name != directory.name:
@@ -175,6 +179,7 @@ class Profile:
         self.needs_hardware: str | None = _optional(data, "needs_hardware", str, where)
         self.expected_device_count: int | None = _optional(data, "expected_device_count", int, where)
         self.pip_extras: tuple[str, ...] = tuple(_string_list(data, "pip_extras", where))
+        self.install: str | None = _optional(data, "install", str, where)
         self.notes: str = _optional(data, "notes", str, where) or ""
         self.libraries = tuple(_library_candidates(data.get("library"), where))
         self.create_options: dict[str, CreateOptionValue] = _create_options(data.get("create_options", {}), where)
@@ -201,6 +206,9 @@ class Profile:
         return [candidate.distribution for candidate in self.libraries]
 
     def install_hint(self) -> str:
+        """How to install the plugin and its runtime: the profile's own words, else its pip extras."""
+        if self.install:
+            return self.install
         if self.pip_extras:
             return " or ".join(f"pip install 'pjrt-cts[{extra}]'" for extra in self.pip_extras)
         return " or ".join(f"pip install {name}" for name in self.distribution_names)
@@ -246,7 +254,12 @@ class Profile:
     # ---- the runtime it needs ---------------------------------------------------------------
     @cached_property
     def _runtime_dists(self) -> list[metadata.Distribution]:
-        return _find_distributions(self.runtime_distributions) if self.runtime_distributions else []
+        if not self.runtime_distributions:
+            return []
+        # Prefer the runtime installed next to the plugin (same environment) over any other.
+        found = self._installed_candidate()
+        plugin_site = str(found[0].locate_file("")) if found else None
+        return _find_distributions(self.runtime_distributions, first=plugin_site)
 
     def runtime_library_dirs(self) -> list[Path]:
         """Directories of the installed runtime distributions' shared libraries, in profile order."""
@@ -265,34 +278,62 @@ class Profile:
 
     def soname_report(self) -> SonameReport:
         """Resolve every soname the plugin needs, the way the dynamic linker would (RUNPATH, then
-        the runtime distributions, then the system), following dependencies through runtime libraries."""
+        the runtime distributions, then the system), following dependencies through runtime libraries.
+
+        When some runtime library is reachable only through the runtime distributions (not through
+        a RUNPATH), loading the plugin in-process needs them preloaded: then all runtime libraries of
+        the closure are listed in `needs_preload`, each after its own dependencies."""
         report = SonameReport()
         runtime_dirs = self.runtime_library_dirs()
-        visited: set[str] = set()
-
-        def visit(library: Path) -> None:
+        runtime_deps: dict[Path, list[Path]] = {}  # runtime library -> runtime libraries it needs
+        only_via_runtime_dirs = False
+        queue = [self.resolve_library()]
+        seen: set[Path] = set(queue)
+        while queue:  # breadth first, like the dynamic linker
+            library = queue.pop(0)
             try:
                 info = elf.dynamic_info(library)
             except (OSError, elf.NotElfError):
-                return
+                continue
             own_dirs = _expand_origin(info.runpath, library)
+            deps = runtime_deps.setdefault(library, [])
             for soname in info.needed:
-                if soname in visited:
+                loaded = report.resolved.get(soname)
+                if loaded is not None:  # already loaded by then: the linker matches it by soname
+                    if loaded in seen:
+                        deps.append(loaded)
                     continue
-                visited.add(soname)
                 via_runpath = _find_in(own_dirs, soname)
                 via_runtime = via_runpath or _find_in(runtime_dirs, soname)
-                path = via_runtime or find_system_library(soname)
-                if path is None:
-                    report.unresolved[soname] = self.system_libraries.get(soname, "not found")
+                if via_runtime is None:
+                    path = find_system_library(soname)
+                    if path is not None:
+                        report.resolved[soname] = path
+                    elif soname not in report.unresolved:
+                        report.unresolved[soname] = self.system_libraries.get(soname, "not found")
                     continue
-                report.resolved[soname] = path
-                if via_runtime is not None:
-                    visit(path)  # dependencies first, so the preload order below is safe
-                    if via_runpath is None:
-                        report.needs_preload.append(path)
+                report.resolved[soname] = via_runtime
+                only_via_runtime_dirs |= via_runpath is None
+                deps.append(via_runtime)
+                if via_runtime not in seen:
+                    seen.add(via_runtime)
+                    queue.append(via_runtime)
+        if only_via_runtime_dirs:
+            plugin = self.resolve_library()
+            ordered: list[Path] = []
+            done: set[Path] = set()
 
-        visit(self.resolve_library())
+            def place(library: Path) -> None:  # post-order: dependencies first; cycles cut
+                if library in done:
+                    return
+                done.add(library)
+                for dep in runtime_deps.get(library, []):
+                    place(dep)
+                if library != plugin:
+                    ordered.append(library)
+
+            place(plugin)
+            report.needs_preload = ordered
         return report
 
     def needed_shims(self) -> list[Shim]:
@@ -316,7 +357,8 @@ class Profile:
 
     def preload_libraries(self) -> list[Path]:
         """Libraries to ctypes.CDLL(..., RTLD_GLOBAL) before loading the plugin in-process, in order:
-        shims, the profile's explicit preloads, then runtime libraries its RUNPATH does not reach."""
+        needed shims, the profile's explicit preloads, then (only when the plugin's RUNPATH cannot
+        reach its runtime) one generated library that pulls in the whole runtime closure at once."""
         libraries = list(self.shim_libraries())
         runtime_dirs = self.runtime_library_dirs()
         for soname in self.preload_sonames:
@@ -324,9 +366,9 @@ class Profile:
             if path is not None and path not in libraries:
                 libraries.append(path)
         if self.is_installed():
-            for path in self.soname_report().needs_preload:
-                if path not in libraries:
-                    libraries.append(path)
+            closure = self.soname_report().needs_preload
+            if closure:
+                libraries.append(native.build_needed_bundle(closure))
         return libraries
 
     def worker_environment(self) -> dict[str, str]:
@@ -408,7 +450,10 @@ def _shims(entries: Any, where: str) -> Iterable[Shim]:
     for entry in entries:
         _check_keys(entry, {"name", "patches", "symbols", "reason"}, f"{where} [[runtime.shim]]")
         name = _require(entry, "name", str, where)
-        native.source_path(name)  # a profile must not name a shim that does not exist
+        try:
+            native.source_path(name)  # a profile must not name a shim that does not exist
+        except native.NativeBuildError as exc:
+            raise ProfileError(f"{where}: {exc}") from None
         yield Shim(name, _require(entry, "patches", str, where), tuple(_string_list(entry, "symbols", where)),
                    _optional(entry, "reason", str, where) or "")
 

@@ -5,7 +5,8 @@
 - `ulp`: |actual - expected| <= ulps * ulp(expected) in the element type (basic arithmetic).
 - `rel`: |actual - expected| <= atol + rtol * |expected| (transcendental, reductions, dot/conv, fft,
   linear algebra). rtol/atol are multiples of the type's machine epsilon.
-In `ulp` and `rel`, +0.0 and -0.0 are equal; infinities must match exactly; NaN matches NaN only.
+In `ulp` and `rel`, +0.0 and -0.0 are equal, and a subnormal expected value may come back as zero
+(flush-to-zero); infinities must match exactly; NaN matches NaN only.
 Complex values are checked per component.
 """
 from __future__ import annotations

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 _SOURCES = Path(__file__).resolve().parent
 _CFLAGS = ["-shared", "-fPIC", "-O2", "-Wall"]
@@ -45,26 +46,50 @@ def _compiler() -> str:
     return compiler
 
 
-def build_shared_library(name: str) -> Path:
-    """Path of the compiled `lib<name>.so`, compiling it first if the cache lacks it."""
-    source = source_path(name)
+def _compile(command_tail: list[str], target_name: str, key: bytes) -> Path:
+    """Run `cc <flags> -o <tmp> <command_tail>` once per key; the result is cached under its hash."""
     compiler = _compiler()
-    digest = hashlib.sha256(source.read_bytes() + " ".join([compiler, *_CFLAGS, *_LIBS]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(key + " ".join([compiler, *_CFLAGS, *_LIBS]).encode()).hexdigest()[:16]
     target_dir = cache_dir() / "native" / digest
-    target = target_dir / f"lib{name}.so"
+    target = target_dir / target_name
     if target.is_file():
         return target
     target_dir.mkdir(parents=True, exist_ok=True)
     # Compile to a temporary name and rename: concurrent workers never see a half-written file.
-    fd, partial = tempfile.mkstemp(prefix=f".lib{name}.", suffix=".so", dir=target_dir)
+    fd, partial = tempfile.mkstemp(prefix=f".{target_name}.", suffix=".tmp", dir=target_dir)
     os.close(fd)
-    command = [compiler, *_CFLAGS, "-o", partial, str(source), *_LIBS]
+    command = [compiler, *_CFLAGS, "-o", partial, *command_tail]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
-            raise NativeBuildError(f"building {source.name} failed ({' '.join(command)}): {result.stderr.strip()}")
+            raise NativeBuildError(f"building {target_name} failed ({' '.join(command)}): {result.stderr.strip()}")
         os.replace(partial, target)
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
     return target
+
+
+def build_needed_bundle(libraries: Sequence[Path]) -> Path:
+    """A library with no code, only DT_NEEDED entries on `libraries` and a RUNPATH of their
+    directories. One dlopen of it loads them all together, so libraries that need each other's
+    symbols without saying so (MKL's interface, threading and core layers) load even though
+    ctypes always asks for immediate binding, which loading them one by one cannot satisfy."""
+    if not libraries:
+        raise ValueError("a bundle needs at least one library")
+    paths = [Path(p) for p in libraries]
+    directories = list(dict.fromkeys(str(p.parent) for p in paths))
+    key = "\n".join(f"{p}:{p.stat().st_mtime_ns}" for p in paths).encode()
+    empty = cache_dir() / "native" / "empty.c"
+    empty.parent.mkdir(parents=True, exist_ok=True)
+    if not empty.is_file():
+        empty.write_text("/* intentionally empty: see pjrt_cts.native.build_needed_bundle */\n")
+    tail = [str(empty), "-Wl,--no-as-needed", "-Wl,--allow-shlib-undefined",
+            "-Wl,--enable-new-dtags", "-Wl,-rpath," + ":".join(directories), *map(str, paths)]
+    return _compile(tail, "libpjrt_cts_bundle.so", key)
+
+
+def build_shared_library(name: str) -> Path:
+    """Path of the compiled `lib<name>.so`, compiling it first if the cache lacks it."""
+    source = source_path(name)
+    return _compile([str(source), *_LIBS], f"lib{name}.so", source.read_bytes())

@@ -11,6 +11,7 @@ _SHT_DYNSYM = 11
 _SHT_DYNAMIC = 6
 _DT_NEEDED, _DT_RPATH, _DT_RUNPATH = 1, 15, 29
 _SHN_UNDEF = 0
+_STB_WEAK = 2
 
 
 class NotElfError(ValueError):
@@ -101,5 +102,23 @@ def defined_dynamic_symbols(path: str | Path) -> set[str]:
             for offset in range(0, len(symbols) - entsize + 1, entsize):
                 st_name, _info, _other, st_shndx = struct.unpack_from("<IBBH", symbols, offset)
                 if st_shndx != _SHN_UNDEF and st_name:
+                    names.add(_string(strings, st_name))
+    return names
+
+
+def undefined_dynamic_symbols(path: str | Path) -> set[str]:
+    """Names the library needs from others (undefined, non-weak entries of .dynsym)."""
+    names: set[str] = set()
+    with open(path, "rb") as data_file:
+        sections = _sections(data_file)
+        for section in sections:
+            if section.type != _SHT_DYNSYM:
+                continue
+            strings = _read(data_file, sections[section.link])
+            symbols = _read(data_file, section)
+            entsize = section.entsize or 24
+            for offset in range(0, len(symbols) - entsize + 1, entsize):
+                st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", symbols, offset)
+                if st_shndx == _SHN_UNDEF and st_name and (st_info >> 4) != _STB_WEAK:
                     names.add(_string(strings, st_name))
     return names

@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 
 from pjrt_cts.levels import LEVELS, highest_level
 from pjrt_cts.model import Outcome
-from pjrt_cts.report.results import CONFORMANT, NO_TESTS, outcome_counts, verdict_of
+from pjrt_cts.report.results import CONFORMANT, INCOMPLETE, outcome_counts, verdict_of
 
 LABEL = "PJRT conformance"
 COLOR_TOP = "#4c1"  # highest level
@@ -43,8 +43,10 @@ def badge_message(results: dict[str, Any]) -> tuple[str, str]:
     verdict = verdict_of(results)
     counts = outcome_counts(results.get("tests", []))
     passed, total = counts.get(Outcome.PASS, 0), sum(counts.values())
-    if verdict == NO_TESTS:
+    if not total:
         return "no results", COLOR_NONE
+    if verdict == INCOMPLETE:
+        return f"incomplete · {passed}/{total} pass", COLOR_NONE
     if verdict != CONFORMANT:
         bad = sum(count for outcome, count in counts.items() if outcome.is_bad)
         return f"failing ({bad} bad)", COLOR_FAILING
@@ -64,7 +66,9 @@ def render_badge(label: str, message: str, color: str) -> str:
     label, message = escape(label), escape(message)
     return f"""<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="20" role="img" aria-label="{title}">
 <title>{title}</title>
-<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
+<linearGradient id="s" x2="0" y2="100%">
+<stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/>
+</linearGradient>
 <clipPath id="r"><rect width="{total}" height="20" rx="3" fill="#fff"/></clipPath>
 <g clip-path="url(#r)">
 <rect width="{label_width}" height="20" fill="#555"/>

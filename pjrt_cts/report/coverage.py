@@ -1,8 +1,10 @@
 """The op x dtype coverage matrix of the execute layer.
 
 A test's op and dtype come, in order of preference, from its `details` (`op`, `dtype`), its tags
-(`op:stablehlo.add`, `dtype:f32`), the golden manifest entry of its case id, or the case id itself
-(`<family>.<op>.<dtype>.<variant>`, taken from `details.case_id` or the test id's parameter).
+(`op:stablehlo.add`, `dtype:f32`) -- unless they list several ops, as the golden suite's details do --,
+its case id (`<family>.<op>.<dtype>.<variant>`, taken from
+`details.case_id` or the test id's parameter), or the golden manifest entry of that case id (whose
+`ops`/`dtypes` list every op and dtype of the program, hence the last resort).
 The report works from results.json alone; the manifest only adds cases that did not run.
 """
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pjrt_cts.model import Outcome
 from pjrt_cts.report.results import anchor_for, layer_of_test, outcome_of, severity_rank, worst
@@ -108,11 +111,12 @@ def _tag_value(tags: Iterable[str], key: str) -> str | None:
 
 
 def _as_list(value: Any) -> list[str]:
+    """A list of names from a list, a comma-separated string or one name."""
     if value is None or value == "":
         return []
     if isinstance(value, (list, tuple)):
         return [str(item) for item in value if item]
-    return [str(value)]
+    return [part.strip() for part in str(value).split(",") if part.strip()]
 
 
 def op_dtype_of(test: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> tuple[list[str], str | None]:
@@ -121,14 +125,13 @@ def op_dtype_of(test: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> tu
     case_id = case_id_of(test)
     entry = manifest.get(case_id, {}) if case_id else {}
     parsed_op, parsed_dtype = parse_case_id(case_id) if case_id else (None, None)
-    ops = (
-        _as_list(details.get("op"))
-        or _as_list(_tag_value(tags, "op"))
-        or _as_list(entry.get("op") or entry.get("ops"))
-        or _as_list(parsed_op)
-    )
-    dtype = details.get("dtype") or _tag_value(tags, "dtype") or _first(entry.get("dtype") or entry.get("dtypes"))
-    dtype = dtype or parsed_dtype
+    explicit = _as_list(details.get("op")) or _as_list(_tag_value(tags, "op"))
+    if len(explicit) == 1 or (explicit and not parsed_op):
+        ops = explicit
+    else:  # several ops (every op of the program): the case id names the one under test
+        ops = _as_list(parsed_op) or _as_list(entry.get("op") or entry.get("ops"))
+    dtype = details.get("dtype") or _tag_value(tags, "dtype") or parsed_dtype
+    dtype = dtype or _first(entry.get("dtype") or entry.get("dtypes"))
     return sorted({normalize_op(op) for op in ops}), (str(dtype) if dtype else None)
 
 

@@ -102,7 +102,7 @@ class RunStats:
     plugin_sha256: str
 
     @classmethod
-    def of(cls, results: dict[str, Any]) -> "RunStats":
+    def of(cls, results: dict[str, Any]) -> RunStats:
         tests = results.get("tests", [])
         return cls(
             tests=len(tests),

@@ -16,7 +16,7 @@ from typing import Any
 from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
 from pjrt_cts.model import BAD_OUTCOMES
 from pjrt_cts.report.diff import ChangeKind, RunDiff, RunStats, changes_table, diff_runs, stats_rows
-from pjrt_cts.report.results import outcome_of
+from pjrt_cts.report.results import INCOMPLETE, outcome_of
 
 TABLE_LIMIT = 50  # rows per Markdown table: a PR comment has a size limit
 
@@ -77,6 +77,8 @@ def evaluate_gate(
             failures.append(f"{len(bad)} test(s) with a bad outcome and no baseline to waive them")
         if not results.get("tests"):
             failures.append("the run has no test results")
+        elif stats.verdict == INCOMPLETE:
+            failures.append("the run is incomplete (interrupted)")
     if required:
         result = next(r for r in level_results if r.level.name == required)
         if not result.reached:
@@ -118,7 +120,8 @@ def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
     if plugin.get("sha256"):
         facts.append(f"sha256 `{str(plugin['sha256'])[:12]}`")
     facts.append(f"verdict **{gate.stats.verdict}**")
-    facts.append(f"level **{gate.stats.level or 'none'}**" + (f" (required: {gate.required_level})" if gate.required_level else ""))
+    required = f" (required: {gate.required_level})" if gate.required_level else ""
+    facts.append(f"level **{gate.stats.level or 'none'}**{required}")
     lines += [" · ".join(facts), ""]
     if gate.failures:
         lines += ["**Why the gate failed**", ""] + [f"- {failure}" for failure in gate.failures] + [""]
@@ -129,7 +132,8 @@ def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
         fixes = gate.diff.of_kind(ChangeKind.FIX, ChangeKind.COVERAGE_GAIN)
         other = [c for c in gate.diff.changes if c not in regressions and c not in fixes]
         if regressions:
-            lines += [f"### Regressions ({len(regressions)})", "", changes_table(regressions, "github", TABLE_LIMIT), ""]
+            lines += [f"### Regressions ({len(regressions)})", "",
+                      changes_table(regressions, "github", TABLE_LIMIT), ""]
         if fixes:
             lines += [f"### Fixes ({len(fixes)})", "", changes_table(fixes, "github", TABLE_LIMIT), ""]
         if other:

@@ -99,7 +99,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     columns = [o for o in DISPLAY_ORDER if totals.get(o) or o in ALWAYS_SHOWN]
     levels = evaluate_levels({"tests": tests})
     reached = [result.level.name for result in levels if result.reached]
-    verdict = verdict_of({"tests": tests})
+    verdict = verdict_of({"tests": tests, "summary": results.get("summary") or {}})
     plugin = results.get("plugin") or {}
     matrix = build_matrix({"tests": tests}, load_golden_manifest())
     findings = _findings(tests, link_base)
@@ -183,6 +183,7 @@ def _plugin_card(plugin: dict[str, Any]) -> dict[str, Any]:
         "extensions": list(plugin.get("extensions") or []),
         "devices": list(plugin.get("devices") or []),
         "client_error": plugin.get("client_error"),
+        "create_options": sorted((plugin.get("create_options") or {}).items()),
     }
 
 
@@ -224,6 +225,8 @@ def _finding(test: dict[str, Any], link_base: str) -> dict[str, Any]:
     details = test.get("details") or {}
     outcome = outcome_of(test)
     test_id = str(test.get("id", ""))
+    stderr_tail = _lines(details.get("stderr_tail"))
+    message = _without_stderr(str(test.get("message") or ""), stderr_tail)
     return {
         "id": test_id,
         "anchor": anchor_for(test_id),
@@ -231,15 +234,18 @@ def _finding(test: dict[str, Any], link_base: str) -> dict[str, Any]:
         "outcome": outcome.value,
         "bad": outcome in BAD_OUTCOMES,
         "duration": test.get("duration"),
-        "message": test.get("message") or "",
-        "headline": (test.get("message") or "").strip().splitlines()[0] if (test.get("message") or "").strip() else "",
+        "message": message,
+        "headline": message.strip().splitlines()[0] if message.strip() else "",
         "nodeid": test.get("nodeid") or "",
         "diff": [(key, _fmt(details[key])) for key in DIFF_KEYS if key in details],
-        "stderr_tail": details.get("stderr_tail") or "",
+        "stderr_tail": stderr_tail,
         "repro_file": details.get("repro_file") or "",
         "repro_href": _file_href(details.get("repro_file"), link_base),
-        "other_details": [(key, _fmt(value)) for key, value in sorted(details.items()) if key not in SPECIAL_DETAIL_KEYS],
+        "other_details": [
+            (key, _fmt(value)) for key, value in sorted(details.items()) if key not in SPECIAL_DETAIL_KEYS
+        ],
         "expected": _expected_text(test.get("expected")),
+        "expected_url": _expected_url(test.get("expected")),
         "tags": list(test.get("tags") or []),
         "repro": test.get("repro") or "",
     }
@@ -307,7 +313,7 @@ def _layer_durations(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> dict[str, Any]:
     applied = [
         {"id": str(t.get("id", "")), "outcome": outcome_of(t).value, "expected": _expected_text(t.get("expected")),
-         "anchor": anchor_for(str(t.get("id", "")))}
+         "url": _expected_url(t.get("expected")), "anchor": anchor_for(str(t.get("id", "")))}
         for t in tests
         if t.get("expected") not in (None, "", {})
     ]
@@ -320,6 +326,11 @@ def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> 
     }
 
 
+def _expected_url(expected: Any) -> str:
+    url = str(expected.get("url") or "") if isinstance(expected, dict) else ""
+    return url if url.startswith(("https://", "http://")) else ""
+
+
 def _expected_text(expected: Any) -> str:
     if expected in (None, "", {}):
         return ""
@@ -327,10 +338,34 @@ def _expected_text(expected: Any) -> str:
         parts = [str(expected.get("outcome") or expected.get("status") or "")]
         if expected.get("reason"):
             parts.append(f"— {expected['reason']}")
-        if expected.get("pattern"):
-            parts.append(f"(pattern {expected['pattern']})")
+        context = [f"pattern {expected['pattern']}"] if expected.get("pattern") else []
+        if expected.get("actual"):
+            context.append(f"raw outcome {expected['actual']}")
+        if context:
+            parts.append(f"({'; '.join(context)})")
         return " ".join(part for part in parts if part)
     return str(expected)
+
+
+def _lines(value: Any) -> str:
+    """stderr tails come as one string or as a list of lines."""
+    if not value:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(line) for line in value)
+    return str(value)
+
+
+def _without_stderr(message: str, stderr_tail: str) -> str:
+    """A crash message that embeds the stderr tail shown next to it, cut before the tail (no duplicate)."""
+    first = next((line for line in stderr_tail.splitlines() if line.strip()), "")
+    index = message.find(first) if first else -1
+    if index <= 0:
+        return message
+    head = message[:index].rstrip().splitlines()
+    if head and head[-1].startswith("---") and "stderr" in head[-1]:
+        head = head[:-1]  # the runner's "--- last N lines of stderr ---" banner
+    return "\n".join(head).rstrip() or message
 
 
 def _file_href(path: Any, link_base: str) -> str:

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pjrt_cts.model import BAD_OUTCOMES, LAYERS, Outcome
 
@@ -25,9 +26,10 @@ SEVERITY_ORDER: tuple[Outcome, ...] = (
 )
 _SEVERITY_RANK = {outcome: rank for rank, outcome in enumerate(SEVERITY_ORDER)}
 
+# The verdict strings of results.json's summary.verdict (written by the runner).
 CONFORMANT = "CONFORMANT"
-NOT_CONFORMANT = "NOT CONFORMANT"
-NO_TESTS = "NO TESTS"
+NON_CONFORMANT = "NON_CONFORMANT"
+INCOMPLETE = "INCOMPLETE"
 
 
 class ResultsError(ValueError):
@@ -98,11 +100,15 @@ def counts_by_layer(results: dict[str, Any]) -> dict[str, Counter[Outcome]]:
 
 
 def verdict_of(results: dict[str, Any]) -> str:
-    """CONFORMANT when tests ran and none has a bad outcome (model.BAD_OUTCOMES)."""
+    """NON_CONFORMANT on any bad outcome (model.BAD_OUTCOMES); INCOMPLETE when no test ran or the runner
+    marked the run incomplete (interrupted); CONFORMANT otherwise. Recomputed from the tests so that an
+    edited or merged results file cannot claim more than its records show."""
     outcomes = outcome_counts(results.get("tests", []))
-    if not outcomes:
-        return NO_TESTS
-    return NOT_CONFORMANT if any(outcome in BAD_OUTCOMES for outcome in outcomes) else CONFORMANT
+    if any(outcome in BAD_OUTCOMES for outcome in outcomes):
+        return NON_CONFORMANT
+    if not outcomes or (results.get("summary") or {}).get("verdict") == INCOMPLETE:
+        return INCOMPLETE
+    return CONFORMANT
 
 
 def anchor_for(test_id: str) -> str:

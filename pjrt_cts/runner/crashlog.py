@@ -16,7 +16,9 @@ END = "[pjrt-cts] <<< end "
 TAIL_LINES = 50
 _READ_BYTES = 1 << 20
 
-_TIMEOUT_LINE = re.compile(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!")
+_TIMEOUT_LINE = re.compile(r"^Timeout \((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)\)!")
+# faulthandler frames of the test harness itself (pytest, pluggy, xdist, execnet): noise in a tail.
+_HARNESS_FRAME = re.compile(r'^\s+File "(?:[^"]*/(?:_pytest|pluggy|xdist|execnet|pytest)/[^"]*|<frozen runpy>|<string>)", line')
 _FATAL_LINE = re.compile(r"^Fatal Python error: (?P<what>.+?)\s*$")
 # faulthandler's words -> signal; used when the exit status itself is not known.
 _FATAL_SIGNALS = {
@@ -41,10 +43,19 @@ def end_marker(nodeid: str) -> bytes:
 class LogSegment:
     started: bool  # the test's start marker is the last marker in the log (it was running)
     lines: list[str]  # what was printed since its start marker (or the log's end if never started)
+    running: str | None = None  # nodeid of the test in progress when the log ends, if any
 
     @property
     def timed_out(self) -> bool:
         return any(_TIMEOUT_LINE.match(line) for line in self.lines)
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        for line in self.lines:
+            match = _TIMEOUT_LINE.match(line)
+            if match:
+                return int(match["h"]) * 3600 + int(match["m"]) * 60 + float(match["s"])
+        return None
 
     @property
     def fatal_error(self) -> str | None:
@@ -73,10 +84,12 @@ def read_segment(log_path: Path, nodeid: str) -> LogSegment:
         if lines[index].startswith((START, END)):
             last_marker = index
             break
-    started = last_marker is not None and lines[last_marker] == START + nodeid
+    running = lines[last_marker][len(START):] if last_marker is not None and lines[last_marker].startswith(START) else None
+    started = running == nodeid
     begin = last_marker + 1 if started else max(0, len(lines) - TAIL_LINES)
-    body = [line for line in lines[begin:] if line.strip() and not line.startswith((START, END))]
-    return LogSegment(started=started, lines=body)
+    body = [line for line in lines[begin:]
+            if line.strip() and not line.startswith((START, END)) and not _HARNESS_FRAME.match(line)]
+    return LogSegment(started=started, lines=body, running=running)
 
 
 def describe_death(returncode: int | None, segment: LogSegment) -> tuple[str | None, str]:

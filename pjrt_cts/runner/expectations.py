@@ -1,16 +1,18 @@
 """Per-profile expectations (TOML): test-id patterns -> expected outcome, reason, tracking URL.
 
     [[expectation]]
-    id = "transfer.round_trip.test_*[f8e4m3b11fnuz-*]"   # fnmatch pattern on test ids
+    id = "transfer.round_trip.test_*[f8e4m3b11fnuz-*]"   # * and ? are wildcards, [ ] literal
     outcome = "FAIL"                                       # FAIL CRASH TIMEOUT ERROR NOT_SUPPORTED WARNING SKIP
     reason = "why"
     url = "https://..."                                    # optional
 
-The first matching entry (file order) applies.
+The first matching entry (file order) applies. In patterns `*` and `?` are wildcards; `[` and `]`
+are literal, because they delimit the parameters in test ids (`test_x[f32-4]`).
 """
 from __future__ import annotations
 
-import fnmatch
+import functools
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +43,7 @@ class Expectation:
     url: str | None = None
 
     def matches(self, test_id: str) -> bool:
-        return fnmatch.fnmatchcase(test_id, self.pattern)
+        return id_matches(test_id, self.pattern)
 
     def as_record(self, actual: str) -> dict[str, Any]:
         return {"pattern": self.pattern, "outcome": self.outcome.value, "reason": self.reason, "url": self.url,
@@ -111,8 +113,18 @@ def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dic
     return updated
 
 
+def id_matches(test_id: str, pattern: str) -> bool:
+    """Whole-id match where `*` is any run of characters, `?` one character, everything else literal."""
+    return _compiled(pattern).fullmatch(test_id) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)
+
+
 def _has_wildcard(text: str) -> bool:
-    return any(char in text for char in "*?[")
+    return any(char in text for char in "*?")
 
 
 def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:

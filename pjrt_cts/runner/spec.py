@@ -17,6 +17,7 @@ class RunSpec:
     done_nodeids: list[str] = field(default_factory=list)  # finished in an earlier run (--resume)
     expectation_skips: list[list[str]] = field(default_factory=list)  # [pattern, reason]
     pythonpath: str = ""
+    suite_paths: list[str] = field(default_factory=list)  # what workers collect (the controller never does)
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ It is loaded in four roles:
 from __future__ import annotations
 
 import faulthandler
-import fnmatch
 import json
 import os
 import sys
@@ -23,6 +22,7 @@ import pytest
 from pjrt_cts import model
 from pjrt_cts.model import test_id_from_nodeid
 from pjrt_cts.runner import crashlog
+from pjrt_cts.runner.expectations import id_matches
 from pjrt_cts.runner.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
 
@@ -61,7 +61,9 @@ def pytest_configure(config: pytest.Config) -> None:
         role = "controller"
     spec = RunSpec.read(spec_path) if spec_path else None
     if not config.pluginmanager.has_plugin(PLUGIN_NAME):
-        config.pluginmanager.register(WorkerPlugin(config, role, spec, child_reports), PLUGIN_NAME)
+        worker = WorkerPlugin(config, role, spec, child_reports)
+        config.pluginmanager.register(worker, PLUGIN_NAME)
+        config.pluginmanager.register(IsolationPlugin(worker), PLUGIN_NAME + "-isolation")
 
 
 # -- fixtures for suites --------------------------------------------------------------------------
@@ -175,6 +177,13 @@ class WorkerPlugin:
     # -- selection (workers only; the controller does not collect) ----------------------------
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> None:
+        """The controller is started on an empty directory so that it never imports suite code
+        (conftest files included); workers collect the selected layers instead."""
+        if self.role == "worker" and self.spec is not None and self.spec.suite_paths:
+            session.config.args = list(self.spec.suite_paths)
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
         if self.role != "worker" or self.spec is None:
@@ -198,10 +207,10 @@ class WorkerPlugin:
 
     def _deselection_reason(self, test_id: str) -> str | None:
         assert self.spec is not None
-        if self.spec.select_ids and not any(fnmatch.fnmatchcase(test_id, p) for p in self.spec.select_ids):
+        if self.spec.select_ids and not any(id_matches(test_id, p) for p in self.spec.select_ids):
             return "not selected by --id"
         for pattern, reason in self.spec.expectation_skips:
-            if fnmatch.fnmatchcase(test_id, pattern):
+            if id_matches(test_id, pattern):
                 return f"skipped by the expectations file: {reason}"
         return None
 
@@ -218,7 +227,7 @@ class WorkerPlugin:
             elif getattr(option, "markexpr", ""):
                 reason = f"deselected by -m {option.markexpr}"
             else:
-                reason = "deselected"
+                reason = "deselected by the suite"
             self.deselected[item.nodeid] = (reason, tags_of(item))
 
     @pytest.hookimpl(tryfirst=True)
@@ -254,10 +263,6 @@ class WorkerPlugin:
             faulthandler.cancel_dump_traceback_later()
             if self.role == "worker":
                 os.write(2, crashlog.end_marker(item.nodeid))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol_isolated(self) -> None:  # placeholder name, never a hook
-        raise NotImplementedError
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
@@ -307,18 +312,19 @@ class WorkerPlugin:
             os.fsync(handle.fileno())
 
 
-def _register_isolation() -> None:
-    """Bind the isolated-test protocol (kept in isolation.py) as a tryfirst hook of WorkerPlugin."""
-    from pjrt_cts.runner import isolation
+class IsolationPlugin:
+    """Runs `@pytest.mark.isolated` tests of a worker in a fresh subprocess (see isolation.py)."""
 
-    def pytest_runtest_protocol(self: WorkerPlugin, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-        if self.role != "worker" or self.spec is None or not is_isolated(item):
+    def __init__(self, worker: WorkerPlugin) -> None:
+        self.worker = worker
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        worker = self.worker
+        if worker.role != "worker" or worker.spec is None or not is_isolated(item):
             return None
-        assert self.log_path is not None
-        isolation.run_in_fresh_process(item, nextitem, self.spec, self.log_path)
+        from pjrt_cts.runner import isolation
+
+        assert worker.log_path is not None
+        isolation.run_in_fresh_process(item, nextitem, worker.spec, worker.log_path)
         return True
-
-    WorkerPlugin.pytest_runtest_protocol_isolated = pytest.hookimpl(tryfirst=True)(pytest_runtest_protocol)
-
-
-_register_isolation()

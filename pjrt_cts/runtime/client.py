@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from pjrt_cts.abi import structs as S
+from pjrt_cts.abi.callbacks import OnDeleteCallback
 from pjrt_cts.abi.enums import BufferType, HostBufferSemantics
 from pjrt_cts.runtime.buffer import Buffer, _buffer_destroyer
 from pjrt_cts.runtime.compile_options import compile_options_bytes
@@ -182,6 +183,56 @@ class Client(OwnedHandle):
     def buffers_from_numpy(self, arrays: Sequence[np.ndarray], device: Device | None = None) -> list[Buffer]:
         return [self.buffer_from_numpy(a, device) for a in arrays]
 
+    def create_view_of_device_buffer(
+        self,
+        pointer: int,
+        dims: Sequence[int],
+        element_type: BufferType | int,
+        *,
+        device: Device | None = None,
+        memory: Memory | None = None,
+        layout: MemoryLayout | None = None,
+        on_delete: Callable[[int, int], None] | None = None,
+        on_delete_arg: int = 0,
+        stream: int = 0,
+    ) -> Buffer:
+        """PJRT_Client_CreateViewOfDeviceBuffer: a non-owning buffer over memory at `pointer` (DLPack import).
+
+        `on_delete(device_buffer_ptr, user_arg)` may run on any thread, at Delete or Destroy of the view.
+        Its C trampoline is kept alive for the process: a plugin may call it late.
+        """
+        c_dims = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        c_callback = OnDeleteCallback(lambda ptr, arg: on_delete(int(ptr or 0), int(arg or 0))) if on_delete else None
+        if c_callback is not None:
+            _view_callbacks.append(c_callback)
+        if device is None and memory is None:
+            device = self.addressable_devices[0]
+        args = S.PJRT_Client_CreateViewOfDeviceBuffer_Args(
+            client=self.handle, device_buffer_ptr=pointer, dims=ctypes.addressof(c_dims), num_dims=len(dims),
+            element_type=int(element_type), layout=layout.address if layout is not None else None,
+            device=device.handle if device is not None else _first_device_handle(memory),
+            on_delete_callback=ctypes.cast(c_callback, ctypes.c_void_p) if c_callback is not None else None,
+            on_delete_callback_arg=on_delete_arg or None, stream=stream,
+            memory=memory.handle if memory is not None else None,
+        )
+        self.plugin.call("Client_CreateViewOfDeviceBuffer", args)
+        return Buffer(self, args.buffer)
+
+    def create_error_buffer(
+        self, code: int, message: str, dims: Sequence[int], element_type: BufferType | int, memory: Memory
+    ) -> Buffer:
+        """PJRT_Client_CreateErrorBuffer (0.82+): a buffer whose readiness carries an error."""
+        text = message.encode()
+        c_text = ctypes.create_string_buffer(text, max(1, len(text)))
+        c_dims = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        args = S.PJRT_Client_CreateErrorBuffer_Args(
+            client=self.handle, error_code=int(code), error_message=ctypes.addressof(c_text), error_message_size=len(text),
+            shape_dims=ctypes.addressof(c_dims), shape_num_dims=len(dims), shape_element_type=int(element_type),
+            memory=memory.handle,
+        )
+        self.plugin.call("Client_CreateErrorBuffer", args)
+        return Buffer(self, args.buffer)
+
     # ---- compilation ---------------------------------------------------------------------------
     def compile(
         self,
@@ -223,10 +274,26 @@ class Client(OwnedHandle):
         return f"<Client {self.platform_name if not self.closed else 'closed'}>"
 
 
+# on_delete trampolines of views: never released, a plugin may call one after the view is gone.
+_view_callbacks: list[object] = []
+
+
+def _first_device_handle(memory: Memory | None) -> int | None:
+    # The deprecated `device` field is still read by plugins older than 0.66 (no `memory` field).
+    if memory is None:
+        return None
+    devices = memory.addressable_by_devices
+    return devices[0].handle if devices else None
+
+
 def make_program(code: str | bytes, format: str) -> tuple[S.PJRT_Program, list[object]]:
-    """A PJRT_Program over `code`; the returned keepalive list must outlive the call."""
+    """A PJRT_Program over `code`; the returned keepalive list must outlive the call.
+
+    The code is NUL-terminated one byte past code_size, as frameworks pass it (std::string): some
+    plugins' MLIR parsers read past code_size, which the robustness layer checks on its own.
+    """
     data = code.encode() if isinstance(code, str) else bytes(code)
-    code_buffer = ctypes.create_string_buffer(data, max(1, len(data)))
+    code_buffer = ctypes.create_string_buffer(data, len(data) + 1)
     format_buffer = ctypes.create_string_buffer(format.encode())
     program = S.PJRT_Program(
         code=ctypes.addressof(code_buffer), code_size=len(data),

@@ -14,6 +14,7 @@ from typing import Sequence
 from pjrt_cts.runtime import protobuf_wire as wire
 
 _EXECUTABLE_BUILD_OPTIONS = 3
+_COMPILE_PORTABLE_EXECUTABLE = 4  # CompileOptionsProto field: not bound to devices; run with execute_device
 _DEVICE_ORDINAL, _NUM_REPLICAS, _NUM_PARTITIONS, _USE_SPMD, _DEVICE_ASSIGNMENT = 1, 4, 5, 6, 9
 _REPLICA_COUNT, _COMPUTATION_COUNT, _COMPUTATION_DEVICES, _REPLICA_DEVICE_IDS = 1, 2, 3, 1
 
@@ -27,6 +28,7 @@ class CompileOptions:
     # device_assignment[replica][partition] = device id; None lets the plugin choose.
     device_assignment: list[list[int]] | None = None
     unknown_fields: list[int] = field(default_factory=list)
+    compile_portable_executable: bool = False
 
     def to_bytes(self) -> bytes:
         build = wire.varint_field(_DEVICE_ORDINAL, self.device_ordinal)
@@ -36,13 +38,19 @@ class CompileOptions:
             build += wire.varint_field(_USE_SPMD, 1)
         if self.device_assignment is not None:
             build += wire.bytes_field(_DEVICE_ASSIGNMENT, _encode_device_assignment(self.device_assignment))
-        return wire.bytes_field(_EXECUTABLE_BUILD_OPTIONS, build)
+        options = wire.bytes_field(_EXECUTABLE_BUILD_OPTIONS, build)
+        if self.compile_portable_executable:
+            options += wire.varint_field(_COMPILE_PORTABLE_EXECUTABLE, 1)
+        return options
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "CompileOptions":
         """Parse the fields above out of a serialized CompileOptionsProto (others are ignored)."""
         options = cls(num_replicas=0, num_partitions=0, device_ordinal=0)
         for number, _, value in wire.iter_fields(data):
+            if number == _COMPILE_PORTABLE_EXECUTABLE:
+                options.compile_portable_executable = bool(value)
+                continue
             if number != _EXECUTABLE_BUILD_OPTIONS:
                 options.unknown_fields.append(number)
                 continue
@@ -110,3 +118,8 @@ def compile_options_bytes(
         device_assignment=device_assignment,
         use_spmd_partitioning=use_spmd_partitioning,
     ).to_bytes()
+
+
+def decode_device_assignment(data: bytes) -> list[list[int]]:
+    """A serialized DeviceAssignmentProto (e.g. from PJRT_LoadedExecutable_GetDeviceAssignment) as [replica][partition]."""
+    return _decode_device_assignment(data)

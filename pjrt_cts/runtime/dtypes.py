@@ -35,13 +35,15 @@ _PAIRS: list[tuple[BufferType, str]] = [
     (BufferType.F8E3M4, "float8_e3m4"),
     (BufferType.F8E8M0FNU, "float8_e8m0fnu"),
     (BufferType.F4E2M1FN, "float4_e2m1fn"),
+    (BufferType.S1, "int1"),
+    (BufferType.U1, "uint1"),
     (BufferType.F6E2M3FN, "float6_e2m3fn"),
     (BufferType.F6E3M2FN, "float6_e3m2fn"),
 ]
 
 
 def _resolve(name: str) -> np.dtype | None:
-    if hasattr(np, name) and name not in ("int4", "uint4", "int2", "uint2"):
+    if hasattr(np, name) and name not in ("int4", "uint4", "int2", "uint2", "int1", "uint1"):
         return np.dtype(getattr(np, name))
     kind = getattr(ml_dtypes, name, None)
     return np.dtype(kind) if kind is not None else None

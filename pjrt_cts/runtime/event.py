@@ -64,18 +64,18 @@ class Event(OwnedHandle):
 
         c_callback = EventOnReadyCallback(trampoline)
         self._callbacks.append(c_callback)
-        _live_callbacks.add(c_callback)
+        _live_callbacks[id(c_callback)] = c_callback  # CFUNCTYPE objects are unhashable: key by id
         # Released only after it fired: the plugin may call it after this Event is gone.
         threading.Thread(target=_release_after, args=(done, c_callback), daemon=True).start()
         self.plugin.call("Event_OnReady", S.PJRT_Event_OnReady_Args(event=self.handle, callback=ctypes.cast(c_callback, ctypes.c_void_p), user_arg=None))
 
 
-_live_callbacks: set[object] = set()
+_live_callbacks: dict[int, object] = {}
 
 
 def _release_after(done: threading.Event, c_callback: object) -> None:
     done.wait()
-    _live_callbacks.discard(c_callback)
+    _live_callbacks.pop(id(c_callback), None)
 
 
 def _destroyer(plugin: "Plugin") -> Callable[[int], None]:

@@ -147,7 +147,11 @@ class LoadedExecutable(OwnedHandle):
     @cached_property
     def executable(self) -> Executable:
         args = self.plugin.call("LoadedExecutable_GetExecutable", S.PJRT_LoadedExecutable_GetExecutable_Args(loaded_executable=self.handle))
-        return Executable(self.plugin, args.executable, parent=self)
+        executable = Executable(self.plugin, args.executable, parent=self)
+        # The PJRT_Executable view must not outlive its loaded executable (using it afterwards segfaults the
+        # XLA CPU plugins, e.g. `client.compile(code).serialize()` on a temporary): keep the owner alive.
+        executable._loaded_owner = self
+        return executable
 
     def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
         # Device-independent queries (name, num_outputs, serialize...) live on PJRT_Executable.
@@ -159,6 +163,19 @@ class LoadedExecutable(OwnedHandle):
     def addressable_devices(self) -> list[Device]:
         args = self.plugin.call("LoadedExecutable_AddressableDevices", S.PJRT_LoadedExecutable_AddressableDevices_Args(executable=self.handle))
         return [self.client.device_for(h) for h in read_handles(args.addressable_devices, args.num_addressable_devices)]
+
+    @property
+    def addressable_device_logical_ids(self) -> list[tuple[int, int]]:
+        """PJRT_LoadedExecutable_AddressableDeviceLogicalIds (0.96+): (replica, partition) per addressable device."""
+        args = self.plugin.call(
+            "LoadedExecutable_AddressableDeviceLogicalIds",
+            S.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args(executable=self.handle),
+        )
+        n = args.num_addressable_device_logical_ids
+        if not n:
+            return []
+        pairs = (ctypes.c_int * (2 * n)).from_address(args.addressable_device_logical_ids)  # {int replica; int partition}[n]
+        return [(int(pairs[2 * i]), int(pairs[2 * i + 1])) for i in range(n)]
 
     def delete(self) -> None:
         self.plugin.call("LoadedExecutable_Delete", S.PJRT_LoadedExecutable_Delete_Args(executable=self.handle))

@@ -150,6 +150,27 @@ class Plugin:
         error = self.function(name)(ctypes.addressof(args))
         return self.consume_error(error, "PJRT_" + name) if error else None
 
+    def call_with_struct_size(
+        self, name: str, struct_type: type, struct_size: int, *, tail: int = 0, fill: int | None = None,
+        **fields: Any,
+    ) -> tuple[Any, PjrtError | None]:
+        """Call slot `name` with a `struct_type` args struct whose struct_size is `struct_size`.
+
+        Emulates an older caller (smaller size) or a newer one (larger size with `tail` zeroed bytes
+        after the struct). With `fill`, every byte from offset `struct_size` on (memory an older caller
+        would not own) is set to `fill` after `fields` are written, so stray reads/writes show up.
+        Returns (args view, error or None); read output fields from the view.
+        """
+        storage = (ctypes.c_uint8 * (ctypes.sizeof(struct_type) + tail))()
+        args = struct_type.from_buffer(storage)
+        for field, value in fields.items():
+            setattr(args, field, value)
+        args.struct_size = struct_size
+        if fill is not None and struct_size < len(storage):
+            start = max(struct_size, ctypes.sizeof(ctypes.c_size_t))
+            ctypes.memset(ctypes.addressof(storage) + start, fill, len(storage) - start)
+        return args, self.call_status(name, args)
+
     def consume_error(self, error: int, function: str) -> PjrtError:
         """Copy code and message out of a PJRT_Error, destroy it, and return the PjrtError."""
         code_value, message = self.inspect_error(error)
@@ -184,6 +205,11 @@ class Plugin:
             args = self.call("Plugin_Attributes", S.PJRT_Plugin_Attributes_Args())
             self._attribute_items = read_named_value_items(args.attributes, args.num_attributes)
         return self._attribute_items
+
+    def read_attribute_items(self) -> list[tuple[str, NamedValue]]:
+        """PJRT_Plugin_Attributes called afresh (not cached): for checks that the answer is stable."""
+        args = self.call("Plugin_Attributes", S.PJRT_Plugin_Attributes_Args())
+        return read_named_value_items(args.attributes, args.num_attributes)
 
     @property
     def attributes(self) -> dict[str, NamedValue]:

@@ -13,6 +13,7 @@ if "jax" not in __import__("sys").modules:
     if "xla_force_host_platform_device_count" not in flags:
         os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={NUM_HOST_DEVICES}".strip()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # GSPMD deprecation notices
 
 import jax  # noqa: E402
 

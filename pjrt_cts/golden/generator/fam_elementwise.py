@@ -11,12 +11,30 @@ from pjrt_cts.golden.generator.env import jax  # noqa: F401
 from pjrt_cts.golden.generator.inputs import SHAPES, nary_ref, random_array, special_values, unary_ref
 
 from jax import lax  # noqa: E402
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+
+from pjrt_cts.golden.generator.prims import emit  # noqa: E402
 
 FLOATS = ("f16", "bf16", "f32", "f64")
 
 
 def _round_afz(x: np.ndarray) -> np.ndarray:
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
+
+def _ieee_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a) & np.signbit(b), -0.0, 0.0), np.maximum(a, b))
+
+
+def _ieee_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a) | np.signbit(b), -0.0, 0.0), np.minimum(a, b))
+
+
+def _logistic(x):
+    # lax.logistic expands to exp/divide; emit the StableHLO op itself.
+    return emit(lambda v: hlo.logistic(v), [(x.shape, x.dtype)], x)[0]
 
 
 # name -> (lax function, numpy reference, op class, input kind, stablehlo op)
@@ -37,7 +55,7 @@ FLOAT_UNARY = {
     "exponential_minus_one": (lax.expm1, np.expm1, "transcendental", "normal", "stablehlo.exponential_minus_one"),
     "log": (lax.log, np.log, "transcendental", "positive", "stablehlo.log"),
     "log_plus_one": (lax.log1p, np.log1p, "transcendental", "unit", "stablehlo.log_plus_one"),
-    "logistic": (lax.logistic, lambda x: 1.0 / (1.0 + np.exp(-x)), "transcendental", "normal", "stablehlo.logistic"),
+    "logistic": (_logistic, lambda x: 1.0 / (1.0 + np.exp(-x)), "transcendental", "normal", "stablehlo.logistic"),
     "sine": (lax.sin, np.sin, "transcendental", "small", "stablehlo.sine"),
     "cosine": (lax.cos, np.cos, "transcendental", "small", "stablehlo.cosine"),
     "tan": (lax.tan, np.tan, "transcendental", "unit", "stablehlo.tan"),
@@ -57,8 +75,8 @@ FLOAT_BINARY = {
     "subtract": (lax.sub, np.subtract, "arith", "normal", "stablehlo.subtract"),
     "multiply": (lax.mul, np.multiply, "arith", "normal", "stablehlo.multiply"),
     "divide": (lax.div, np.divide, "arith", "nonzero", "stablehlo.divide"),
-    "maximum": (lax.max, np.maximum, "exact", "normal", "stablehlo.maximum"),
-    "minimum": (lax.min, np.minimum, "exact", "normal", "stablehlo.minimum"),
+    "maximum": (lax.max, _ieee_maximum, "exact", "normal", "stablehlo.maximum"),
+    "minimum": (lax.min, _ieee_minimum, "exact", "normal", "stablehlo.minimum"),
     "power": (lax.pow, np.power, "transcendental", "positive", "stablehlo.power"),
     "atan2": (lax.atan2, np.arctan2, "transcendental", "normal", "stablehlo.atan2"),
     "remainder": (lax.rem, np.fmod, "arith", "nonzero", "stablehlo.remainder"),
@@ -67,8 +85,8 @@ COMPLEX_BINARY = ("add", "subtract", "multiply", "divide", "power")
 
 
 def _complex_tolerance_class(op_class: str) -> str:
-    # Complex multiply/divide/sqrt combine several roundings: relative bounds, not ulps.
-    return "transcendental" if op_class == "arith" else op_class
+    # Complex multiply/divide/abs/sqrt combine several roundings: relative bounds, not ulps.
+    return "transcendental" if op_class in ("arith", "exact") else op_class
 
 
 def _float_cases() -> Iterator[CaseSpec]:
@@ -78,7 +96,7 @@ def _float_cases() -> Iterator[CaseSpec]:
                 case_id = f"elementwise.{name}.{dtype}.{shape_name}"
                 rng = rng_for(case_id)
                 x = random_array(rng, shape, dtype, kind)
-                yield CaseSpec(case_id, fn, [x], op_class=op_class, numpy_ref=unary_ref(ref), numpy_ref_name=f"numpy.{ref.__name__ if hasattr(ref, '__name__') else name}",
+                yield CaseSpec(case_id, fn, [x], op_class=op_class, numpy_ref=unary_ref(ref), numpy_ref_name=f"numpy.{name}",
                                expect_ops=(op,))
     for name in COMPLEX_UNARY:
         fn, ref, op_class, kind, op = FLOAT_UNARY[name]
@@ -105,7 +123,7 @@ def _float_cases() -> Iterator[CaseSpec]:
                 a = random_array(rng, shape, dtype, "positive" if kind == "positive" else "normal")
                 b = random_array(rng, shape, dtype, "nonzero" if kind == "nonzero" else ("small" if name == "power" else "normal"))
                 yield CaseSpec(case_id, fn, [a, b], op_class=op_class, numpy_ref=nary_ref(ref),
-                               numpy_ref_name=f"numpy.{ref.__name__}", expect_ops=(op,))
+                               numpy_ref_name=f"numpy.{name}", expect_ops=(op,))
     for name in COMPLEX_BINARY:
         fn, ref, op_class, kind, op = FLOAT_BINARY[name]
         for dtype in dtypes.COMPLEX_NAMES:
@@ -299,7 +317,7 @@ def _compare_cases() -> Iterator[CaseSpec]:
                 a = random_array(rng, (16,), dtype, "small")
                 b = random_array(rng, (16,), dtype, "small")
                 b[:4] = a[:4]  # equal pairs
-            yield CaseSpec(case_id, fn, [a, b], numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.{ref.__name__}",
+            yield CaseSpec(case_id, fn, [a, b], numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.compare_{direction.lower()}",
                            expect_ops=("stablehlo.compare",))
         for dtype in ("pred",) + dtypes.COMPLEX_NAMES:
             if direction not in ("EQ", "NE") and dtype != "pred":
@@ -309,7 +327,7 @@ def _compare_cases() -> Iterator[CaseSpec]:
             a = random_array(rng, (8,), dtype)
             b = random_array(rng, (8,), dtype)
             b[:3] = a[:3]
-            yield CaseSpec(case_id, fn, [a, b], numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.{ref.__name__}",
+            yield CaseSpec(case_id, fn, [a, b], numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.compare_{direction.lower()}",
                            expect_ops=("stablehlo.compare",))
 
 
@@ -332,7 +350,7 @@ def _special_cases() -> Iterator[CaseSpec]:
             grid_a = np.repeat(a, a.size)
             grid_b = np.tile(a, a.size)
             yield CaseSpec(case_id, fn, [grid_a, grid_b], op_class=op_class, numpy_ref=nary_ref(ref),
-                           numpy_ref_name=f"numpy.{ref.__name__}", expect_ops=(op,), features=["special_values"])
+                           numpy_ref_name=f"numpy.{name}", expect_ops=(op,), features=["special_values"])
         for name in SPECIAL_UNARY:
             fn, ref, op_class, _, op = FLOAT_UNARY[name]
             case_id = f"special.{name}.{dtype}"

@@ -1,0 +1,249 @@
+"""Crash-isolating fuzz harness: feed inputs to a child process, restart it after a crash or hang.
+
+The child (by default `python -m pjrt_cts.fuzz.child run ...`) compiles each input and reports on a
+pipe. When it dies or stops answering, the input it was compiling is recorded as a crash or hang,
+saved for reproduction (`<name>.mlir` + `<name>.json` under the save directory) and a fresh child
+continues with the next input.
+"""
+from __future__ import annotations
+
+import base64
+import collections
+import dataclasses
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from pjrt_cts.fuzz.isolate import STDERR_TAIL_CHARS, child_environment, signal_name
+from pjrt_cts.fuzz.mutate import Mutant
+
+# (inputs file, position of the first input to run, fd to write result lines to) -> argv
+ChildCommand = Callable[[Path, int, int], list[str]]
+
+
+class FuzzHarnessError(RuntimeError):
+    """The child could not even start (plugin does not load, client creation fails...)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class InputResult:
+    index: int
+    status: str  # "compiled" | "error" | "crash" | "hang"
+    code: str | None = None
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """A crash or hang, with the files that reproduce it."""
+
+    index: int
+    status: str  # "crash" | "hang"
+    signal: str | None
+    returncode: int | None
+    program: str
+    mutations: tuple[str, ...]
+    input_file: Path
+    report_file: Path
+    stderr_tail: str
+
+    def one_line(self) -> str:
+        how = self.signal or (f"exit {self.returncode}" if self.returncode is not None else "no answer")
+        return f"input {self.index} ({self.program}: {'+'.join(self.mutations)}) -> {self.status} [{how}], saved {self.input_file}"
+
+
+@dataclasses.dataclass
+class FuzzSummary:
+    seed: int
+    results: list[InputResult]
+    findings: list[Finding]
+    child_starts: int
+    seconds: float
+    exit_incidents: list[str] = dataclasses.field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return dict(collections.Counter(result.status for result in self.results))
+
+    def error_codes(self) -> dict[str, int]:
+        return dict(collections.Counter(r.code for r in self.results if r.status == "error" and r.code))
+
+    def as_details(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed, "inputs": len(self.results), "outcomes": self.counts(), "error_codes": self.error_codes(),
+            "child_starts": self.child_starts, "seconds": round(self.seconds, 2),
+            "findings": [{"index": f.index, "status": f.status, "signal": f.signal, "input_file": str(f.input_file),
+                          "report_file": str(f.report_file)} for f in self.findings],
+            "exit_incidents": self.exit_incidents,
+        }
+
+
+def plugin_child_command(plugin_path: str | os.PathLike, create_options: Mapping[str, Any]) -> ChildCommand:
+    options_json = json.dumps(dict(create_options))
+
+    def command(inputs_file: Path, start: int, result_fd: int) -> list[str]:
+        return [sys.executable, "-m", "pjrt_cts.fuzz.child", "run", str(plugin_path), options_json, str(inputs_file),
+                str(start), str(result_fd)]
+
+    return command
+
+
+def reproduce_command(plugin_path: str | os.PathLike, create_options: Mapping[str, Any], input_file: Path) -> list[str]:
+    return [sys.executable, "-m", "pjrt_cts.fuzz.child", "reproduce", str(plugin_path), json.dumps(dict(create_options)),
+            str(input_file)]
+
+
+class _LineReader:
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def readline(self, timeout: float) -> str | None:
+        """A line; None at EOF; raises TimeoutError if nothing complete arrives within `timeout`."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            readable, _, _ = select.select([self.fd], [], [], left)
+            if not readable:
+                raise TimeoutError
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode(errors="replace")
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, 9)  # its own session: only the child we started and its threads
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.wait()
+
+
+def _tail(handle: Any) -> str:
+    handle.flush()
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    handle.seek(max(0, size - STDERR_TAIL_CHARS * 2))
+    return handle.read().decode(errors="replace")[-STDERR_TAIL_CHARS:]
+
+
+def run_inputs(
+    inputs: Sequence[Mutant],
+    child_command: ChildCommand,
+    save_dir: Path,
+    *,
+    input_timeout: float = 30.0,
+    startup_timeout: float = 120.0,
+    env: Mapping[str, str] | None = None,
+    context: Mapping[str, Any] | None = None,
+    reproduce: Callable[[Path], list[str]] | None = None,
+) -> FuzzSummary:
+    """Compile every input in a child; crashes and hangs are saved under `save_dir` and skipped."""
+    began = time.monotonic()
+    seed = inputs[0].seed if inputs else 0
+    results: list[InputResult] = []
+    findings: list[Finding] = []
+    incidents: list[str] = []
+    position_of = {m.index: pos for pos, m in enumerate(inputs)}
+    starts = 0
+    with tempfile.TemporaryDirectory(prefix="pjrt-cts-fuzz-") as tmp:
+        inputs_file = Path(tmp) / "inputs.jsonl"
+        with open(inputs_file, "w", encoding="utf-8") as handle:
+            for m in inputs:
+                handle.write(json.dumps({"n": m.index, "data": base64.b64encode(m.data).decode()}) + "\n")
+        position = 0
+        while position < len(inputs):
+            read_fd, write_fd = os.pipe()
+            stderr_file = tempfile.TemporaryFile(dir=tmp)
+            try:
+                proc = subprocess.Popen(
+                    child_command(inputs_file, position, write_fd), pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=stderr_file, env=child_environment(env), start_new_session=True,
+                )
+            finally:
+                os.close(write_fd)
+            starts += 1
+            reader = _LineReader(read_fd)
+            ready = ended = hung = False
+            current: int | None = None
+            try:
+                while True:
+                    try:
+                        line = reader.readline(input_timeout if ready else startup_timeout)
+                    except TimeoutError:
+                        hung = True
+                        _kill(proc)
+                        break
+                    if line is None:
+                        break
+                    try:
+                        event = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue
+                    kind = event.get("event")
+                    if kind == "ready":
+                        ready = True
+                    elif kind == "start":
+                        current = position_of[event["n"]]
+                    elif kind == "done":
+                        done = position_of[event["n"]]
+                        results.append(InputResult(event["n"], event.get("status", "error"), event.get("code"),
+                                                   event.get("message", "")))
+                        position, current = done + 1, None
+                    elif kind == "end":
+                        ended = True
+            finally:
+                os.close(read_fd)
+            returncode = proc.wait()
+            tail = _tail(stderr_file)
+            stderr_file.close()
+            if ended:
+                if returncode != 0:
+                    incidents.append(f"child exited with {signal_name(returncode) or returncode} after its last input")
+                break
+            if not ready:
+                raise FuzzHarnessError(
+                    f"fuzz child did not start ({'timeout' if hung else f'exit {returncode}'}): {tail[-1500:]}"
+                )
+            victim = current if current is not None else position
+            if victim >= len(inputs):
+                incidents.append(f"child exited with {signal_name(returncode) or returncode} after its last input")
+                break
+            status = "hang" if hung else "crash"
+            mutant = inputs[victim]
+            findings.append(_save_finding(mutant, status, None if hung else returncode, tail, save_dir, context,
+                                          reproduce))
+            results.append(InputResult(mutant.index, status))
+            position = victim + 1
+    return FuzzSummary(seed=seed, results=results, findings=findings, child_starts=starts,
+                       seconds=time.monotonic() - began, exit_incidents=incidents)
+
+
+def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_tail: str, save_dir: Path,
+                  context: Mapping[str, Any] | None, reproduce: Callable[[Path], list[str]] | None) -> Finding:
+    save_dir.mkdir(parents=True, exist_ok=True)
+    input_file = save_dir / f"{mutant.name}.mlir"
+    report_file = save_dir / f"{mutant.name}.json"
+    input_file.write_bytes(mutant.data)
+    report = {
+        "classification": status, "seed": mutant.seed, "index": mutant.index, "program": mutant.program,
+        "mutations": list(mutant.mutations), "returncode": returncode,
+        "signal": signal_name(returncode) if returncode is not None else None, "stderr_tail": stderr_tail,
+        "input_file": str(input_file), **dict(context or {}),
+    }
+    if reproduce is not None:
+        report["reproduce"] = reproduce(input_file)
+    report_file.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
+    return Finding(index=mutant.index, status=status, signal=report["signal"], returncode=returncode,
+                   program=mutant.program, mutations=mutant.mutations, input_file=input_file, report_file=report_file,
+                   stderr_tail=stderr_tail)

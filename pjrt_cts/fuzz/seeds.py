@@ -1,0 +1,159 @@
+"""Seed programs for the fuzzer and the StableHLO version checks: the golden corpus, or a built-in set.
+
+Each seed is a small single-device StableHLO program with its inputs and numpy-computed expected
+outputs, so that callers can both mutate it (robustness) and execute it (versioning).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class SeedProgram:
+    name: str
+    text: str
+    make_inputs: Callable[[], list[np.ndarray]]
+    reference: Callable[[Sequence[np.ndarray]], list[np.ndarray]]
+    source: str = "builtin"  # "builtin" or "golden:<case id>"
+    bytecode: dict[str, tuple[str, bytes]] = dataclasses.field(default_factory=dict)  # label -> (version, bytes)
+
+    def inputs(self) -> list[np.ndarray]:
+        return self.make_inputs()
+
+    def expected(self) -> list[np.ndarray]:
+        return self.reference(self.make_inputs())
+
+
+def _f32(*shape: int, offset: float = 0.0) -> np.ndarray:
+    return (np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) * 0.5 + offset).astype(np.float32)
+
+
+_ADD_MUL = """module @add_mul {
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>
+    %1 = stablehlo.multiply %0, %arg1 : tensor<4xf32>
+    return %1 : tensor<4xf32>
+  }
+}
+"""
+
+_DOT = """module @dot {
+  func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3x4xf32>) -> tensor<2x4xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    return %0 : tensor<2x4xf32>
+  }
+}
+"""
+
+_REDUCE = """module @reduce_sum {
+  func.func public @main(%arg0: tensor<3x4xf32>) -> tensor<3xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<3x4xf32>, tensor<f32>) -> tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+"""
+
+_SELECT = """module @relu_select {
+  func.func public @main(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<6xf32>
+    %0 = stablehlo.compare  GT, %arg0, %cst,  FLOAT : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %1 = stablehlo.select %0, %arg0, %cst : tensor<6xi1>, tensor<6xf32>
+    return %1 : tensor<6xf32>
+  }
+}
+"""
+
+_RESHAPE = """module @transpose_broadcast {
+  func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>) -> tensor<3x2xf32> {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    %1 = stablehlo.broadcast_in_dim %arg1, dims = [0] : (tensor<3xf32>) -> tensor<3x2xf32>
+    %2 = stablehlo.subtract %0, %1 : tensor<3x2xf32>
+    return %2 : tensor<3x2xf32>
+  }
+}
+"""
+
+_CONVERT = """module @convert_iota {
+  func.func public @main(%arg0: tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>) {
+    %0 = stablehlo.iota dim = 0 : tensor<5xi32>
+    %1 = stablehlo.add %arg0, %0 : tensor<5xi32>
+    %2 = stablehlo.convert %1 : (tensor<5xi32>) -> tensor<5xf32>
+    %3 = stablehlo.sqrt %2 : tensor<5xf32>
+    return %3, %1 : tensor<5xf32>, tensor<5xi32>
+  }
+}
+"""
+
+_WHILE = """module @while_count {
+  func.func public @main(%arg0: tensor<i32>) -> tensor<i32> {
+    %c = stablehlo.constant dense<10> : tensor<i32>
+    %c_0 = stablehlo.constant dense<1> : tensor<i32>
+    %0 = stablehlo.while(%iterArg = %arg0) : tensor<i32>
+    cond {
+      %1 = stablehlo.compare  LT, %iterArg, %c,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    } do {
+      %1 = stablehlo.add %iterArg, %c_0 : tensor<i32>
+      stablehlo.return %1 : tensor<i32>
+    }
+    return %0 : tensor<i32>
+  }
+}
+"""
+
+
+def _while_reference(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.asarray(max(int(inputs[0]), 10), dtype=np.int32)]
+
+
+def _convert_reference(inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    summed = (inputs[0] + np.arange(5, dtype=np.int32)).astype(np.int32)
+    return [np.sqrt(summed.astype(np.float32)), summed]
+
+
+BUILTIN_SEEDS: tuple[SeedProgram, ...] = (
+    SeedProgram("add_mul", _ADD_MUL, lambda: [_f32(4), _f32(4, offset=1.0)],
+                lambda x: [(x[0] + x[1]) * x[1]]),
+    SeedProgram("dot", _DOT, lambda: [_f32(2, 3), _f32(3, 4, offset=-1.0)], lambda x: [x[0] @ x[1]]),
+    SeedProgram("reduce_sum", _REDUCE, lambda: [_f32(3, 4)], lambda x: [x[0].sum(axis=1)]),
+    SeedProgram("relu_select", _SELECT, lambda: [_f32(6)], lambda x: [np.where(x[0] > 2.0, x[0], np.float32(2.0))]),
+    SeedProgram("transpose_broadcast", _RESHAPE, lambda: [_f32(2, 3), _f32(3, offset=0.25)],
+                lambda x: [x[0].T - x[1][:, None]]),
+    SeedProgram("convert_iota", _CONVERT, lambda: [np.array([0, 1, 4, 9, 16], dtype=np.int32)], _convert_reference),
+    SeedProgram("while_count", _WHILE, lambda: [np.asarray(3, dtype=np.int32)], _while_reference),
+)
+
+
+def golden_seeds(limit: int = 24) -> list[SeedProgram]:
+    """Single-device golden cases (text + stored bytecode), or [] when the corpus is not there."""
+    try:
+        from pjrt_cts.golden import load_manifest
+
+        manifest = load_manifest()
+    except Exception:  # no corpus shipped / unreadable: the caller falls back to the built-in seeds
+        return []
+    seeds: list[SeedProgram] = []
+    for case in manifest.cases:
+        if case.is_multi_device or case.donation or case.large is not None or "mlir" not in case.files:
+            continue
+        bytecode: dict[str, tuple[str, bytes]] = {}
+        for label, version in case.bytecode_versions.items():
+            if version and f"mlirbc.{label}" in case.files:
+                bytecode[label] = (version, case.path(f"mlirbc.{label}").read_bytes())
+        seeds.append(SeedProgram(
+            name=case.id, text=case.program_text(), make_inputs=lambda case=case: list(case.inputs()),
+            reference=lambda _inputs, case=case: list(case.expected()), source=f"golden:{case.id}",
+            bytecode=bytecode,
+        ))
+        if len(seeds) >= limit:
+            break
+    return seeds
+
+
+def seed_programs() -> list[SeedProgram]:
+    """The fuzzer's corpus: golden programs when shipped, else the built-in ones."""
+    return golden_seeds() or list(BUILTIN_SEEDS)

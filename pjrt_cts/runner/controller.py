@@ -1,0 +1,219 @@
+"""Controller side of a run: a pytest plugin in the `pjrt-cts run` process (xdist's DSession).
+
+It never collects or runs tests. It folds the phase reports workers send into one record per test,
+turns a worker death into CRASH/TIMEOUT for the test that was running, and appends every record to
+results.jsonl the moment it is final.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from pjrt_cts.model import Outcome, test_id_from_nodeid
+from pjrt_cts.runner import crashlog
+from pjrt_cts.runner.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.records import Verdict, make_record, verdict_from_reports
+from pjrt_cts.runner.results import JsonlWriter
+
+_WAIT_FOR_EXIT_STATUS_SECONDS = 10.0
+
+
+class Controller:
+    def __init__(
+        self,
+        *,
+        log_dir: Path,
+        writer: JsonlWriter,
+        expectations: Expectations,
+        progress: Progress,
+        repro: Callable[[str], str],
+        timeout: float,
+        workers: int,
+        done_nodeids: set[str],
+        done_ids: list[str],
+    ) -> None:
+        self.log_dir = log_dir
+        self.writer = writer
+        self.expectations = expectations
+        self.progress = progress
+        self.repro = repro
+        self.timeout = timeout
+        self.workers = workers
+        self.recorded: set[str] = set(done_nodeids)
+        self.collected_ids: set[str] = set(done_ids)  # every id seen (run, deselected or done)
+        self.pending_nodeids: set[str] = set()  # collected to run, not yet recorded
+        self.phases: dict[str, dict[str, Any]] = {}
+        self.started: dict[str, float] = {}
+        self.rescheduled: Counter[str] = Counter()
+        self.ignored_crashes: set[str] = set()
+        self.collection_read: set[str] = set()
+        self.deaths_without_progress = 0
+        self.stop_reason: str | None = None
+        self.incidents: list[str] = []
+        self._total_set = False
+        self._done_before = len(done_nodeids)
+        self.config: pytest.Config | None = None
+
+    # -- collection ---------------------------------------------------------------------------
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        worker_id = node.gateway.id
+        if worker_id in self.collection_read:
+            return
+        self.collection_read.add(worker_id)
+        path = self.log_dir / f"{worker_id}.collection.json"
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            payload = {"items": list(ids), "deselected": [], "done": []}
+        for nodeid in list(ids) + payload.get("done", []):
+            self.collected_ids.add(test_id_from_nodeid(nodeid))
+        new_pending = {nodeid for nodeid in ids if nodeid not in self.recorded}
+        self.pending_nodeids |= new_pending
+        skips = []
+        for nodeid, reason, tags in payload.get("deselected", []):
+            self.collected_ids.add(test_id_from_nodeid(nodeid))
+            if nodeid not in self.recorded:
+                skips.append(make_record(nodeid, Verdict(Outcome.SKIP, message=reason, tags=tags), self.repro(nodeid)))
+        if not self._total_set:
+            self._total_set = True
+            self.progress.set_total(self._done_before + len(new_pending) + len(skips))
+            self.progress.done = self._done_before
+        for record in skips:
+            self._emit(record, progress_made=False)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A module that fails to import or collect: one ERROR record for it (xdist dedupes workers)."""
+        if not report.failed or report.nodeid in self.recorded:
+            return
+        nodeid = report.nodeid
+        test_id = test_id_from_nodeid(f"{nodeid}::<collection>")
+        text = getattr(report, "longreprtext", "") or str(report.longrepr)
+        verdict = Verdict(Outcome.ERROR, message=f"collection failed: {text.strip().splitlines()[-1] if text.strip() else ''}",
+                          details={"traceback": text[-20000:]})
+        self.collected_ids.add(test_id)
+        self._emit(make_record(nodeid, verdict, self.repro(nodeid), test_id=test_id), progress_made=False)
+
+    # -- running ------------------------------------------------------------------------------
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self.started[nodeid] = time.monotonic()
+        self.phases[nodeid] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "???":  # xdist: the worker died while this test was pending
+            if report.nodeid in self.ignored_crashes:
+                self.ignored_crashes.discard(report.nodeid)
+                return
+            self._record_worker_crash(report)
+            return
+        self.phases.setdefault(report.nodeid, {})[report.when] = report
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        reports = self.phases.pop(nodeid, {})
+        if nodeid in self.recorded:
+            return
+        self._emit(make_record(nodeid, verdict_from_reports(reports), self.repro(nodeid)))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """A worker died between tests (its log's last marker is an end marker): xdist blames the next
+        pending test, which never started. Run that test again elsewhere instead (once)."""
+        node = getattr(report, "node", None)
+        if node is None:
+            return
+        segment = crashlog.read_segment(self._log_path(node), crashitem)
+        if segment.started or self.rescheduled[crashitem] >= 1 or not hasattr(sched, "mark_test_pending"):
+            return
+        self.rescheduled[crashitem] += 1
+        self.ignored_crashes.add(crashitem)
+        returncode = self._returncode(node)
+        _, words = crashlog.describe_death(returncode, segment)
+        self.progress.note(f"warning: worker {node.gateway.id} {words} between tests; rescheduling {crashitem}")
+        sched.mark_test_pending(crashitem)
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if error is None:
+            return
+        segment = crashlog.read_segment(self._log_path(node), "")
+        if segment.running is None and self._total_set:
+            _, words = crashlog.describe_death(self._returncode(node), segment)
+            self.incidents.append(f"worker {node.gateway.id} {words} outside any test (e.g. while unloading "
+                                  f"the plugin); see {self._log_path(node)}")
+        if self._total_set and not self.pending_nodeids:
+            self._stop_replacing_workers()  # nothing left to run: do not replace the dead worker
+            return
+        self.deaths_without_progress += 1
+        if self.deaths_without_progress > max(4, 2 * self.workers):
+            self.stop_reason = (f"{self.deaths_without_progress} workers died in a row without finishing a test "
+                                f"(see {self.log_dir})")
+            dsession = self._stop_replacing_workers()
+            if dsession is not None and not dsession.shouldstop:
+                dsession.shouldstop = self.stop_reason
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _stop_replacing_workers(self) -> Any:
+        """xdist clones a dead worker until its restart budget is spent: spend it now."""
+        dsession = self.config.pluginmanager.getplugin("dsession") if self.config else None
+        if dsession is not None:
+            dsession._max_worker_restart = 0
+        return dsession
+
+    def _log_path(self, node: Any) -> Path:
+        return self.log_dir / f"{node.gateway.id}.log"
+
+    @staticmethod
+    def _returncode(node: Any) -> int | None:
+        """The dead worker's exit status (negative: killed by that signal), from execnet's Popen."""
+        popen = getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
+        if popen is None:
+            return None
+        try:
+            return popen.wait(timeout=_WAIT_FOR_EXIT_STATUS_SECONDS)
+        except Exception:
+            return None
+
+    def _record_worker_crash(self, report: pytest.TestReport) -> None:
+        nodeid = report.nodeid
+        node = getattr(report, "node", None)
+        worker_id = node.gateway.id if node is not None else "?"
+        returncode = self._returncode(node) if node is not None else None
+        segment = crashlog.read_segment(self.log_dir / f"{worker_id}.log", nodeid)
+        partial = verdict_from_reports(self.phases.pop(nodeid, {}))
+        started = self.started.pop(nodeid, None)
+        duration = time.monotonic() - started if started is not None else 0.0
+        signal_name, words = crashlog.describe_death(returncode, segment)
+        if segment.timed_out:
+            outcome = Outcome.TIMEOUT
+            limit = segment.timeout_seconds or self.timeout
+            headline = f"exceeded the {limit:g}s per-test timeout; worker {worker_id} was stopped"
+        else:
+            outcome = Outcome.CRASH
+            headline = f"worker {worker_id} {words} while running this test"
+        details = dict(partial.details)
+        details.update({"worker": worker_id, "exit_status": returncode, "signal": signal_name,
+                        "stderr_tail": segment.tail()})
+        verdict = Verdict(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
+                          details=details, tags=partial.tags, compatibility=partial.compatibility)
+        self._emit(make_record(nodeid, verdict, self.repro(nodeid)))
+
+    def _emit(self, record: dict[str, Any], progress_made: bool = True) -> None:
+        if record["nodeid"] in self.recorded:
+            return
+        record = apply_expectation(record, self.expectations)
+        self.writer.write(record)
+        self.recorded.add(record["nodeid"])
+        self.pending_nodeids.discard(record["nodeid"])
+        if progress_made:
+            self.deaths_without_progress = 0
+        self.progress.add(record)

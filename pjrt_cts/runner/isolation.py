@@ -1,0 +1,134 @@
+"""Run one `@pytest.mark.isolated` test in a fresh `python -m pytest` subprocess from its worker.
+
+The child loads the plugin itself, runs just that test and streams its reports to a file; the
+worker replays them as its own. If the child dies (signal, abort, exit) or overruns its timeout,
+the worker reports CRASH / TIMEOUT for the test with the signal and the child's stderr tail, and
+simply carries on: only the child paid for the crash.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pjrt_cts.model import Outcome
+from pjrt_cts.runner import crashlog
+from pjrt_cts.runner.spec import RunSpec
+from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, timeout_for
+
+_PHASES = ("setup", "call", "teardown")
+
+
+def child_command(spec: RunSpec, reports_path: Path, nodeid: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", *spec.child_args, "--pjrt-cts-child-reports", str(reports_path), nodeid]
+
+
+def child_environment(spec: RunSpec) -> dict[str, str]:
+    env = dict(os.environ)
+    if spec.pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (spec.pythonpath, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def run_in_fresh_process(item: pytest.Item, nextitem: pytest.Item | None, spec: RunSpec, log_path: Path) -> None:
+    ihook = item.ihook
+    ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for report in run_child(item, spec, log_path):
+        ihook.pytest_runtest_logreport(report=report)
+    ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    # Fixtures the previous in-process test left set up and the next one does not need.
+    try:
+        item.session._setupstate.teardown_exact(nextitem)
+    except Exception:  # a teardown error belongs to an earlier test; nothing to attribute it to here
+        pass
+
+
+def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.TestReport]:
+    timeout = timeout_for(item, spec)
+    handle, name = tempfile.mkstemp(prefix="isolated-", suffix=".jsonl", dir=spec.log_dir)
+    os.close(handle)
+    reports_path = Path(name)
+    began = time.time()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # stdout/stderr are inherited: fds 1 and 2 of the worker are its log.
+    proc = subprocess.Popen(child_command(spec, reports_path, item.nodeid), cwd=spec.rootdir,
+                            stdin=subprocess.DEVNULL, env=child_environment(spec))
+    killed = False
+    try:
+        returncode = proc.wait(timeout=timeout + ISOLATION_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        returncode = proc.wait()
+        killed = True
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    elapsed = time.time() - began
+    started, reports = _read_child_events(item.config, reports_path)
+    reports_path.unlink(missing_ok=True)
+    phases = {report.when for report in reports}
+    if "teardown" in phases and returncode >= 0:
+        return reports
+
+    segment = crashlog.read_segment(log_path, item.nodeid)
+    signal_name, words = crashlog.describe_death(returncode, segment)
+    details: dict[str, Any] = {"isolated": True, "exit_status": returncode, "signal": signal_name,
+                               "stderr_tail": segment.tail()}
+    if killed or segment.timed_out:
+        outcome = Outcome.TIMEOUT
+        headline = f"exceeded the {timeout:g}s timeout in its isolated subprocess and was killed"
+    elif "teardown" in phases:
+        outcome = Outcome.CRASH
+        headline = f"the test finished, then its isolated subprocess {words} (at exit)"
+    elif started or returncode < 0:
+        outcome = Outcome.CRASH
+        headline = f"isolated subprocess {words} while running this test"
+    else:
+        outcome = Outcome.ERROR
+        headline = f"could not run the test in a fresh subprocess: pytest {words}"
+    missing = next((phase for phase in _PHASES if phase not in phases), "teardown")
+    synthetic = pytest.TestReport(
+        nodeid=item.nodeid,
+        location=item.location,
+        keywords={name: 1 for name in item.keywords},
+        outcome="failed",
+        longrepr=crashlog.crash_message(headline, segment),
+        when=missing,  # type: ignore[arg-type]
+        duration=elapsed,
+        start=began,
+        stop=began + elapsed,
+        user_properties=[],
+    )
+    synthetic.pjrt_cts = {"outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
+                          "details": details}
+    return [r for r in reports if r.when != "teardown"] + [synthetic]
+
+
+def _read_child_events(config: pytest.Config, path: Path) -> tuple[bool, list[pytest.TestReport]]:
+    started = False
+    reports: list[pytest.TestReport] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False, []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # cut short by the crash
+        if event.get("event") == "logstart":
+            started = True
+        elif event.get("event") == "report":
+            report = config.hook.pytest_report_from_serializable(config=config, data=event["data"])
+            if isinstance(report, pytest.TestReport):
+                reports.append(report)
+    return started, reports

@@ -1,0 +1,54 @@
+"""junit.xml from the test records: one <testsuite> per layer, for CI systems that render JUnit."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pjrt_cts.model import Outcome
+
+_FAILURE = {Outcome.FAIL, Outcome.XPASS}
+_ERROR = {Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR}
+_SKIPPED = {Outcome.NOT_SUPPORTED, Outcome.SKIP, Outcome.XFAIL}
+
+
+def write_junit(tests: list[dict[str, Any]], path: Path, name: str = "pjrt-cts") -> None:
+    by_layer: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for test in tests:
+        by_layer[test["layer"]].append(test)
+    root = ET.Element("testsuites", name=name)
+    for layer in sorted(by_layer):
+        cases = by_layer[layer]
+        suite = ET.SubElement(root, "testsuite", name=layer, tests=str(len(cases)),
+                              failures=str(sum(Outcome(t["outcome"]) in _FAILURE for t in cases)),
+                              errors=str(sum(Outcome(t["outcome"]) in _ERROR for t in cases)),
+                              skipped=str(sum(Outcome(t["outcome"]) in _SKIPPED for t in cases)),
+                              time=f"{sum(t['duration'] or 0 for t in cases):.3f}")
+        for test in cases:
+            classname, _, case_name = test["id"].rpartition(".") if "[" not in test["id"] else _split_param(test["id"])
+            case = ET.SubElement(suite, "testcase", classname=classname or layer, name=case_name or test["id"],
+                                 time=f"{test['duration'] or 0:.3f}")
+            properties = ET.SubElement(case, "properties")
+            ET.SubElement(properties, "property", name="outcome", value=test["outcome"])
+            if test.get("expected"):
+                ET.SubElement(properties, "property", name="expected", value=test["expected"]["outcome"])
+            outcome = Outcome(test["outcome"])
+            message = test.get("message") or ""
+            first = message.splitlines()[0] if message else outcome.value
+            if outcome in _FAILURE:
+                ET.SubElement(case, "failure", message=f"{outcome.value}: {first}", type=outcome.value).text = message
+            elif outcome in _ERROR:
+                ET.SubElement(case, "error", message=f"{outcome.value}: {first}", type=outcome.value).text = message
+            elif outcome in _SKIPPED:
+                ET.SubElement(case, "skipped", message=f"{outcome.value}: {first}", type=outcome.value)
+    tree = ET.ElementTree(root)
+    ET.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _split_param(test_id: str) -> tuple[str, str, str]:
+    """'a.b.test_x[p.q]' splits at the last dot before the parameter list."""
+    base, bracket, params = test_id.partition("[")
+    classname, _, name = base.rpartition(".")
+    return classname, ".", name + bracket + params

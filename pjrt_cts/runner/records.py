@@ -1,0 +1,136 @@
+"""One result record per test, from the pytest phase reports the controller receives."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from pjrt_cts.model import Outcome, test_id_from_nodeid
+from pjrt_cts.runner.results import jsonable
+
+_MAX_TRACEBACK_CHARS = 20_000
+_SUITE_PATH = re.compile(r"(?:^|/)suites/(?P<layer>[^/]+)/")
+
+
+@dataclass
+class Verdict:
+    outcome: Outcome
+    message: str = ""
+    duration: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    compatibility: dict[str, Any] = field(default_factory=dict)
+
+
+def layer_for(nodeid: str) -> str:
+    match = _SUITE_PATH.search(nodeid.replace("\\", "/"))
+    return match["layer"] if match else "unknown"
+
+
+def make_record(nodeid: str, verdict: Verdict, repro: str, test_id: str | None = None) -> dict[str, Any]:
+    record = {
+        "id": test_id or test_id_from_nodeid(nodeid),
+        "nodeid": nodeid,
+        "layer": layer_for(nodeid),
+        "outcome": verdict.outcome.value,
+        "duration": round(verdict.duration, 4),
+        "message": verdict.message,
+        "details": verdict.details,
+        "tags": verdict.tags,
+        "expected": None,
+        "repro": repro,
+    }
+    if verdict.compatibility:
+        record["compatibility"] = verdict.compatibility
+    return record
+
+
+def info_of(report: Any) -> dict[str, Any]:
+    info = getattr(report, "pjrt_cts", None)
+    return info if isinstance(info, dict) else {}
+
+
+def verdict_from_reports(reports: Mapping[str, Any]) -> Verdict:
+    """Fold the setup/call/teardown reports of one test into its outcome and message."""
+    verdict = Verdict(outcome=Outcome.PASS)
+    for when in ("setup", "call", "teardown"):
+        report = reports.get(when)
+        if report is None:
+            continue
+        info = info_of(report)
+        verdict.duration += float(getattr(report, "duration", 0.0) or 0.0)
+        verdict.details.update(_user_properties(report))
+        verdict.details.update(info.get("details") or {})
+        verdict.compatibility.update(info.get("compatibility") or {})
+        if info.get("tags"):
+            verdict.tags = list(info["tags"])
+        if verdict.outcome is not Outcome.PASS and verdict.outcome is not Outcome.WARNING:
+            continue  # the first bad phase decides; later ones only add details
+        phase_outcome, message = _phase_outcome(when, report, info)
+        if phase_outcome is None:
+            continue
+        if when == "teardown" and phase_outcome in (Outcome.FAIL, Outcome.ERROR):
+            phase_outcome = Outcome.ERROR
+            message = f"teardown failed: {message}"
+        if phase_outcome is Outcome.WARNING and verdict.outcome is Outcome.WARNING:
+            continue
+        verdict.outcome = phase_outcome
+        verdict.message = message
+        traceback = _traceback_text(report)
+        if traceback and phase_outcome in (Outcome.FAIL, Outcome.ERROR):
+            verdict.details.setdefault("traceback", traceback)
+    return verdict
+
+
+def _phase_outcome(when: str, report: Any, info: dict[str, Any]) -> tuple[Outcome | None, str]:
+    explicit = info.get("outcome")
+    if explicit:
+        return Outcome(explicit), str(info.get("message", ""))
+    if hasattr(report, "wasxfail"):  # pytest's own xfail marker, should a suite use it
+        if report.skipped:
+            return Outcome.XFAIL, str(report.wasxfail)
+        if report.passed:
+            return Outcome.XPASS, str(report.wasxfail)
+    if report.passed:
+        return None, ""
+    if report.skipped:
+        reason = _skip_reason(report)
+        if reason.startswith("NOT_SUPPORTED"):
+            return Outcome.NOT_SUPPORTED, reason.split(":", 1)[1].strip() if ":" in reason else ""
+        return Outcome.SKIP, reason
+    # failed
+    message = _failure_message(report)
+    return (Outcome.FAIL if when == "call" else Outcome.ERROR), message
+
+
+def _user_properties(report: Any) -> dict[str, Any]:
+    """`record_property(key, value)` pairs, for suites that use pytest's own fixture."""
+    properties: dict[str, Any] = {}
+    for pair in getattr(report, "user_properties", None) or []:
+        if isinstance(pair, (tuple, list)) and len(pair) == 2:
+            properties[str(pair[0])] = jsonable(pair[1])
+    return properties
+
+
+def _skip_reason(report: Any) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, (tuple, list)) and len(longrepr) == 3:
+        reason = str(longrepr[2])
+    else:
+        reason = str(longrepr or "")
+    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+
+
+def _failure_message(report: Any) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        return str(crash.message)
+    text = getattr(report, "longreprtext", "") or str(report.longrepr or "")
+    return text.strip().splitlines()[-1] if text.strip() else "failed"
+
+
+def _traceback_text(report: Any) -> str:
+    text = getattr(report, "longreprtext", "") or ""
+    if len(text) > _MAX_TRACEBACK_CHARS:
+        text = "...\n" + text[-_MAX_TRACEBACK_CHARS:]
+    return text

@@ -1,0 +1,322 @@
+"""One `pjrt-cts run`: prepare out/, start xdist workers through pytest, write the results."""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+import pytest
+
+from pjrt_cts import __version__
+from pjrt_cts.model import BAD_OUTCOMES, Outcome, test_id_from_nodeid
+from pjrt_cts.runner import crashlog, identity, terminal
+from pjrt_cts.runner.controller import Controller
+from pjrt_cts.runner.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.junit import write_junit
+from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.records import Verdict, layer_for, make_record
+from pjrt_cts.runner.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
+from pjrt_cts.runner.spec import RunSpec
+
+WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
+EXIT_OK, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 130
+_OUTPUT_FILES = ("results.jsonl", "results.json", "junit.xml", "report.html")
+
+
+@dataclass
+class RunOptions:
+    plugin_path: Path
+    suites_dir: Path
+    layers: list[str]
+    out_dir: Path
+    profile: str | None = None
+    create_options: dict[str, Any] = field(default_factory=dict)
+    user_create_options: list[str] = field(default_factory=list)  # as typed, for repro lines
+    worker_env: dict[str, str] = field(default_factory=dict)
+    keyword: str | None = None
+    ids: list[str] = field(default_factory=list)
+    workers: int = 2
+    timeout: float = 120.0
+    expectations: Expectations = field(default_factory=Expectations)
+    resume: bool = False
+    command: list[str] = field(default_factory=list)
+    suites_dir_given: bool = False
+    show_progress: bool = True
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Run:
+    def __init__(self, options: RunOptions, stream: TextIO | None = None) -> None:
+        self.options = options
+        self.stream = stream or sys.stdout
+        self.out = options.out_dir
+        self.run_dir = self.out / ".run"
+        self.log_dir = self.out / "logs"
+        self.jsonl_path = self.out / "results.jsonl"
+
+    # -- entry point ----------------------------------------------------------------------------
+
+    def execute(self) -> int:
+        options = self.options
+        began = time.monotonic()
+        meta = self._prepare_out_dir()
+        done = read_jsonl(self.jsonl_path) if options.resume else []
+        if done:
+            self._say(f"resuming: {len(done)} tests already recorded in {self.jsonl_path}")
+        spec_path = self.run_dir / "spec.json"
+        self._spec(done).write(spec_path)
+
+        worker_env = self._worker_environment()
+        probe = identity.PluginInfoProbe(options.plugin_path, options.create_options, {**os.environ, **worker_env})
+        progress = Progress(self.stream, enabled=options.show_progress)
+        writer = JsonlWriter(self.jsonl_path)
+        controller = Controller(
+            log_dir=self.log_dir, writer=writer, expectations=options.expectations, progress=progress,
+            repro=self.repro, timeout=options.timeout, workers=options.workers,
+            done_nodeids={r["nodeid"] for r in done}, done_ids=[r["id"] for r in done],
+        )
+        interrupted = False
+        try:
+            with _environment(worker_env), _sigterm_as_interrupt():
+                exit_status = pytest.main(self._pytest_args(spec_path), plugins=[controller])
+            interrupted = int(exit_status) == int(pytest.ExitCode.INTERRUPTED) and controller.stop_reason is None
+            if int(exit_status) in (int(pytest.ExitCode.INTERNAL_ERROR), int(pytest.ExitCode.USAGE_ERROR)):
+                controller.incidents.append(f"pytest ended with {pytest.ExitCode(exit_status).name}")
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            progress.finish()
+            if interrupted:
+                probe.cancel()
+        if not interrupted:
+            for nodeid in sorted(controller.pending_nodeids):
+                reason = controller.stop_reason or "the run ended before this test ran"
+                writer.write(apply_expectation(
+                    make_record(nodeid, Verdict(Outcome.ERROR, message=f"not run: {reason}"), self.repro(nodeid)),
+                    options.expectations))
+        writer.close()
+        plugin = probe.result() if not interrupted else {"path": str(options.plugin_path), "error": "interrupted"}
+        meta["wall_seconds"] = meta.get("wall_seconds_before", 0.0) + (time.monotonic() - began)
+        return self._finish(meta, plugin, controller, interrupted)
+
+    # -- setup ------------------------------------------------------------------------------------
+
+    def _prepare_out_dir(self) -> dict[str, Any]:
+        self.out.mkdir(parents=True, exist_ok=True)
+        meta_path = self.run_dir / "run.json"
+        previous: dict[str, Any] = {}
+        if self.options.resume and meta_path.is_file():
+            try:
+                previous = json.loads(meta_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                previous = {}
+        if self.options.resume and not self.jsonl_path.is_file():
+            self._say(f"nothing to resume in {self.out}: starting a fresh run")
+        if not self.options.resume:
+            for name in _OUTPUT_FILES:
+                (self.out / name).unlink(missing_ok=True)
+            shutil.rmtree(self.log_dir, ignore_errors=True)
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.log_dir.glob("*.collection.json"):
+            stale.unlink()
+        meta = {
+            "started_at": previous.get("started_at") or now_iso(),
+            "command": previous.get("command") or self.options.command,
+            "wall_seconds_before": float(previous.get("wall_seconds", 0.0) or 0.0),
+        }
+        meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        return meta
+
+    def _ini_file(self) -> Path:
+        own = self.options.suites_dir / "pytest.ini"
+        if own.is_file():
+            return own
+        ini = self.run_dir / "pytest.ini"
+        ini.write_text("[pytest]\n", encoding="utf-8")
+        return ini
+
+    def _common_args(self) -> list[str]:
+        suites = self.options.suites_dir
+        return [
+            "-p", WORKER_PLUGIN,
+            "--rootdir", str(suites.parent),
+            "-c", str(self._ini_file()),
+            "--confcutdir", str(suites),
+            "--capture=no",  # the plugin's own stderr must reach the worker log, crash or not
+            "-p", "no:cacheprovider",
+            "-p", "no:terminal",
+            "-p", "no:timeout",
+            "-p", "no:randomly",
+        ]
+
+    def _spec(self, done: list[dict[str, Any]]) -> RunSpec:
+        spec_path = self.run_dir / "spec.json"
+        child_args = self._common_args() + ["--pjrt-cts-spec", str(spec_path), "-p", "no:xdist"]
+        skips = [[pattern, reason] for pattern, reason in self.options.expectations.skip_patterns()]
+        return RunSpec(
+            out_dir=str(self.out), log_dir=str(self.log_dir), rootdir=str(self.options.suites_dir.parent),
+            timeout=self.options.timeout, child_args=child_args, select_ids=list(self.options.ids),
+            done_nodeids=[r["nodeid"] for r in done], expectation_skips=skips, pythonpath=identity.package_root(),
+            suite_paths=[str(self.options.suites_dir / layer) for layer in self.options.layers],
+        )
+
+    def _pytest_args(self, spec_path: Path) -> list[str]:
+        options = self.options
+        # Not the suites: the controller must not import suite code (a conftest could crash it).
+        # Workers swap in spec.suite_paths before collecting (worker_plugin.pytest_collection).
+        empty = self.run_dir / "controller-collects-nothing"
+        empty.mkdir(parents=True, exist_ok=True)
+        args = [str(empty)] + self._common_args()
+        args += ["--pjrt-cts-spec", str(spec_path), "-n", str(options.workers), "--dist", "load",
+                 "--max-worker-restart", "1000000", "--continue-on-collection-errors"]
+        if options.keyword:
+            args += ["-k", options.keyword]
+        return args
+
+    def _worker_environment(self) -> dict[str, str]:
+        options = self.options
+        pythonpath = os.pathsep.join(p for p in (identity.package_root(), os.environ.get("PYTHONPATH", "")) if p)
+        env = dict(options.worker_env)
+        env.update({
+            "PJRT_CTS_PLUGIN": str(options.plugin_path),
+            "PJRT_CTS_CREATE_OPTIONS": json.dumps(options.create_options),
+            "PJRT_CTS_PROFILE": options.profile or "",
+            "PJRT_CTS_OUT": str(self.out),
+            "PYTHONPATH": pythonpath,
+        })
+        return env
+
+    def repro(self, nodeid: str) -> str:
+        options = self.options
+        parts = ["pjrt-cts", "run", str(options.plugin_path)]
+        if options.profile:
+            parts += ["--plugin", options.profile]
+        for option in options.user_create_options:
+            parts += ["--create-option", option]
+        if options.suites_dir_given:
+            parts += ["--suites-dir", str(options.suites_dir)]
+        if options.timeout != RunOptions.timeout:
+            parts += ["--timeout", f"{options.timeout:g}"]
+        if "::" in nodeid:
+            parts += ["-n", "1", "--id", test_id_from_nodeid(nodeid)]
+        else:
+            parts += ["-n", "1", "--layers", layer_for(nodeid)]
+        return shlex.join(parts)
+
+    # -- the end ----------------------------------------------------------------------------------
+
+    def _finish(self, meta: dict[str, Any], plugin: dict[str, Any], controller: Controller, interrupted: bool) -> int:
+        options = self.options
+        records = [apply_expectation(r, options.expectations) for r in read_jsonl(self.jsonl_path)]
+        compatibility: dict[str, Any] = {}
+        for record in records:
+            compatibility.update(record.get("compatibility") or {})
+        seen_ids = controller.collected_ids | {r["id"] for r in records}
+        unknown = options.expectations.unknown_patterns(seen_ids, options.layers) if seen_ids else []
+        complete = not interrupted and bool(records) and not controller.pending_nodeids
+        results = build_results(
+            tool_version=__version__, started_at=meta["started_at"], finished_at=now_iso(),
+            wall_seconds=meta["wall_seconds"], command=meta["command"], profile=options.profile, plugin=plugin,
+            environment=identity.environment(), expectations=options.expectations.describe(unknown),
+            compatibility=compatibility, tests=records, complete=complete,
+        )
+        write_json_atomic(results, self.out / "results.json")
+        write_junit(results["tests"], self.out / "junit.xml")
+        meta_out = {"started_at": meta["started_at"], "command": meta["command"], "wall_seconds": meta["wall_seconds"]}
+        (self.run_dir / "run.json").write_text(json.dumps(meta_out, indent=1), encoding="utf-8")
+        report_note = self._write_report(results)
+
+        self._say("")
+        self._say(terminal.summary_table(results["summary"]))
+        for pattern in unknown:
+            self._say(f"warning: expectation pattern matches no test: {pattern}")
+        for incident in controller.incidents:
+            self._say(f"warning: {incident}")
+        if isinstance(plugin, dict) and plugin.get("error"):
+            self._say(f"warning: plugin identity unavailable: {plugin['error']}")
+        if controller.stop_reason:
+            self._say(f"error: run stopped: {controller.stop_reason}")
+        if not records:
+            self._say("error: no tests were collected or run" + self._first_log_tail())
+        self._say(f"results: {self.out / 'results.json'}  junit: {self.out / 'junit.xml'}{report_note}")
+        self._say(f"verdict: {results['summary']['verdict']}  "
+                  f"({len(records)} tests, {meta['wall_seconds']:.1f}s)")
+        if interrupted:
+            self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
+            return EXIT_INTERRUPTED
+        bad = any(Outcome(r["outcome"]) in BAD_OUTCOMES for r in records)
+        return EXIT_BAD if bad or not records else EXIT_OK
+
+    def _write_report(self, results: dict[str, Any]) -> str:
+        try:
+            from pjrt_cts.report.html import write_report
+        except Exception:  # report package not available: results.json is the product anyway
+            return ""
+        try:
+            write_report(results, self.out / "report.html")
+        except Exception as exc:  # never fail a conformance run because of its report
+            self._say(f"warning: could not write report.html: {type(exc).__name__}: {exc}")
+            return ""
+        return f"  report: {self.out / 'report.html'}"
+
+    def _first_log_tail(self) -> str:
+        logs = sorted(self.log_dir.glob("*.log"))
+        if not logs:
+            return ""
+        lines = crashlog.read_segment(logs[0], "").tail(30)
+        return f"\n--- {logs[0]} (last lines) ---\n" + "\n".join(lines)
+
+    def _say(self, line: str) -> None:
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Workers inherit these; the controller itself never reads them."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the run like Ctrl-C (workers torn down, results written), not mid-line."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run(options: RunOptions, stream: TextIO | None = None) -> int:
+    return Run(options, stream).execute()

@@ -1,0 +1,153 @@
+"""PJRT_Client_Create / PJRT_Client_Destroy: options, strict option validation, lifetimes."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from pjrt_cts import suite_support as support
+from pjrt_cts.runtime import PjrtError
+
+# Options the XLA plugins document, by platform family: (family, name, value), one per PJRT_NamedValue_Type used.
+DOCUMENTED_OPTIONS = [
+    pytest.param("cpu", "cpu_device_count", 2, id="cpu-cpu_device_count-int64"),
+    pytest.param("cpu", "asynchronous", True, id="cpu-asynchronous-bool_true"),
+    pytest.param("cpu", "asynchronous", False, id="cpu-asynchronous-bool_false"),
+    pytest.param("cpu", "process_id", 0, id="cpu-process_id-int64"),
+    pytest.param("gpu", "platform_name", None, id="gpu-platform_name-string")  # None: the platform's own name,
+    pytest.param("gpu", "allocator", "platform", id="gpu-allocator-string"),
+    pytest.param("gpu", "memory_fraction", 0.5, id="gpu-memory_fraction-float"),
+    pytest.param("gpu", "preallocate", False, id="gpu-preallocate-bool"),
+    pytest.param("gpu", "visible_devices", [0], id="gpu-visible_devices-int64_list"),
+    pytest.param("gpu", "max_inflight_computations", 8, id="gpu-max_inflight_computations-int64"),
+]
+
+# Documented options given a value of the wrong PJRT_NamedValue_Type.
+WRONG_TYPE_OPTIONS = [
+    pytest.param("cpu", "cpu_device_count", "4", id="cpu-cpu_device_count-string"),
+    pytest.param("cpu", "cpu_device_count", 4.0, id="cpu-cpu_device_count-float"),
+    pytest.param("cpu", "cpu_device_count", True, id="cpu-cpu_device_count-bool"),
+    pytest.param("cpu", "cpu_device_count", [4], id="cpu-cpu_device_count-int64_list"),
+    pytest.param("cpu", "asynchronous", 1, id="cpu-asynchronous-int64"),
+    pytest.param("cpu", "asynchronous", "true", id="cpu-asynchronous-string"),
+    pytest.param("cpu", "process_id", "0", id="cpu-process_id-string"),
+    pytest.param("gpu", "preallocate", 0, id="gpu-preallocate-int64"),
+    pytest.param("gpu", "memory_fraction", "0.5", id="gpu-memory_fraction-string"),
+    pytest.param("gpu", "visible_devices", 0, id="gpu-visible_devices-int64"),
+]
+
+UNKNOWN_OPTIONS = [
+    pytest.param(7, id="int64"),
+    pytest.param("value", id="string"),
+    pytest.param(True, id="bool"),
+    pytest.param(0.25, id="float"),
+    pytest.param([1, 2], id="int64_list"),
+]
+UNKNOWN_OPTION_NAME = "pjrt_cts_option_no_plugin_defines"
+
+
+def _create(plugin: Any, options: dict[str, Any]) -> Any:
+    try:
+        return plugin.create_client(options)
+    except PjrtError as error:
+        raise AssertionError(
+            f"PJRT_Client_Create({options}) should succeed, but failed with {error.code}: {error.message}"
+        ) from None
+
+
+def test_create_with_no_options(plugin: Any, create_options: dict[str, Any]) -> None:
+    if create_options:
+        try:
+            created = plugin.create_client({})
+        except PjrtError as error:  # e.g. a GPU plugin that needs platform options on this host
+            support.not_supported(f"the plugin needs create options {sorted(create_options)}: {error.code}: {error.message}")
+    else:
+        created = _create(plugin, {})
+    with created:
+        assert created.addressable_devices, "PJRT_Client_Create({}) should give a client with devices, but it has none"
+
+
+def test_create_with_configured_options(plugin: Any, create_options: dict[str, Any]) -> None:
+    with _create(plugin, create_options) as created:
+        assert created.addressable_devices, f"PJRT_Client_Create({create_options}) gave a client without devices"
+
+
+@pytest.mark.parametrize(("family", "name", "value"), DOCUMENTED_OPTIONS)
+def test_create_with_documented_option(
+    plugin: Any, client: Any, create_options: dict[str, Any], require_platform_family: Callable[[str], None],
+    family: str, name: str, value: Any,
+) -> None:
+    require_platform_family(family)
+    if value is None:
+        value = client.platform_name
+    with _create(plugin, {**create_options, name: value}) as created:
+        assert created.addressable_devices, f"PJRT_Client_Create({name}={value!r}) gave a client without devices"
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_cpu_device_count_sets_number_of_devices(
+    plugin: Any, create_options: dict[str, Any], require_platform_family: Callable[[str], None], count: int
+) -> None:
+    require_platform_family("cpu")
+    with _create(plugin, {**create_options, "cpu_device_count": count}) as created:
+        found = len(created.addressable_devices)
+        assert found == count, f"PJRT_Client_Create(cpu_device_count={count}) should give {count} devices, but gave {found}"
+
+
+@pytest.mark.parametrize("value", UNKNOWN_OPTIONS)
+def test_unknown_option_name_is_invalid_argument(plugin: Any, create_options: dict[str, Any], value: Any) -> None:
+    options = {**create_options, UNKNOWN_OPTION_NAME: value}
+
+    def create() -> None:
+        plugin.create_client(options).close()
+
+    support.expect_error(create, "INVALID_ARGUMENT", function=f"PJRT_Client_Create({UNKNOWN_OPTION_NAME}={value!r})")
+
+
+@pytest.mark.isolated  # the API 0.81 XLA CPU plugin aborts (std::bad_variant_access) on a mistyped option
+@pytest.mark.parametrize(("family", "name", "value"), WRONG_TYPE_OPTIONS)
+def test_wrong_option_type_is_invalid_argument(
+    plugin: Any, create_options: dict[str, Any], require_platform_family: Callable[[str], None],
+    family: str, name: str, value: Any,
+) -> None:
+    require_platform_family(family)
+    options = {**create_options, name: value}
+
+    def create() -> None:
+        plugin.create_client(options).close()
+
+    support.expect_error(create, "INVALID_ARGUMENT", function=f"PJRT_Client_Create({name}={value!r}, wrong type)")
+
+
+def test_destroy_then_create_again(plugin: Any, create_options: dict[str, Any]) -> None:
+    with _create(plugin, create_options) as first:
+        platform, count = first.platform_name, len(first.devices)
+    with _create(plugin, create_options) as second:
+        again = (second.platform_name, len(second.devices))
+    assert again == (platform, count), (
+        f"PJRT_Client_Create after PJRT_Client_Destroy should give the same platform and device count "
+        f"{(platform, count)}, but gave {again}"
+    )
+
+
+def test_two_clients_in_one_process(plugin: Any, create_options: dict[str, Any], client: Any) -> None:
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with _create(plugin, create_options) as second:
+        assert second.handle != client.handle, "PJRT_Client_Create should return a new client, but returned the existing one"
+        mine = client.buffer_from_numpy(data)
+        theirs = second.buffer_from_numpy(data + 1)
+        assert np.array_equal(theirs.to_numpy(), data + 1), "a buffer of the second client should read back its own data"
+        theirs.close()
+    assert np.array_equal(mine.to_numpy(), data), (
+        "a buffer of the first client should still read back after PJRT_Client_Destroy of a second client"
+    )
+    mine.close()
+
+
+def test_create_and_destroy_repeatedly(plugin: Any, create_options: dict[str, Any]) -> None:
+    counts = []
+    for _ in range(3):
+        with _create(plugin, create_options) as created:
+            counts.append(len(created.addressable_devices))
+    assert len(set(counts)) == 1, f"repeated PJRT_Client_Create/Destroy should give the same devices, but gave {counts}"

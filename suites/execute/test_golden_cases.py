@@ -1,0 +1,19 @@
+"""Every single-device golden case executes and matches its reference output within the case's tolerance.
+
+Cases needing several devices (features num_devices:N, spmd, replicas) are the multidevice layer's and are
+not collected here. Executables are compiled once per worker (shared with the compile layer's text test).
+"""
+from __future__ import annotations
+
+from _programs import compiled_golden, golden_param, mismatch_message, record_details, run
+
+
+@golden_param()
+def test_case_matches_reference(request, client, case):
+    executable = compiled_golden(client, case, "text")
+    actual = run(executable, client, case.inputs())
+    message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id}",
+                                        actual, case.expected(), lambda _dtype: case.tolerance)
+    if details:
+        record_details(request, dict(details, case_id=case.id, op=",".join(case.ops)))
+    assert message is None, message

@@ -1,0 +1,108 @@
+"""StableHLO portable artifacts across the plugin's compatibility window.
+
+Clause (StableHLO compatibility guarantees, announced through PJRT_Plugin_Attributes): a plugin
+accepts portable artifacts from `stablehlo_minimum_version` to `stablehlo_current_version`, and
+they mean the same thing at every version. A program from a newer StableHLO than the plugin's
+current must be rejected with an error, not a crash.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pjrt_cts import suite_support as support
+from pjrt_cts.fuzz.harness import reproduce_command
+from pjrt_cts.fuzz.isolate import child_environment, run_command
+from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS, golden_seeds
+from pjrt_cts.golden import EXACT, Tolerance, compare
+
+LABELS = ("minimum", "intermediate", "current")
+_BUILTIN_FOR_VERSIONS = ("add_mul", "reduce_sum", "while_count")
+VERSION_SEEDS = golden_seeds(limit=3) or [s for s in BUILTIN_SEEDS if s.name in _BUILTIN_FOR_VERSIONS]
+FLOAT_TOLERANCE = Tolerance("rel", rtol=1e-5, atol=1e-6, op_class="versioning")
+CHILD_TIMEOUT = 120.0
+
+
+def _run(client: Any, code: bytes | str, seed: Any) -> list[np.ndarray]:
+    executable = client.compile(code)
+    with executable:
+        outputs = executable.execute(client.buffers_from_numpy(seed.inputs()))
+        return [buffer.to_numpy() for buffer in outputs]
+
+
+def _check(outputs: list[np.ndarray], expected: list[np.ndarray], what: str) -> None:
+    assert len(outputs) == len(expected), f"{what}: {len(outputs)} outputs, expected {len(expected)}"
+    for i, (got, want) in enumerate(zip(outputs, expected)):
+        assert got.dtype == want.dtype and got.shape == want.shape, (
+            f"{what}: output {i} is {got.dtype}{list(got.shape)}, expected {want.dtype}{list(want.shape)}")
+        tolerance = FLOAT_TOLERANCE if np.issubdtype(want.dtype, np.floating) else EXACT
+        mismatch = compare(got, want, tolerance)
+        assert mismatch is None, f"{what}: output {i}: {mismatch}"
+
+
+@pytest.mark.parametrize("seed", VERSION_SEEDS, ids=lambda s: s.name)
+@pytest.mark.parametrize("label", LABELS)
+def test_portable_artifact_compiles_and_runs(client: Any, stablehlo_window: Any, portable_artifact: Any,
+                                             label: str, seed: Any, record: Any) -> None:
+    target = stablehlo_window.target(label)
+    artifact = portable_artifact(seed, target)
+    record.details(label=label, target=".".join(map(str, target)),
+                   serialized_at=".".join(map(str, artifact.version)), source=artifact.source)
+    what = (f"PJRT_Client_Compile of {seed.name} as a StableHLO {'.'.join(map(str, artifact.version))} portable "
+            f"artifact ({label} of the plugin's window)")
+    try:
+        outputs = _run(client, artifact.data, seed)
+    except Exception as error:  # the message names the version; PjrtError carries code and message
+        raise AssertionError(f"{what} failed: {error}") from None
+    _check(outputs, seed.expected(), what)
+
+
+@pytest.mark.parametrize("seed", VERSION_SEEDS, ids=lambda s: s.name)
+def test_every_version_gives_the_same_results(client: Any, stablehlo_window: Any, portable_artifact: Any,
+                                              seed: Any) -> None:
+    text_outputs = _run(client, seed.text, seed)
+    for label in LABELS:
+        artifact = portable_artifact(seed, stablehlo_window.target(label))
+        outputs = _run(client, artifact.data, seed)
+        for i, (got, want) in enumerate(zip(outputs, text_outputs)):
+            assert got.tobytes() == want.tobytes(), (
+                f"{seed.name}: output {i} of the {label} artifact ({'.'.join(map(str, artifact.version))}) differs "
+                f"from the text program's: {got} vs {want}")
+
+
+# A VHLO op or function version no StableHLO release has yet: what a newer producer would emit.
+FUTURE_CONTENT = {"future_op_version": (b"vhlo.add_v1", b"vhlo.add_v9", b"add_v1", b"add_v9"),
+                  "future_func_version": (b"vhlo.func_v1", b"vhlo.func_v9", b"func_v1", b"func_v9")}
+
+
+def _bump(version: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (version[0], version[1] + 1, 0)
+
+
+@pytest.mark.parametrize("kind", sorted(FUTURE_CONTENT))
+def test_program_from_a_newer_stablehlo_is_rejected_cleanly(plugin_path: Any, create_options: Any,
+                                                            stablehlo_window: Any, portable_artifact: Any,
+                                                            kind: str, record: Any) -> None:
+    seed = next(s for s in BUILTIN_SEEDS if s.name == "add_mul")
+    artifact = portable_artifact(seed, stablehlo_window.current)
+    _, _, old, new = FUTURE_CONTENT[kind]
+    assert old in artifact.data, f"{seed.name} artifact lacks {old!r}: cannot make the newer program"
+    newer = _bump(stablehlo_window.current)
+    data = artifact.data.replace(old, new).replace(
+        b"StableHLO_v" + ".".join(map(str, artifact.version)).encode(),
+        b"StableHLO_v" + ".".join(map(str, newer)).encode())
+    directory = support.output_dir() / "versioning"
+    directory.mkdir(parents=True, exist_ok=True)
+    program = directory / f"newer-stablehlo-{kind}.mlirbc"
+    program.write_bytes(data)
+    outcome = run_command(reproduce_command(plugin_path, create_options, program), timeout=CHILD_TIMEOUT,
+                          env=child_environment())
+    record.details(program=str(program), outcome=outcome.status, result=outcome.result)
+    what = (f"PJRT_Client_Compile of a StableHLO {'.'.join(map(str, newer))} program ({kind}; plugin current "
+            f"{'.'.join(map(str, stablehlo_window.current))})")
+    assert outcome.answered, f"{what} {outcome.describe()}; reproduce: {json.dumps(reproduce_command(plugin_path, create_options, program))}"
+    assert outcome.result and outcome.result.get("status") == "error", (
+        f"{what} should be rejected, but it compiled (saved {program})")

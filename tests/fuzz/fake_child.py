@@ -1,0 +1,46 @@
+"""A stand-in for `python -m pjrt_cts.fuzz.child run`: same protocol, no plugin.
+
+Inputs containing CRASH abort the process, HANG sleeps forever, COMPILE "compiles"; others error.
+argv: INPUTS_JSONL START RESULT_FD [--fail-startup]
+"""
+import base64
+import json
+import os
+import sys
+import time
+
+
+def main() -> None:
+    inputs_path, start, fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    if "--fail-startup" in sys.argv:
+        sys.exit(3)
+    out = os.fdopen(fd, "w")
+
+    def emit(payload: dict) -> None:
+        out.write(json.dumps(payload) + "\n")
+        out.flush()
+
+    emit({"event": "ready"})
+    with open(inputs_path) as handle:
+        for position, line in enumerate(handle):
+            if position < start:
+                continue
+            entry = json.loads(line)
+            data = base64.b64decode(entry["data"])
+            emit({"event": "start", "n": entry["n"]})
+            if b"CRASH" in data:
+                sys.stderr.write("fake plugin: Check failed: CRASH input\n")
+                sys.stderr.flush()
+                os.abort()
+            if b"HANG" in data:
+                time.sleep(600)
+            if b"COMPILE" in data:
+                emit({"event": "done", "n": entry["n"], "status": "compiled"})
+            else:
+                emit({"event": "done", "n": entry["n"], "status": "error", "code": "INVALID_ARGUMENT",
+                      "message": "fake parse error"})
+    emit({"event": "end"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The fuzz harness classifies each input and survives crashes and hangs of its child."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pjrt_cts.fuzz.harness import FuzzHarnessError, run_inputs
+from pjrt_cts.fuzz.isolate import ChildHarnessError, run_command
+from pjrt_cts.fuzz.mutate import Mutant
+
+FAKE_CHILD = Path(__file__).with_name("fake_child.py")
+
+
+def fake_command(*extra: str):  # type: ignore[no-untyped-def]
+    def command(inputs_file: Path, start: int, fd: int) -> list[str]:
+        return [sys.executable, str(FAKE_CHILD), str(inputs_file), str(start), str(fd), *extra]
+
+    return command
+
+
+def inputs(*payloads: bytes) -> list[Mutant]:
+    return [Mutant(seed=5, index=100 + i, program="p", mutations=("truncate",), data=p) for i, p in enumerate(payloads)]
+
+
+def test_crash_and_hang_are_classified_saved_and_skipped(tmp_path: Path) -> None:
+    batch = inputs(b"bad", b"CRASH me", b"COMPILE", b"HANG here", b"bad again")
+    summary = run_inputs(batch, fake_command(), tmp_path, input_timeout=2.0, startup_timeout=30.0)
+    assert [(r.index, r.status) for r in sorted(summary.results, key=lambda r: r.index)] == [
+        (100, "error"), (101, "crash"), (102, "compiled"), (103, "hang"), (104, "error")]
+    assert summary.child_starts == 3
+    assert summary.counts() == {"error": 2, "crash": 1, "compiled": 1, "hang": 1}
+    crash, hang = summary.findings
+    assert (crash.status, crash.signal) == ("crash", "SIGABRT")
+    assert crash.input_file == tmp_path / "fuzz-5-101.mlir" and crash.input_file.read_bytes() == b"CRASH me"
+    report = json.loads(crash.report_file.read_text())
+    assert report["classification"] == "crash" and report["index"] == 101
+    assert "Check failed: CRASH input" in report["stderr_tail"]
+    assert (hang.status, hang.index) == ("hang", 103)
+    assert json.loads(hang.report_file.read_text())["classification"] == "hang"
+
+
+def test_clean_run_needs_one_child_and_saves_nothing(tmp_path: Path) -> None:
+    summary = run_inputs(inputs(b"a", b"b", b"COMPILE"), fake_command(), tmp_path / "out", input_timeout=5.0)
+    assert summary.counts() == {"error": 2, "compiled": 1}
+    assert summary.child_starts == 1 and summary.findings == []
+    assert not (tmp_path / "out").exists()
+    assert summary.error_codes() == {"INVALID_ARGUMENT": 2}
+
+
+def test_crash_on_the_last_input_ends_the_run(tmp_path: Path) -> None:
+    summary = run_inputs(inputs(b"a", b"CRASH"), fake_command(), tmp_path, input_timeout=5.0)
+    assert [r.status for r in summary.results] == ["error", "crash"]
+    assert summary.child_starts == 1
+
+
+def test_a_child_that_cannot_start_is_a_harness_error(tmp_path: Path) -> None:
+    with pytest.raises(FuzzHarnessError):
+        run_inputs(inputs(b"a"), fake_command("--fail-startup"), tmp_path, input_timeout=5.0)
+
+
+def _script(tmp_path: Path, body: str) -> list[str]:
+    path = tmp_path / "probe.py"
+    path.write_text(textwrap.dedent(body))
+    return [sys.executable, str(path)]
+
+
+def test_isolated_call_answered(tmp_path: Path) -> None:
+    outcome = run_command(_script(tmp_path, """
+        print('PJRT_CTS_RESULT {"status": "error", "code": "INVALID_ARGUMENT"}')
+    """), timeout=30)
+    assert outcome.answered and outcome.result == {"status": "error", "code": "INVALID_ARGUMENT"}
+
+
+def test_isolated_call_crashed(tmp_path: Path) -> None:
+    outcome = run_command(_script(tmp_path, "import os; os.abort()"), timeout=30)
+    assert (outcome.status, outcome.signal) == ("crashed", "SIGABRT")
+    assert "crashed (signal SIGABRT)" in outcome.describe()
+
+
+def test_isolated_call_hung(tmp_path: Path) -> None:
+    outcome = run_command(_script(tmp_path, "import time; time.sleep(60)"), timeout=1)
+    assert outcome.status == "hung"
+
+
+def test_python_error_in_the_child_is_the_suites_problem(tmp_path: Path) -> None:
+    with pytest.raises(ChildHarnessError):
+        run_command(_script(tmp_path, "raise ValueError('suite bug')"), timeout=30)

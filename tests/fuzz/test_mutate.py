@@ -1,0 +1,63 @@
+"""The mutation fuzzer is deterministic: input n of seed s is the same bytes on every run."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pjrt_cts.fuzz import DEFAULT_SEED, ENV_SEED, MUTATIONS, fuzz_seed, mutant, mutants
+from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS
+
+PROGRAMS = [(seed.name, seed.text.encode()) for seed in BUILTIN_SEEDS]
+
+
+def test_same_seed_and_index_give_the_same_input() -> None:
+    first = [mutant(PROGRAMS, 7, n) for n in range(200)]
+    again = [mutant(PROGRAMS, 7, n) for n in range(200)]
+    assert first == again
+
+
+def test_a_batch_equals_its_inputs_made_one_by_one() -> None:
+    assert mutants(PROGRAMS, 11, 50, 25) == [mutant(PROGRAMS, 11, n) for n in range(50, 75)]
+
+
+def test_different_seeds_give_different_inputs() -> None:
+    a = [mutant(PROGRAMS, 1, n).data for n in range(100)]
+    b = [mutant(PROGRAMS, 2, n).data for n in range(100)]
+    assert sum(x != y for x, y in zip(a, b)) > 50
+
+
+def test_every_input_differs_from_its_seed_program_mostly() -> None:
+    originals = {text for _, text in PROGRAMS}
+    changed = sum(mutant(PROGRAMS, DEFAULT_SEED, n).data not in originals for n in range(500))
+    assert changed >= 490
+
+
+@pytest.mark.parametrize("kind", sorted(MUTATIONS))
+def test_each_mutation_is_deterministic_and_returns_bytes(kind: str) -> None:
+    mutate = MUTATIONS[kind]
+    for name, text in PROGRAMS:
+        one = mutate(text, random.Random(f"{kind}/{name}"))
+        two = mutate(text, random.Random(f"{kind}/{name}"))
+        assert isinstance(one, bytes) and one == two
+
+
+def test_all_mutation_kinds_are_used_in_a_run() -> None:
+    used = {kind for n in range(500) for kind in mutant(PROGRAMS, DEFAULT_SEED, n).mutations}
+    assert used == set(MUTATIONS)
+
+
+def test_mutant_names_carry_seed_and_index() -> None:
+    assert mutant(PROGRAMS, 42, 17).name == "fuzz-42-17"
+
+
+def test_seed_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_SEED, raising=False)
+    assert fuzz_seed() == DEFAULT_SEED
+    monkeypatch.setenv(ENV_SEED, "0x10")
+    assert fuzz_seed() == 16
+
+
+def test_empty_corpus_is_refused() -> None:
+    with pytest.raises(ValueError):
+        mutant([], 1, 0)

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import copy
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from pjrt_cts.cli.main import main
+from pjrt_cts.report.badge import COLOR_FAILING, COLOR_LEVEL, COLOR_NONE, COLOR_TOP, badge_message, badge_svg
+
+from .conftest import write_json
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_badge_messages(synthetic, clean) -> None:
+    assert badge_message(synthetic) == ("failing (8 bad)", COLOR_FAILING)
+    passed = sum(1 for t in clean["tests"] if t["outcome"] == "PASS")
+    assert badge_message(clean) == (f"Multi-device · {passed}/{len(clean['tests'])} pass", COLOR_TOP)
+    core_only = copy.deepcopy(clean)
+    core_only["tests"] = [t for t in core_only["tests"] if t["layer"] != "versioning"]
+    assert badge_message(core_only)[0].startswith("Core · ") and badge_message(core_only)[1] == COLOR_LEVEL
+    assert badge_message({"tests": []}) == ("no results", COLOR_NONE)
+
+
+def test_badge_is_valid_svg_with_escaped_text(clean) -> None:
+    root = ET.fromstring(badge_svg(clean, label="PJRT <cpu> & co"))
+    assert root.tag == f"{SVG}svg" and int(root.attrib["width"]) > 100
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "PJRT <cpu> & co" in texts
+    assert root.find(f"{SVG}title").text.startswith("PJRT <cpu> & co: Multi-device")
+
+
+def test_badge_grows_with_its_text(clean) -> None:
+    short = ET.fromstring(badge_svg(clean, label="x"))
+    long = ET.fromstring(badge_svg(clean, label="a much longer label"))
+    assert int(long.attrib["width"]) > int(short.attrib["width"])
+
+
+def test_cli_badge_report_and_diff(tmp_path: Path, synthetic, clean, capsys) -> None:
+    (tmp_path / "old").mkdir()
+    old = write_json(tmp_path / "old" / "results.json", synthetic)
+    new = write_json(tmp_path / "new.json", clean)
+    assert main(["badge", str(new), "-o", str(tmp_path / "b.svg")]) == 0
+    ET.parse(tmp_path / "b.svg")
+    assert main(["report", str(old)]) == 0
+    assert (tmp_path / "old" / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert main(["report", str(new), "-o", str(tmp_path / "r" / "x.html")]) == 0
+    assert (tmp_path / "r" / "x.html").is_file()
+    capsys.readouterr()
+    assert main(["diff", str(old), str(new), "--format", "json"]) == 0
+    diff = json.loads(capsys.readouterr().out)
+    bad = sum(1 for t in synthetic["tests"] if t["outcome"] in ("FAIL", "CRASH", "TIMEOUT", "XPASS", "ERROR"))
+    not_supported = sum(1 for t in synthetic["tests"] if t["outcome"] == "NOT_SUPPORTED")
+    assert diff["kind_counts"]["fix"] == bad  # make_clean turned each bad result into PASS
+    assert diff["kind_counts"]["coverage gain"] == not_supported
+    assert main(["diff", str(old), str(new), "--format", "markdown"]) == 0
+    assert "| test" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "nope.json")]) == 2

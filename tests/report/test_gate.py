@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from pjrt_cts.cli.main import main
+from pjrt_cts.model import Outcome
+from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
+
+from .conftest import set_outcome, write_json
+
+API_TEST = "abi.table.test_api_version_is_reported"
+
+
+def test_synthetic_regression_fails_the_gate(clean) -> None:
+    new = set_outcome(copy.deepcopy(clean), API_TEST, Outcome.FAIL, "api_version reported as 0.0")
+    gate = evaluate_gate(new, baseline=clean)
+    assert not gate.passed and gate.exit_code == 1
+    assert gate.failures[0] == "1 regression(s) against the baseline (1 new failure)"
+    markdown = gate_markdown(gate)
+    assert "❌ PJRT conformance gate: failed" in markdown
+    assert "### Regressions (1)" in markdown
+    assert f"`{API_TEST}`" in markdown and "api_version reported as 0.0" in markdown
+
+
+def test_improvement_passes_the_gate(synthetic) -> None:
+    new = set_outcome(copy.deepcopy(synthetic), "compile.program.test_empty_compile_options_are_rejected", Outcome.PASS)
+    gate = evaluate_gate(new, baseline=synthetic)
+    assert gate.passed and gate.exit_code == 0, gate.failures
+    markdown = gate_markdown(gate)
+    assert "✅ PJRT conformance gate: passed" in markdown
+    assert "### Fixes (1)" in markdown and "### Regressions" not in markdown
+
+
+def test_known_failures_in_the_baseline_do_not_fail_the_gate(synthetic) -> None:
+    assert evaluate_gate(copy.deepcopy(synthetic), baseline=synthetic).passed
+
+
+def test_missing_layers_fail_the_level_check(clean) -> None:
+    partial = copy.deepcopy(clean)
+    partial["tests"] = [t for t in partial["tests"] if t["layer"] not in ("events", "dlpack")]
+    gate = evaluate_gate(partial, level="Full")
+    assert not gate.passed
+    assert any(f.startswith("required level Full not reached") and "layer events did not run" in f
+               for f in gate.failures)
+    assert evaluate_gate(partial, level="Core").passed
+
+
+def test_missing_passing_test_is_a_regression(clean) -> None:
+    new = copy.deepcopy(clean)
+    new["tests"] = [t for t in new["tests"] if t["id"] != API_TEST]
+    gate = evaluate_gate(new, baseline=clean)
+    assert gate.failures == ["1 regression(s) against the baseline (1 coverage loss)"]
+
+
+def test_pass_to_not_supported_is_a_regression(clean) -> None:
+    new = set_outcome(copy.deepcopy(clean), API_TEST, Outcome.NOT_SUPPORTED, "UNIMPLEMENTED")
+    assert not evaluate_gate(new, baseline=clean).passed
+
+
+def test_level_drop_fails_even_without_a_per_test_regression(clean) -> None:
+    baseline = copy.deepcopy(clean)
+    new = copy.deepcopy(clean)
+    for test in new["tests"]:
+        if test["layer"] == "multidevice":  # now NOT_SUPPORTED (too few devices), recorded so in the baseline too
+            test["outcome"] = "NOT_SUPPORTED"
+    for test in baseline["tests"]:
+        if test["layer"] == "multidevice":
+            test["outcome"] = "NOT_SUPPORTED"
+    assert evaluate_gate(new, baseline=baseline).passed  # same level, nothing lost
+    gate = evaluate_gate(new, baseline=clean)
+    assert "conformance level dropped from Multi-device to Full" in gate.failures
+
+
+def test_without_baseline_any_bad_outcome_fails(synthetic, clean) -> None:
+    assert evaluate_gate(clean).passed
+    gate = evaluate_gate(synthetic)
+    assert gate.failures == ["8 test(s) with a bad outcome and no baseline to waive them"]
+
+
+def test_slim_baseline_gates_like_the_full_one(synthetic) -> None:
+    slim = slim_baseline(synthetic)
+    assert set(slim["tests"][0]) == {"id", "layer", "outcome"}
+    new = set_outcome(copy.deepcopy(synthetic), API_TEST, Outcome.CRASH)
+    assert evaluate_gate(new, slim).failures == evaluate_gate(new, synthetic).failures
+
+
+def test_cli_gate_exit_codes_and_summary(tmp_path: Path, clean, capsys) -> None:
+    baseline = write_json(tmp_path / "baseline.json", clean)
+    good = write_json(tmp_path / "good.json", clean)
+    bad = write_json(tmp_path / "bad.json", set_outcome(copy.deepcopy(clean), API_TEST, Outcome.FAIL, "boom"))
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    assert main(["gate", str(good), "--baseline", str(baseline), "--level", "Full", "--summary", str(summary)]) == 0
+    assert main(["gate", str(bad), "--baseline", str(baseline), "--summary", str(summary),
+                 "--json", str(tmp_path / "gate.json")]) == 1
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n")  # appended, as $GITHUB_STEP_SUMMARY expects
+    assert text.count("## ✅") == 1 and text.count("## ❌") == 1
+    assert json.loads((tmp_path / "gate.json").read_text())["passed"] is False
+    assert "boom" in capsys.readouterr().out
+
+
+def test_cli_gate_usage_errors(tmp_path: Path, clean, capsys) -> None:
+    results = write_json(tmp_path / "r.json", clean)
+    assert main(["gate", str(results), "--level", "Platinum"]) == 2
+    assert main(["gate", str(tmp_path / "missing.json")]) == 2
+    (tmp_path / "old.json").write_text(json.dumps({"schema_version": 99, "tests": []}))
+    assert main(["gate", str(results), "--baseline", str(tmp_path / "old.json")]) == 2
+    assert "schema_version 99" in capsys.readouterr().err
+
+
+def test_cli_write_baseline(tmp_path: Path, clean) -> None:
+    results = write_json(tmp_path / "r.json", clean)
+    baseline = tmp_path / "ci" / "baseline.json"
+    assert main(["gate", str(results), "--write-baseline", str(baseline)]) == 0
+    assert main(["gate", str(results), "--baseline", str(baseline)]) == 0
+    assert len(json.loads(baseline.read_text())["tests"]) == len(clean["tests"])

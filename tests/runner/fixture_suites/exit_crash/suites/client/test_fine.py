@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.parametrize("n", range(4))
+def test_fine(n):
+    assert n >= 0

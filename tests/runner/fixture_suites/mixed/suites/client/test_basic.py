@@ -1,0 +1,71 @@
+import json
+import os
+import sys
+
+import pytest
+
+from pjrt_cts.model import HardeningWarning, NotSupported
+
+# Stands in for pjrt_cts.runtime.PjrtError (matched by class name and module).
+PjrtError = type("PjrtError", (Exception,), {"__module__": "pjrt_cts.runtime"})
+
+
+def test_pass():
+    assert 1 + 1 == 2
+
+
+def test_fail():
+    assert [1, 2] == [1, 3], "lists differ"
+
+
+def test_not_supported():
+    raise NotSupported("plugin lacks PJRT_Frobnicate")
+
+
+def test_skip_not_supported():
+    pytest.skip("NOT_SUPPORTED: only 1 device, need 2")
+
+
+def test_unimplemented():
+    error = PjrtError("PJRT_Client_Compile: UNIMPLEMENTED: no such op")
+    error.code = "UNIMPLEMENTED"
+    raise error
+
+
+def test_other_pjrt_error():
+    error = PjrtError("PJRT_Client_Compile: INVALID_ARGUMENT: bad")
+    error.code = "INVALID_ARGUMENT"
+    raise error
+
+
+def test_warning():
+    raise HardeningWarning("PJRT_Buffer_Delete twice crashes")
+
+
+def test_details(record_details, record_compatibility):
+    record_details(max_abs_err=0.5, first_mismatch_index=[1, 2])
+    record_compatibility(stablehlo_current_version="1.2.3")
+    assert False, "max abs err 0.5 at [1, 2]"
+
+
+def test_fixture_error(broken_fixture):
+    pass
+
+
+@pytest.mark.feature("donation")
+def test_tagged():
+    pass
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_param(dtype):
+    assert dtype
+
+
+def test_environment():
+    plugin = os.environ["PJRT_CTS_PLUGIN"]
+    assert os.path.isabs(plugin) and os.path.isfile(plugin)
+    assert json.loads(os.environ["PJRT_CTS_CREATE_OPTIONS"]) == {"cpu_device_count": 4}
+    assert os.path.isdir(os.environ["PJRT_CTS_OUT"])
+    print("hello from stdout", flush=True)
+    print("hello from stderr", file=sys.stderr, flush=True)

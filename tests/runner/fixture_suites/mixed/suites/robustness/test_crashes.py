@@ -1,0 +1,63 @@
+import ctypes
+import os
+import sys
+import time
+
+import pytest
+
+_KEEP = []
+
+
+def _say(text):
+    os.write(2, (text + "\n").encode())
+
+
+@pytest.mark.isolated
+def test_abort_isolated():
+    _say("plugin: about to abort (isolated)")
+    os.abort()
+
+
+@pytest.mark.isolated
+def test_segfault_isolated():
+    _say("plugin: about to read address 0")
+    ctypes.string_at(0)
+
+
+@pytest.mark.isolated
+def test_isolated_pass():
+    assert os.environ["PJRT_CTS_PLUGIN"]
+
+
+@pytest.mark.isolated
+@pytest.mark.timeout(2)
+def test_hang_isolated():
+    time.sleep(10_000)
+
+
+def test_abort_shared():
+    _say("plugin: about to abort (shared worker)")
+    os.abort()
+
+
+def test_exit_shared():
+    _say("plugin: calling exit(3)")
+    os._exit(3)
+
+
+@pytest.mark.timeout(2)
+def test_sleep_forever():
+    _say("plugin: sleeping forever")
+    time.sleep(10_000)
+
+
+def test_leak_1gib():
+    import numpy as np
+
+    block = np.ones(1 << 30, dtype=np.uint8)  # touches every page
+    _KEEP.append(block)
+    assert int(block[::4096].sum()) == (1 << 30) // 4096
+
+
+def test_after_crashes():
+    assert True

@@ -1,0 +1,94 @@
+"""`pjrt-cts run` usage errors exit 2 before any worker starts; exit 0 when everything is fine."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pjrt_cts.cli import run as run_command
+from pjrt_cts.cli.main import main
+from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
+
+MIXED = FIXTURE_SUITES / "mixed" / "suites"
+
+
+@pytest.mark.parametrize(
+    ("extra", "complaint"),
+    [
+        (["--layers", "client,nosuchlayer"], "unknown layer"),
+        (["-k", "test_pass and ("], "bad -k expression"),
+        (["--create-option", "novalue"], "KEY=VALUE"),
+        (["--expectations", "/nonexistent/expectations.toml"], "expectations file not found"),
+        (["--plugin", "no-such-profile"], "no-such-profile"),
+    ],
+)
+def test_usage_errors_exit_2(fake_plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                             extra: list[str], complaint: str) -> None:
+    code = main(["run", str(fake_plugin), "--suites-dir", str(MIXED), "--out", str(tmp_path), *extra])
+    assert code == 2
+    assert complaint in capsys.readouterr().err
+    assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_missing_plugin_path_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tmp_path / "missing.so"), "--out", str(tmp_path)]) == 2
+    assert "plugin not found" in capsys.readouterr().err
+
+
+def test_missing_suites_dir_is_a_usage_error(fake_plugin: Path, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(fake_plugin), "--suites-dir", str(tmp_path / "nope"), "--out", str(tmp_path)]) == 2
+    assert "suites directory not found" in capsys.readouterr().err
+
+
+def test_bad_expectations_file_is_a_usage_error(fake_plugin: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[expectation]]\nid = "x"\noutcome = "MAYBE"\nreason = "r"\n')
+    assert main(["run", str(fake_plugin), "--suites-dir", str(MIXED), "--expectations", str(bad)]) == 2
+    assert "MAYBE" in capsys.readouterr().err
+
+
+def test_no_path_means_the_bundled_cpu_plugin() -> None:
+    path = run_command._plugin_path(None, None, None)
+    assert path.name == "pjrt_c_api_cpu_plugin.so" and path.is_file()
+    assert "lammps_jax_pjrt_cpu" in str(path)
+
+
+def test_layers_follow_the_canonical_order() -> None:
+    assert run_command.layer_dirs(MIXED) == ["client", "robustness"]
+
+
+def test_all_good_run_exits_0(fake_plugin: Path, tmp_path: Path) -> None:
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(MIXED), "-n", "1", "--out", str(tmp_path),
+                   "--create-option", "cpu_device_count=4", "-k", "test_pass or test_tagged or environment",
+                   "--id", "client.*")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tests = by_id(load_json(tmp_path / "results.json"))
+    ran = {test_id for test_id, t in tests.items() if t["outcome"] == "PASS"}
+    assert ran == {"client.basic.test_pass", "client.basic.test_tagged", "client.basic.test_environment"}
+    skipped = {t["outcome"] for test_id, t in tests.items() if test_id not in ran}
+    assert skipped == {"SKIP"}
+    assert tests["robustness.crashes.test_abort_shared"]["message"] == "not selected by --id"
+    assert "verdict: CONFORMANT" in proc.stdout
+
+
+def test_controller_never_imports_suite_code(fake_plugin: Path, tmp_path: Path) -> None:
+    """Workers die importing this conftest; the controller stops restarting them and reports."""
+    suites = FIXTURE_SUITES / "abort_conftest" / "suites"
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(suites), "-n", "1", "--out", str(tmp_path),
+                   timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "workers died in a row" in proc.stdout
+    assert "no tests were collected" in proc.stdout
+    assert (tmp_path / "results.json").is_file()
+
+
+def test_worker_dying_after_its_last_test_is_reported_not_blamed_on_a_test(fake_plugin: Path, tmp_path: Path) -> None:
+    suites = FIXTURE_SUITES / "exit_crash" / "suites"
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(suites), "-n", "2", "--out", str(tmp_path),
+                   timeout=120)
+    tests = by_id(load_json(tmp_path / "results.json"))
+    assert {t["outcome"] for t in tests.values()} == {"PASS"} and len(tests) == 4
+    assert "killed by SIGABRT outside any test" in proc.stdout
+    assert proc.returncode == 0

@@ -1,0 +1,148 @@
+"""Expectations TOML: parsing, matching, XFAIL/XPASS, SKIP entries and unknown patterns."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
+from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
+
+MIXED = FIXTURE_SUITES / "mixed" / "suites"
+
+EXPECTATIONS = """
+[[expectation]]
+id = "client.basic.test_fail"
+outcome = "FAIL"
+reason = "lists really differ"
+url = "https://example.org/issue/1"
+
+[[expectation]]
+id = "client.basic.test_fixture_error"
+outcome = "CRASH"
+reason = "any failure counts"
+
+[[expectation]]
+id = "client.basic.test_pass"
+outcome = "FAIL"
+reason = "fixed since"
+
+[[expectation]]
+id = "client.basic.test_param[*]"
+outcome = "SKIP"
+reason = "takes too long on this plugin"
+
+[[expectation]]
+id = "client.basic.test_not_supported"
+outcome = "NOT_SUPPORTED"
+reason = "documented gap"
+
+[[expectation]]
+id = "client.nonexistent.test_*"
+outcome = "FAIL"
+reason = "stale entry"
+
+[[expectation]]
+id = "robustness.crashes.test_abort_shared"
+outcome = "CRASH"
+reason = "layer not run here, so not judged unknown"
+"""
+
+
+def _record(test_id: str, outcome: str) -> dict:
+    return {"id": test_id, "nodeid": test_id, "layer": "client", "outcome": outcome, "expected": None}
+
+
+def _load(tmp_path: Path, text: str) -> Expectations:
+    path = tmp_path / "expectations.toml"
+    path.write_text(text)
+    return Expectations.load(path)
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected", "final"),
+    [
+        ("FAIL", "FAIL", "XFAIL"),
+        ("CRASH", "FAIL", "XFAIL"),
+        ("TIMEOUT", "CRASH", "XFAIL"),
+        ("ERROR", "TIMEOUT", "XFAIL"),
+        ("PASS", "CRASH", "XPASS"),
+        ("NOT_SUPPORTED", "FAIL", "NOT_SUPPORTED"),
+        ("PASS", "NOT_SUPPORTED", "PASS"),
+        ("WARNING", "WARNING", "WARNING"),
+    ],
+)
+def test_apply_expectation(tmp_path: Path, actual: str, expected: str, final: str) -> None:
+    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.*"\noutcome = "{expected}"\nreason = "r"\n')
+    record = apply_expectation(_record("client.x.test_y", actual), expectations)
+    assert record["outcome"] == final
+    assert record["expected"] == {"pattern": "client.*", "outcome": expected, "reason": "r", "url": None,
+                                  "actual": actual}
+    assert apply_expectation(record, expectations) == record  # idempotent: keeps the actual outcome
+
+
+def test_first_matching_entry_wins(tmp_path: Path) -> None:
+    expectations = _load(tmp_path, EXPECTATIONS)
+    assert expectations.match("client.basic.test_param[f32]").outcome.value == "SKIP"
+    assert expectations.match("client.basic.test_other") is None
+
+
+def test_unknown_patterns_only_judged_for_layers_that_ran(tmp_path: Path) -> None:
+    expectations = _load(tmp_path, EXPECTATIONS)
+    ids = ["client.basic.test_fail", "client.basic.test_fixture_error", "client.basic.test_pass",
+           "client.basic.test_param[f32]", "client.basic.test_not_supported"]
+    assert expectations.unknown_patterns(ids, ["client"]) == ["client.nonexistent.test_*"]
+    assert "robustness.crashes.test_abort_shared" in expectations.unknown_patterns(ids, ["client", "robustness"])
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ('[[expectation]]\noutcome = "FAIL"\nreason = "r"\n', "'id'"),
+        ('[[expectation]]\nid = "a.*"\noutcome = "FAIL"\n', "'reason'"),
+        ('[[expectation]]\nid = "a.*"\noutcome = "BROKEN"\nreason = "r"\n', "is not one of"),
+        ('[[expectation]]\nid = "a.*"\noutcome = "PASS"\nreason = "r"\n', "is not one of"),
+        ('[[expectation]]\nid = "a.*"\noutcome = "FAIL"\nreason = "r"\nbug = 1\n', "unknown keys"),
+        ("[[expectation]\n", "expectations.toml"),
+    ],
+)
+def test_malformed_files_are_rejected_with_the_reason(tmp_path: Path, text: str, complaint: str) -> None:
+    with pytest.raises(ExpectationsError, match=complaint):
+        _load(tmp_path, text)
+
+
+def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
+    expectations = tmp_path / "expectations.toml"
+    expectations.write_text(EXPECTATIONS)
+    out = tmp_path / "out"
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(MIXED), "--layers", "client", "-n", "1",
+                   "--expectations", str(expectations), "--out", str(out))
+    results = load_json(out / "results.json")
+    tests = by_id(results)
+    assert tests["client.basic.test_fail"]["outcome"] == "XFAIL"
+    assert tests["client.basic.test_fail"]["expected"]["actual"] == "FAIL"
+    assert tests["client.basic.test_fail"]["expected"]["url"] == "https://example.org/issue/1"
+    assert tests["client.basic.test_fixture_error"]["outcome"] == "XFAIL"
+    assert tests["client.basic.test_pass"]["outcome"] == "XPASS"
+    assert tests["client.basic.test_param[f32]"]["outcome"] == "SKIP"
+    assert "takes too long" in tests["client.basic.test_param[bf16]"]["message"]
+    assert tests["client.basic.test_not_supported"]["outcome"] == "NOT_SUPPORTED"
+    assert results["expectations"] == {"file": str(expectations), "unknown_patterns": ["client.nonexistent.test_*"]}
+    assert "warning: expectation pattern matches no test: client.nonexistent.test_*" in proc.stdout
+    assert proc.returncode == 1  # XPASS and the remaining FAILs
+
+
+@pytest.mark.parametrize(
+    ("test_id", "pattern", "matches"),
+    [
+        ("transfer.round_trip.test_x[f8e4m3b11fnuz-2]", "transfer.round_trip.test_*[f8e4m3b11fnuz-*]", True),
+        ("transfer.round_trip.test_x[f32-2]", "transfer.round_trip.test_*[f8e4m3b11fnuz-*]", False),
+        ("client.a.test_b[1]", "client.a.test_b[?]", True),
+        ("client.a.test_b[1]", "client.a.test_b", False),
+        ("client.a.test_b", "*", True),
+    ],
+)
+def test_brackets_in_patterns_are_literal(test_id: str, pattern: str, matches: bool) -> None:
+    from pjrt_cts.runner.expectations import id_matches
+
+    assert id_matches(test_id, pattern) is matches

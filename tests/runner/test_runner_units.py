@@ -1,0 +1,179 @@
+"""Units of the runner: folding phase reports, crash logs, results files, junit, progress."""
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from pjrt_cts.model import HardeningWarning, NotSupported, Outcome
+from pjrt_cts.runner import crashlog
+from pjrt_cts.runner.junit import write_junit
+from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.records import layer_for, verdict_from_reports
+from pjrt_cts.runner.results import JsonlWriter, load_results, read_jsonl, summarize
+from pjrt_cts.runner.worker_plugin import classify_exception
+
+
+def _report(when: str, outcome: str, longrepr: Any = None, info: dict | None = None, duration: float = 0.1) -> Any:
+    report = SimpleNamespace(when=when, outcome=outcome, longrepr=longrepr, duration=duration,
+                             passed=outcome == "passed", skipped=outcome == "skipped", failed=outcome == "failed",
+                             longreprtext=str(longrepr or ""))
+    if info is not None:
+        report.pjrt_cts = info
+    return report
+
+
+def _phases(*reports: Any) -> dict[str, Any]:
+    return {r.when: r for r in reports}
+
+
+def test_passing_phases_make_pass_with_summed_duration() -> None:
+    verdict = verdict_from_reports(_phases(_report("setup", "passed"), _report("call", "passed"),
+                                           _report("teardown", "passed")))
+    assert verdict.outcome is Outcome.PASS and verdict.duration == pytest.approx(0.3)
+
+
+def test_setup_failure_is_error_call_failure_is_fail() -> None:
+    assert verdict_from_reports(_phases(_report("setup", "failed", "boom"))).outcome is Outcome.ERROR
+    verdict = verdict_from_reports(_phases(_report("setup", "passed"), _report("call", "failed", "AssertionError: x"),
+                                           _report("teardown", "failed", "later")))
+    assert verdict.outcome is Outcome.FAIL and verdict.message == "AssertionError: x"
+
+
+def test_teardown_failure_after_pass_is_error() -> None:
+    verdict = verdict_from_reports(_phases(_report("setup", "passed"), _report("call", "passed"),
+                                           _report("teardown", "failed", "leaked buffer")))
+    assert verdict.outcome is Outcome.ERROR and verdict.message.startswith("teardown failed")
+
+
+def test_skip_reasons_split_not_supported_from_skip() -> None:
+    not_supported = _report("setup", "skipped", ("f.py", 3, "Skipped: NOT_SUPPORTED: needs 8 devices"))
+    assert verdict_from_reports(_phases(not_supported)).outcome is Outcome.NOT_SUPPORTED
+    assert verdict_from_reports(_phases(not_supported)).message == "needs 8 devices"
+    skipped = _report("setup", "skipped", ("f.py", 3, "Skipped: user asked"))
+    assert verdict_from_reports(_phases(skipped)).outcome is Outcome.SKIP
+
+
+def test_explicit_outcomes_and_details_from_workers_win() -> None:
+    call = _report("call", "passed", info={"outcome": "WARNING", "message": "hardening", "details": {"a": 1}})
+    setup = _report("setup", "passed", info={"tags": ["donation"]})
+    verdict = verdict_from_reports(_phases(setup, call, _report("teardown", "passed")))
+    assert (verdict.outcome, verdict.message, verdict.details, verdict.tags) == (
+        Outcome.WARNING, "hardening", {"a": 1}, ["donation"])
+
+
+def test_classify_exception_by_class_and_code() -> None:
+    assert classify_exception(NotSupported("no slot")) == ("NOT_SUPPORTED", "no slot")
+    assert classify_exception(HardeningWarning("meh")) == ("WARNING", "meh")
+    runtime_error = type("PjrtError", (Exception,), {"__module__": "pjrt_cts.runtime.errors"})
+    unimplemented = runtime_error("PJRT_X: UNIMPLEMENTED: nope")
+    unimplemented.code = "UNIMPLEMENTED"
+    assert classify_exception(unimplemented)[0] == "NOT_SUPPORTED"
+    invalid = runtime_error("PJRT_X: INVALID_ARGUMENT: bad")
+    invalid.code = "INVALID_ARGUMENT"
+    assert classify_exception(invalid) == (None, "")
+    unsupported = type("Unsupported", (Exception,), {"__module__": "pjrt_cts.runtime"})("PJRT_Y needs 0.90")
+    assert classify_exception(unsupported) == ("NOT_SUPPORTED", "PJRT_Y needs 0.90")
+    assert classify_exception(ValueError("x")) == (None, "")
+
+
+def test_log_segment_of_the_running_test(tmp_path: Path) -> None:
+    log = tmp_path / "gw0.log"
+    log.write_bytes(crashlog.start_marker("a.py::t1") + b"noise\n" + crashlog.end_marker("a.py::t1")
+                    + crashlog.start_marker("a.py::t2") + b"plugin says bye\nFatal Python error: Aborted\n"
+                    + b'  File "/x/site-packages/_pytest/runner.py", line 1 in f\n')
+    segment = crashlog.read_segment(log, "a.py::t2")
+    assert segment.started
+    assert segment.lines == ["plugin says bye", "Fatal Python error: Aborted"]  # harness frames dropped
+    assert crashlog.describe_death(None, segment) == ("SIGABRT", "killed by SIGABRT (Aborted)")
+    assert crashlog.describe_death(-11, segment) == ("SIGSEGV", "killed by SIGSEGV")
+    assert crashlog.describe_death(3, crashlog.LogSegment(True, [])) == (None, "exited with status 3")
+    assert not crashlog.read_segment(log, "a.py::t1").started
+
+
+def test_log_segment_between_tests_is_not_started(tmp_path: Path) -> None:
+    log = tmp_path / "gw0.log"
+    log.write_bytes(crashlog.start_marker("a.py::t1") + crashlog.end_marker("a.py::t1") + b"Timeout (0:01:30)!\n")
+    segment = crashlog.read_segment(log, "a.py::t2")
+    assert not segment.started
+    assert segment.timed_out and segment.timeout_seconds == 90
+
+
+def test_tail_is_at_most_50_lines(tmp_path: Path) -> None:
+    log = tmp_path / "gw0.log"
+    log.write_bytes(crashlog.start_marker("t") + b"".join(b"line %d\n" % i for i in range(200)))
+    tail = crashlog.read_segment(log, "t").tail()
+    assert len(tail) == 50 and tail[-1] == "line 199"
+
+
+def test_jsonl_survives_a_partial_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    writer = JsonlWriter(path)
+    writer.write({"id": "a", "nodeid": "n/a", "outcome": "PASS"})
+    writer.write({"id": "b", "nodeid": "n/b", "outcome": "FAIL"})
+    writer.close()
+    with open(path, "a") as handle:
+        handle.write('{"id": "c", "nodeid": "n/c", "outc')  # the controller died mid-write
+    assert [r["id"] for r in read_jsonl(path)] == ["a", "b"]
+    writer = JsonlWriter(path)  # appending again first drops the partial line
+    writer.write({"id": "b", "nodeid": "n/b", "outcome": "PASS"})
+    writer.close()
+    assert all(json.loads(line) for line in path.read_text().splitlines())
+    assert {r["id"]: r["outcome"] for r in read_jsonl(path)} == {"a": "PASS", "b": "PASS"}
+
+
+def test_summary_verdicts() -> None:
+    def tests(*outcomes: str) -> list[dict[str, str]]:
+        return [{"layer": "client", "outcome": o} for o in outcomes]
+
+    assert summarize(tests("PASS", "NOT_SUPPORTED", "SKIP", "XFAIL", "WARNING"))["verdict"] == "CONFORMANT"
+    for bad in ("FAIL", "CRASH", "TIMEOUT", "XPASS", "ERROR"):
+        assert summarize(tests("PASS", bad))["verdict"] == "NON_CONFORMANT"
+    assert summarize(tests("PASS"), complete=False)["verdict"] == "INCOMPLETE"
+    assert summarize([])["verdict"] == "INCOMPLETE"
+    assert summarize(tests("PASS", "PASS", "FAIL"))["by_layer"] == {"client": {"FAIL": 1, "PASS": 2}}
+
+
+def test_load_results_rejects_other_files(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"schema_version": 2}))
+    with pytest.raises(ValueError, match="schema_version"):
+        load_results(path)
+
+
+def test_layer_for_nodeids() -> None:
+    assert layer_for("suites/client/test_devices.py::test_x[1]") == "client"
+    assert layer_for("elsewhere/test_x.py::t") == "unknown"
+
+
+def test_junit_classifies_outcomes(tmp_path: Path) -> None:
+    tests = [{"id": f"client.a.test_{o.lower()}[x.y]", "layer": "client", "outcome": o, "duration": 0.5,
+              "message": f"{o} happened", "expected": None} for o in ("PASS", "FAIL", "CRASH", "NOT_SUPPORTED")]
+    write_junit(tests, tmp_path / "junit.xml")
+    suite = ET.parse(tmp_path / "junit.xml").getroot()[0]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("4", "1", "1", "1")
+    case = suite.find("testcase[@name='test_crash[x.y]']")
+    assert case is not None and case.get("classname") == "client.a"
+    assert case.find("error").get("message") == "CRASH: CRASH happened"
+
+
+def test_progress_plain_and_tty() -> None:
+    plain = io.StringIO()
+    progress = Progress(plain, tty=False)
+    progress.set_total(2)
+    progress.add({"id": "a", "outcome": "PASS", "message": ""})
+    progress.add({"id": "b", "outcome": "CRASH", "message": "killed by SIGSEGV"})
+    progress.finish()
+    text = plain.getvalue()
+    assert "CRASH    b  -- killed by SIGSEGV" in text
+    assert text.count("[2/2] PASS 1 CRASH 1") == 1
+    tty = io.StringIO()
+    progress = Progress(tty, tty=True)
+    progress.set_total(1)
+    progress.add({"id": "a", "outcome": "PASS", "message": ""})
+    assert "\r[1/1] PASS 1" in tty.getvalue()
