@@ -72,7 +72,9 @@ class SonameReport:
 
     resolved: dict[str, Path] = field(default_factory=dict)
     unresolved: dict[str, str] = field(default_factory=dict)  # soname -> hint (how to get it)
-    needs_preload: list[Path] = field(default_factory=list)  # runtime libraries its RUNPATH cannot reach, deps first
+    # The runtime closure, dependencies first, when part of it is reachable only through the runtime
+    # distributions (not through any RUNPATH); empty when the plugin finds its runtime by itself.
+    needs_preload: list[Path] = field(default_factory=list)
 
 
 def _normalize(name: str) -> str:

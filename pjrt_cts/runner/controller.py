@@ -57,6 +57,7 @@ class Controller:
         self.stop_reason: str | None = None
         self.incidents: list[str] = []
         self._total_set = False
+        self.first_collection: set[str] = set()
         self._done_before = len(done_nodeids)
         self.config: pytest.Config | None = None
 
@@ -66,10 +67,20 @@ class Controller:
         self.config = config
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The first worker's collection is the run's (xdist schedules it); later ones must match."""
         worker_id = node.gateway.id
         if worker_id in self.collection_read:
             return
         self.collection_read.add(worker_id)
+        if self._total_set:
+            if set(ids) != self.first_collection:
+                added = len(set(ids) - self.first_collection)
+                missing = len(self.first_collection - set(ids))
+                self.incidents.append(f"worker {worker_id} collected different tests ({added} more, {missing} fewer) "
+                                      f"than the first worker; xdist ran only the first collection "
+                                      f"(were the suites edited during the run?)")
+            return
+        self.first_collection = set(ids)
         path = self.log_dir / f"{worker_id}.collection.json"
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
@@ -77,17 +88,15 @@ class Controller:
             payload = {"items": list(ids), "deselected": [], "done": []}
         for nodeid in list(ids) + payload.get("done", []):
             self.collected_ids.add(test_id_from_nodeid(nodeid))
-        new_pending = {nodeid for nodeid in ids if nodeid not in self.recorded}
-        self.pending_nodeids |= new_pending
+        self.pending_nodeids |= {nodeid for nodeid in ids if nodeid not in self.recorded}
         skips = []
         for nodeid, reason, tags in payload.get("deselected", []):
             self.collected_ids.add(test_id_from_nodeid(nodeid))
             if nodeid not in self.recorded:
                 skips.append(make_record(nodeid, Verdict(Outcome.SKIP, message=reason, tags=tags), self.repro(nodeid)))
-        if not self._total_set:
-            self._total_set = True
-            self.progress.set_total(self._done_before + len(new_pending) + len(skips))
-            self.progress.done = self._done_before
+        self._total_set = True
+        self.progress.done = self._done_before
+        self.progress.set_total(self._done_before + len(self.pending_nodeids) + len(skips))
         for record in skips:
             self._emit(record, progress_made=False)
 

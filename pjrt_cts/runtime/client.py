@@ -134,8 +134,12 @@ class Client(OwnedHandle):
             device_layout=device_layout, element_type=element_type, dims=dims,
         )
         if done is not None:
-            done.wait()
-            done.close()
+            if semantics in (HostBufferSemantics.IMMUTABLE_ZERO_COPY, HostBufferSemantics.MUTABLE_ZERO_COPY):
+                # A true zero-copy buffer uses the host memory until it is freed: done fires only then.
+                buffer._done_with_host_buffer = done
+            else:
+                done.wait()
+                done.close()
         return buffer
 
     def buffer_from_host_async(

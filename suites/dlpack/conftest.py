@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 import time
 from typing import Any, Callable
@@ -52,7 +53,20 @@ def consume_with_framework(producer: Any) -> np.ndarray:
             return torch.from_dlpack(producer).cpu().numpy()
         except ImportError:
             pass
-        raise NotSupported("reading device memory through DLPack needs cupy or torch with GPU support; neither is installed")
+        try:
+            # JAX with its GPU plugin creates its own client in this process: never let it preallocate.
+            os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+            import jax  # type: ignore[import-not-found]
+            import jax.dlpack  # type: ignore[import-not-found]
+        except ImportError:
+            pass
+        else:
+            try:
+                jax.devices("gpu")
+            except RuntimeError as error:
+                raise NotSupported(f"no cupy or torch, and jax has no GPU backend to read device memory: {error}") from None
+            return np.asarray(jax.dlpack.from_dlpack(producer))
+        raise NotSupported("reading device memory through DLPack needs cupy, torch or jax with GPU support; none is installed")
     raise NotSupported(f"no DLPack consumer available for device type {device_type}")
 
 

@@ -15,7 +15,7 @@ from pjrt_cts import suite_support as support
 from pjrt_cts.abi.enums import HostBufferSemantics
 from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.model import NotSupported
-from pjrt_cts.runtime import PjrtError
+from pjrt_cts.runtime import PjrtError, buffer_type_of
 
 
 def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -132,8 +132,7 @@ def test_donating_externally_referenced_buffer_keeps_holder_memory(client, devic
     b = client.buffer_from_numpy(B, device)
     a.increase_external_reference_count()
     pointer = a.opaque_device_memory_pointer
-    if not a.is_on_cpu:
-        raise NotSupported("the held memory is device memory; this check reads it from the host")
+    read_held = _held_memory_reader(client, device, pointer, on_host=a.is_on_cpu)
     try:
         outputs = donating_add.execute([a, b])
     except PjrtError as error:
@@ -144,20 +143,38 @@ def test_donating_externally_referenced_buffer_keeps_holder_memory(client, devic
     if outputs is not None:
         out = outputs[0]
         assert_same(out.to_numpy(), A + B, "donating an externally referenced buffer: wrong result")
-        assert out.unsafe_pointer != pointer, (
+        assert out.opaque_device_memory_pointer != pointer, (
             f"donation ({donation_kind}) of a buffer with an external reference: the output was written into the "
             f"externally held memory 0x{pointer:x}"
         )
         # Churn the allocator: freed memory would be reused and overwritten.
         scratch = [client.buffer_from_numpy(np.full(4, -1.0, np.float32), device) for _ in range(16)]
         del scratch
-    held = np.frombuffer(bytes((ctypes.c_char * A.nbytes).from_address(pointer)), dtype=np.float32)
     assert_same(
-        held, A,
+        read_held(), A,
         f"memory held through PJRT_Buffer_IncreaseExternalReferenceCount changed after a donating Execute ({donation_kind})",
     )
     if not a.is_deleted:
         a.decrease_external_reference_count()
+
+
+def _held_memory_reader(client, device, pointer: int, on_host: bool):  # type: ignore[no-untyped-def]
+    """Reads A.size f32 at `pointer`: directly on host memory, else through a CreateViewOfDeviceBuffer view."""
+    if on_host:
+        return lambda: np.frombuffer(bytes((ctypes.c_char * A.nbytes).from_address(pointer)), dtype=np.float32)
+    if not client.plugin.has("Client_CreateViewOfDeviceBuffer"):
+        raise NotSupported("the held memory is device memory and PJRT_Client_CreateViewOfDeviceBuffer is missing to read it")
+
+    def read() -> np.ndarray:
+        view = support.unimplemented_is_not_supported(lambda: client.create_view_of_device_buffer(
+            pointer, A.shape, buffer_type_of(A.dtype), device=device, memory=device.default_memory,
+            on_delete=lambda ptr, arg: None))
+        try:
+            return view.to_numpy()
+        finally:
+            view.close()
+
+    return read
 
 
 def test_donating_buffer_whose_transfer_has_not_finished(client, device, donation_kind) -> None:
@@ -186,7 +203,10 @@ def test_donating_output_of_pending_execution(client, device, donating_add) -> N
 
 def test_donating_zero_copy_buffer_leaves_host_array_intact(client, device, donation_kind) -> None:
     """kImmutableZeroCopy promises the host array is never written: donation must not write the output there."""
-    host = np.arange(4, dtype=np.float32)
+    backing = np.zeros(4 * 4 + 256, np.uint8)  # 256-byte aligned: XLA CPU plugins alias only aligned host memory
+    offset = (-backing.ctypes.data) % 256
+    host = backing[offset: offset + 16].view(np.float32)
+    host[:] = np.arange(4, dtype=np.float32)
     keep = host.copy()
     a = support.unimplemented_is_not_supported(
         lambda: client.buffer_from_numpy(host, device, semantics=HostBufferSemantics.IMMUTABLE_ZERO_COPY))

@@ -139,11 +139,12 @@ class RiskyCall:
     record: Recorder
 
     def __call__(self, name: str, body: str, *, function: str, contract: str, covered: bool,
-                 codes: tuple[str, ...] = (), expect_success: bool = False,
+                 codes: tuple[str, ...] = (), expect_success: bool = False, accept_is_warning: bool = False,
                  timeout: float = CHILD_TIMEOUT) -> ChildOutcome:
         """Run `body` in a fresh process; see the module docstring for the verdicts.
 
-        `expect_success`: the input is valid, the call must succeed (a crash is a FAIL)."""
+        `expect_success`: the input is valid, the call must succeed (a crash is a FAIL).
+        `accept_is_warning`: accepting the input is a hardening finding (WARNING), not a FAIL."""
         script = self.directory / f"{name}.py"
         script.write_text(PRELUDE.format(title=f"{function}: {contract}", path=script, plugin=str(self.plugin_path),
                                          options=json.dumps(self.create_options)) + body.strip() + "\n",
@@ -152,7 +153,7 @@ class RiskyCall:
         details = {"outcome": outcome.status, "signal": outcome.signal, "returncode": outcome.returncode,
                    "answer": outcome.result, "covered_by_contract": covered}
         problem = self._judge(outcome, script, function=function, contract=contract, covered=covered, codes=codes,
-                              expect_success=expect_success)
+                              expect_success=expect_success, accept_is_warning=accept_is_warning)
         if problem is None:
             self.record.details(details)
             script.unlink(missing_ok=True)  # a clean answer needs no reproduction
@@ -165,7 +166,7 @@ class RiskyCall:
 
     @staticmethod
     def _judge(outcome: ChildOutcome, script: Path, *, function: str, contract: str, covered: bool,
-               codes: tuple[str, ...], expect_success: bool) -> Exception | None:
+               codes: tuple[str, ...], expect_success: bool, accept_is_warning: bool) -> Exception | None:
         where = f"reproduce: python {script}"
         if not outcome.answered:
             if covered:
@@ -180,6 +181,8 @@ class RiskyCall:
                 return None
             return AssertionError(f"{contract}: {function} failed on valid input with {result.get('code')}: "
                                   f"{str(result.get('message'))[:300]}; {where}")
+        if result.get("status") != "error" and accept_is_warning:
+            return HardeningWarning(f"{function} accepted it ({contract}); {where}")
         if result.get("status") != "error":
             wanted = " with " + " or ".join(codes) if codes else ""
             return AssertionError(f"{contract}: {function} should fail{wanted}, but succeeded; {where}")
@@ -192,3 +195,7 @@ class RiskyCall:
 @pytest.fixture
 def risky_call(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path, record: Recorder) -> RiskyCall:
     return RiskyCall(plugin_path, create_options, repro_dir, record)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")

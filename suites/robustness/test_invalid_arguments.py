@@ -63,9 +63,9 @@ call('Buffer_ToHostBuffer', S.PJRT_Buffer_ToHostBuffer_Args(src=buffer.handle, h
     "event_set_error_code_99": ("Event_Set", """
 from pjrt_cts.runtime import Event
 event = Event.create(plugin)
-message = b"bad code"
-call('Event_Set', S.PJRT_Event_Set_Args(event=event.handle, error_code=99, error_message=message,
-                                        error_message_size=len(message)))"""),
+message = ctypes.create_string_buffer(b"bad code")
+call('Event_Set', S.PJRT_Event_Set_Args(event=event.handle, error_code=99, error_message=ctypes.addressof(message),
+                                        error_message_size=8))"""),
 }
 
 
@@ -74,7 +74,9 @@ call('Event_Set', S.PJRT_Event_Set_Args(event=event.handle, error_code=99, error
 def test_invalid_enum_value_is_rejected(risky_call: Any, plugin: Any, case: str) -> None:
     function, body = ENUM_CASES[case]
     require_slot(plugin, function)
-    risky_call(f"enum-{case}", body, function=f"PJRT_{function}", contract=ENUM_CONTRACT, covered=True)
+    # An unknown error code given to Event_Set only labels the event's error: mapping it is a hardening matter.
+    risky_call(f"enum-{case}", body, function=f"PJRT_{function}", contract=ENUM_CONTRACT, covered=True,
+               accept_is_warning=function == "Event_Set")
 
 
 _EXECUTE = """
@@ -169,18 +171,21 @@ call('Client_Create', S.PJRT_Client_Create_Args(create_options=values.pointer, n
 minor_to_major = (ctypes.c_int64 * 1)(0)
 layout = S.PJRT_Buffer_MemoryLayout(struct_size=0)
 layout.type = 0
-layout.tiled.minor_to_major = ctypes.addressof(minor_to_major)
-layout.tiled.minor_to_major_size = 1
+layout.layout.tiled.struct_size = S.PJRT_Buffer_MemoryLayout_Tiled.STRUCT_SIZE
+layout.layout.tiled.minor_to_major = ctypes.addressof(minor_to_major)
+layout.layout.tiled.minor_to_major_size = 1
 args.device_layout = ctypes.addressof(layout)""")),
 }
 
 
 @pytest.mark.parametrize("case", sorted(STRUCT_SIZE_CASES))
 def test_wrong_struct_size_is_rejected(risky_call: Any, plugin: Any, case: str) -> None:
+    """Args structs: must be rejected. Nested input structs (PJRT_Program, PJRT_ExecuteOptions...): a plugin
+    that reads them without checking their struct_size gets a WARNING (hardening), a crash is a FAIL."""
     function, body = STRUCT_SIZE_CASES[case]
     require_slot(plugin, function)
     risky_call(f"struct-size-{case}", body, function=f"PJRT_{function}", contract=SIZE_CONTRACT, covered=True,
-               codes=("INVALID_ARGUMENT",))
+               codes=("INVALID_ARGUMENT",), accept_is_warning=case.startswith("nested_"))
 
 
 FORMAT_CASES = {

@@ -5,6 +5,7 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,18 +110,21 @@ def test_malformed_profiles_are_rejected_with_the_file_named(plugins_tree, body:
     assert str(caught.value).startswith(str(directory / "profile.toml"))
 
 
-def test_worker_environment_does_not_load_the_plugin() -> None:
-    profile = profiles.get_profile("cpu-legacy")
-    try:
-        path = profile.resolve_library()
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
-    before = Path("/proc/self/maps").read_text()
-    if str(path.resolve()) in before:
-        pytest.skip("another test already loaded this plugin in this process")
-    profile.worker_environment()
-    profile.soname_report()
-    assert str(path.resolve()) not in Path("/proc/self/maps").read_text()
+@pytest.mark.parametrize("name", ["cpu", "cpu-legacy", "intel-gpu"])
+def test_preparing_a_worker_does_not_load_the_plugin(name: str) -> None:
+    """Run in a fresh interpreter, so that no other test has loaded the plugin into it."""
+    profile = profiles.get_profile(name)
+    if not profile.is_installed():
+        pytest.skip(f"{name} is not installed")
+    script = (
+        "import sys; from pjrt_cts.profiles import get_profile\n"
+        f"p = get_profile({name!r}); p.worker_environment(); p.soname_report(); p.needed_shims()\n"
+        "path = str(p.resolve_library().resolve())\n"
+        "print('LOADED' if path in open('/proc/self/maps').read() else 'NOT LOADED')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "NOT LOADED"
 
 
 def _installed_intel_profile() -> profiles.Profile:

@@ -1,0 +1,56 @@
+"""Malformed compile options: bytes that are not a usable xla.CompileOptionsProto must be rejected.
+
+Clause (PJRT_Client_Compile): `compile_options` is a serialized CompileOptionsProto. Options the plugin
+cannot parse or cannot honour (no replicas, devices it lacks) must give an error, never abort the
+process (empty options are known to abort XLA plugins: num_replicas 0 reaches a CHECK).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pjrt_cts.runtime import CompileOptions
+from pjrt_cts.runtime import protobuf_wire as wire
+
+CONTRACT = "compile_options must be a usable serialized CompileOptionsProto"
+
+
+VALID = CompileOptions().to_bytes()
+OPTION_CASES: dict[str, tuple[bytes | None, bool]] = {
+    # name: (options bytes, or None for a NULL pointer with size 0; isolated?)
+    "garbage": (b"\xde\xad\xbe\xef" * 4, False),
+    "empty": (b"", True),
+    "null_pointer_size_0": (None, True),
+    "truncated": (VALID[: len(VALID) - 3], False),
+    "num_replicas_0": (wire.bytes_field(3, wire.varint_field(4, 0) + wire.varint_field(5, 1)), True),
+    "num_partitions_0": (wire.bytes_field(3, wire.varint_field(4, 1) + wire.varint_field(5, 0)), True),
+    "num_replicas_negative": (wire.bytes_field(3, wire.varint_field(4, -1) + wire.varint_field(5, 1)), True),
+    "num_replicas_more_than_devices": (CompileOptions(num_replicas=4096).to_bytes(), True),
+    "device_assignment_unknown_device": (CompileOptions(device_assignment=[[1 << 20]]).to_bytes(), True),
+    "device_assignment_shape_mismatch": (CompileOptions(num_replicas=1, device_assignment=[[0], [1]]).to_bytes(), True),
+    "wrong_wire_type": (wire.varint_field(3, 7), False),
+    "length_past_the_end": (b"\x1a\xff\xff\xff\x0f" + VALID, False),
+}
+
+
+def _body(options: bytes | None) -> str:
+    if options is None:
+        return """
+program = program_of()
+args = S.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program), compile_options=None,
+                                  compile_options_size=0)
+call('Client_Compile', args)"""
+    return f"call('Client_Compile', compile_args(program_of(), {options!r}))"
+
+
+def _params() -> list[Any]:
+    return [pytest.param(name, marks=[pytest.mark.isolated] if isolated else [], id=name)
+            for name, (_, isolated) in OPTION_CASES.items()]
+
+
+@pytest.mark.parametrize("case", _params())
+def test_malformed_compile_options_are_rejected(risky_call: Any, case: str) -> None:
+    options, _ = OPTION_CASES[case]
+    risky_call(f"compile-options-{case}", _body(options), function="PJRT_Client_Compile", contract=CONTRACT,
+               covered=True)
