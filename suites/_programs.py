@@ -183,38 +183,32 @@ def programs_param(names: Sequence[str] | None = None) -> Any:
 
 # ---- the golden corpus ---------------------------------------------------------------------------------
 
+_MANIFEST: Any = None
 _golden_load_error: str | None = None
 
 
-def _load_golden() -> tuple[Any, ...]:
-    global _golden_load_error
-    try:
-        from pjrt_cts.golden import load_manifest
+def golden_manifest() -> Any:
+    """The corpus manifest, or None when it is absent/unreadable (then no golden case is collected)."""
+    global _MANIFEST, _golden_load_error
+    if _MANIFEST is None and _golden_load_error is None:
+        try:
+            from pjrt_cts.golden import load_manifest
 
-        return load_manifest().cases
-    except Exception as error:  # the corpus is absent or unreadable: no golden params (reported below)
-        _golden_load_error = f"{type(error).__name__}: {error}"
-        return ()
-
-
-_GOLDEN: tuple[Any, ...] | None = None
-
-
-def golden_cases() -> tuple[Any, ...]:
-    global _GOLDEN
-    if _GOLDEN is None:
-        _GOLDEN = _load_golden()
-    return _GOLDEN
+            _MANIFEST = load_manifest()
+        except Exception as error:  # absent or unreadable corpus: zero golden params
+            _golden_load_error = f"{type(error).__name__}: {error}"
+    return _MANIFEST
 
 
 def golden_load_error() -> str | None:
-    golden_cases()
+    golden_manifest()
     return _golden_load_error
 
 
 def single_device_golden_cases() -> list[Any]:
     """Golden cases for one device; multi-device ones (num_devices:N, spmd, replicas) are the multidevice layer's."""
-    return [case for case in golden_cases() if not case.is_multi_device]
+    manifest = golden_manifest()
+    return [case for case in manifest.cases if not case.is_multi_device] if manifest is not None else []
 
 
 def golden_param(argname: str = "case", cases: Sequence[Any] | None = None) -> Any:
@@ -222,16 +216,65 @@ def golden_param(argname: str = "case", cases: Sequence[Any] | None = None) -> A
     return pytest.mark.parametrize(argname, chosen, ids=[case.id for case in chosen])
 
 
-def golden_bytecode_params() -> list[Any]:
-    """(case, version) for every single-device case and every portable artifact version it ships."""
+def one_case_per_family() -> list[Any]:
+    first: dict[str, Any] = {}
+    for case in sorted(single_device_golden_cases(), key=lambda c: c.id):
+        first.setdefault(case.family, case)
+    return list(first.values())
+
+
+def golden_version_params(cases: Sequence[Any]) -> list[Any]:
+    """pytest params (case, version) for every portable artifact version each case ships."""
     from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
 
-    params = []
-    for case in single_device_golden_cases():
-        for version in BYTECODE_VERSIONS:
-            if f"mlirbc.{version}" in case.files:
-                params.append(pytest.param(case, version, id=f"{case.id}-{version}"))
-    return params
+    return [pytest.param(case, version, id=f"{case.id}-{version}")
+            for case in cases for version in BYTECODE_VERSIONS if f"mlirbc.{version}" in case.files]
+
+
+def version_tuple(value: Any) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(int(part) for part in value.split("."))
+    return tuple(int(part) for part in value)
+
+
+def plugin_stablehlo_range(plugin: Any) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """(stablehlo_minimum_version, stablehlo_current_version) from PJRT_Plugin_Attributes, None if absent."""
+    attributes = plugin.attributes
+    return (version_tuple(attributes.get("stablehlo_minimum_version")),
+            version_tuple(attributes.get("stablehlo_current_version")))
+
+
+def artifact_unreadable_reason(plugin: Any, case: Any, version: str) -> str | None:
+    """Why the plugin declares it cannot read `case`'s portable artifact at `version` (None: it can)."""
+    artifact = version_tuple(case.stablehlo_version(version))
+    oldest, newest = plugin_stablehlo_range(plugin)
+    shown = case.stablehlo_version(version)
+    if artifact is not None and newest is not None and artifact > newest:
+        return (f"{case.id}: the {version} portable artifact is StableHLO {shown}, newer than the plugin's "
+                f"stablehlo_current_version {'.'.join(map(str, newest))}")
+    if artifact is not None and oldest is not None and artifact < oldest:
+        return (f"{case.id}: the {version} portable artifact is StableHLO {shown}, older than the plugin's "
+                f"stablehlo_minimum_version {'.'.join(map(str, oldest))}")
+    return None
+
+
+def newest_readable_version(plugin: Any, case: Any) -> str:
+    """The newest portable artifact of `case` the plugin can read (as JAX targets the plugin's version)."""
+    from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
+    from pjrt_cts.model import NotSupported
+
+    reasons = []
+    for version in BYTECODE_VERSIONS:  # newest first: current, intermediate, minimum
+        if f"mlirbc.{version}" not in case.files:
+            reasons.append(f"no {version} artifact ({case.bytecode_skipped.get(version, 'not generated')})")
+            continue
+        reason = artifact_unreadable_reason(plugin, case, version)
+        if reason is None:
+            return version
+        reasons.append(reason)
+    raise NotSupported(f"{case.id}: no portable artifact this plugin can read: " + "; ".join(reasons))
 
 
 # ---- compiling with a per-worker cache --------------------------------------------------------------
@@ -253,10 +296,30 @@ def compiled_program(client: Any, program: Program) -> Any:
 
 
 def compiled_golden(client: Any, case: Any, source: str = "text") -> Any:
-    """A golden case compiled from its text ("text") or a portable artifact version ("current", ...)."""
+    """A golden case compiled from its text ("text") or a portable artifact version ("current", ...).
+
+    StableHLO text is not a compatibility format: if the plugin's StableHLO is older than the one that
+    wrote the corpus and its parser rejects the text, the case is NOT_SUPPORTED from text (the portable
+    artifacts are what older plugins read).
+    """
+    from pjrt_cts.model import NotSupported
+    from pjrt_cts.runtime import PjrtError
+
     def build() -> Any:
-        code: str | bytes = case.program_text() if source == "text" else case.portable_bytecode(source)
-        return client.compile(code)
+        if source != "text":
+            return client.compile(case.portable_bytecode(source))
+        try:
+            return client.compile(case.program_text())
+        except PjrtError as error:
+            manifest = golden_manifest()
+            written = version_tuple((manifest.stablehlo_versions or {}).get("current")) if manifest else None
+            _, newest = plugin_stablehlo_range(client.plugin)
+            if written and newest and newest < written and "parse" in error.message.lower():
+                raise NotSupported(
+                    f"{case.id}: program text written by StableHLO {'.'.join(map(str, written))}, the plugin reads "
+                    f"text up to {'.'.join(map(str, newest))}: {error.code}: {first_line(error.message)}"
+                ) from None
+            raise
 
     return compile_cached(client, ("golden", case.id, source), build)
 

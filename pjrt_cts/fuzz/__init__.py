@@ -3,13 +3,13 @@
 - `seeds`: the programs mutated (golden corpus when shipped, else a built-in set).
 - `mutate`: deterministic mutations; input n of seed s is `mutant(programs, s, n)`.
 - `harness`: runs inputs in `python -m pjrt_cts.fuzz.child`, restarts it after a crash or hang and
-  saves each such input (`fuzz-<seed>-<n>.mlir` + `.json`).
+  saves each such input (`fuzz-<seed>-<n>.mlir` / `fuzz-bc-<seed>-<n>.mlirbc` + `.json`).
 - `isolate`: run one risky call in a child script and classify answered / crashed / hung.
 """
 import os
 
 from pjrt_cts.fuzz.harness import FuzzSummary, Finding, plugin_child_command, reproduce_command, run_inputs
-from pjrt_cts.fuzz.mutate import MUTATIONS, Mutant, mutant, mutants
+from pjrt_cts.fuzz.mutate import BYTECODE_MUTATIONS, MUTATIONS, Mutant, mutant, mutants
 
 ENV_SEED = "PJRT_CTS_FUZZ_SEED"
 DEFAULT_SEED = 20260701
@@ -22,6 +22,6 @@ def fuzz_seed() -> int:
 
 
 __all__ = [
-    "DEFAULT_SEED", "ENV_SEED", "Finding", "FuzzSummary", "MUTATIONS", "Mutant", "fuzz_seed", "mutant", "mutants",
+    "BYTECODE_MUTATIONS", "DEFAULT_SEED", "ENV_SEED", "Finding", "FuzzSummary", "MUTATIONS", "Mutant", "fuzz_seed", "mutant", "mutants",
     "plugin_child_command", "reproduce_command", "run_inputs",
 ]

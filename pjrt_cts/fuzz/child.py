@@ -18,6 +18,7 @@ import sys
 from typing import Any, TextIO
 
 MESSAGE_LIMIT = 500
+ZERO_PADDING = 4096
 
 
 def _emit(stream: TextIO, payload: dict[str, Any]) -> None:
@@ -33,17 +34,19 @@ def _open_client(plugin_path: str, options_json: str) -> Any:
 
 
 def compile_one(client: Any, data: bytes) -> dict[str, Any]:
-    """PJRT_Client_Compile of `data` as "mlir", NUL-terminated past code_size as frameworks pass it.
+    """PJRT_Client_Compile of `data` as "mlir", followed (beyond code_size) by ZERO_PADDING zero bytes.
 
-    The terminator keeps parser findings deterministic: reading beyond code_size is checked on
-    its own by the robustness layer (guard-page test), not by the fuzzer.
+    Frameworks pass a NUL-terminated std::string. The padding makes findings deterministic: XLA's
+    text and bytecode readers read past code_size, and what lies there would otherwise decide between
+    an error and a crash. Reading beyond code_size is checked on its own by the robustness layer
+    (guard-page tests), not by the fuzzer.
     """
     import ctypes
 
     from pjrt_cts.abi import structs as S
     from pjrt_cts.runtime import LoadedExecutable, PjrtError, compile_options_bytes
 
-    code = ctypes.create_string_buffer(data, len(data) + 1)
+    code = ctypes.create_string_buffer(data, len(data) + ZERO_PADDING)
     program_format = ctypes.create_string_buffer(b"mlir")
     program = S.PJRT_Program(code=ctypes.addressof(code), code_size=len(data),
                              format=ctypes.addressof(program_format), format_size=4)

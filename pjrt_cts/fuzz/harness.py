@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pjrt_cts.fuzz.isolate import STDERR_TAIL_CHARS, child_environment, signal_name
+from pjrt_cts.fuzz.isolate import STDERR_TAIL_CHARS, child_environment, run_command, signal_name
 from pjrt_cts.fuzz.mutate import Mutant
 
 # (inputs file, position of the first input to run, fd to write result lines to) -> argv
@@ -52,10 +52,13 @@ class Finding:
     input_file: Path
     report_file: Path
     stderr_tail: str
+    reproduces_alone: bool | None = None  # re-run alone in a fresh process: same ending? None = not checked
 
     def one_line(self) -> str:
         how = self.signal or (f"exit {self.returncode}" if self.returncode is not None else "no answer")
-        return f"input {self.index} ({self.program}: {'+'.join(self.mutations)}) -> {self.status} [{how}], saved {self.input_file}"
+        alone = {True: ", reproduces alone", False: ", only after earlier inputs of its batch", None: ""}
+        return (f"input {self.index} ({self.program}: {'+'.join(self.mutations)}) -> {self.status} [{how}]"
+                f"{alone[self.reproduces_alone]}, saved {self.input_file}")
 
 
 @dataclasses.dataclass
@@ -78,7 +81,8 @@ class FuzzSummary:
             "seed": self.seed, "inputs": len(self.results), "outcomes": self.counts(), "error_codes": self.error_codes(),
             "child_starts": self.child_starts, "seconds": round(self.seconds, 2),
             "findings": [{"index": f.index, "status": f.status, "signal": f.signal, "input_file": str(f.input_file),
-                          "report_file": str(f.report_file)} for f in self.findings],
+                          "report_file": str(f.report_file), "reproduces_alone": f.reproduces_alone}
+                         for f in self.findings],
             "exit_incidents": self.exit_incidents,
         }
 
@@ -173,6 +177,7 @@ def run_inputs(
             finally:
                 os.close(write_fd)
             starts += 1
+            child_first = position
             reader = _LineReader(read_fd)
             ready = ended = hung = False
             current: int | None = None
@@ -222,7 +227,7 @@ def run_inputs(
             status = "hang" if hung else "crash"
             mutant = inputs[victim]
             findings.append(_save_finding(mutant, status, None if hung else returncode, tail, save_dir, context,
-                                          reproduce))
+                                          reproduce, input_timeout, first_input=inputs[child_first].index))
             results.append(InputResult(mutant.index, status))
             position = victim + 1
     return FuzzSummary(seed=seed, results=results, findings=findings, child_starts=starts,
@@ -230,20 +235,31 @@ def run_inputs(
 
 
 def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_tail: str, save_dir: Path,
-                  context: Mapping[str, Any] | None, reproduce: Callable[[Path], list[str]] | None) -> Finding:
+                  context: Mapping[str, Any] | None, reproduce: Callable[[Path], list[str]] | None,
+                  input_timeout: float, first_input: int) -> Finding:
     save_dir.mkdir(parents=True, exist_ok=True)
-    input_file = save_dir / f"{mutant.name}.mlir"
+    input_file = save_dir / f"{mutant.name}{mutant.suffix}"
     report_file = save_dir / f"{mutant.name}.json"
     input_file.write_bytes(mutant.data)
     report = {
-        "classification": status, "seed": mutant.seed, "index": mutant.index, "program": mutant.program,
+        "classification": status, "seed": mutant.seed, "index": mutant.index, "family": mutant.family,
+        "program": mutant.program,
         "mutations": list(mutant.mutations), "returncode": returncode,
         "signal": signal_name(returncode) if returncode is not None else None, "stderr_tail": stderr_tail,
         "input_file": str(input_file), **dict(context or {}),
     }
+    alone: bool | None = None
     if reproduce is not None:
+        # Alone in a fresh process: the same ending means the input itself is the trigger; otherwise the
+        # plugin's state after the batch's earlier inputs (first_input .. index-1 in one process) matters.
         report["reproduce"] = reproduce(input_file)
+        again = run_command(report["reproduce"], timeout=input_timeout * 1.5 + 5.0, env=child_environment())
+        alone = (again.status == "hung") if status == "hang" else (again.status == "crashed")
+        report["reproduces_alone"] = alone
+        report["alone_outcome"] = again.describe()[:300]
+        if not alone:
+            report["state_dependent"] = f"crashed after inputs {first_input}..{mutant.index - 1} ran in the same process"
     report_file.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
     return Finding(index=mutant.index, status=status, signal=report["signal"], returncode=returncode,
                    program=mutant.program, mutations=mutant.mutations, input_file=input_file, report_file=report_file,
-                   stderr_tail=stderr_tail)
+                   stderr_tail=stderr_tail, reproduces_alone=alone)

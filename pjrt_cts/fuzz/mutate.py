@@ -38,10 +38,15 @@ class Mutant:
     program: str  # name of the seed program
     mutations: tuple[str, ...]  # applied in order, e.g. ("type_swap", "truncate")
     data: bytes
+    family: str = "text"  # "text" (StableHLO assembly) or "bytecode" (portable artifact)
 
     @property
     def name(self) -> str:
-        return f"fuzz-{self.seed}-{self.index}"
+        return f"fuzz-{self.seed}-{self.index}" if self.family == "text" else f"fuzz-bc-{self.seed}-{self.index}"
+
+    @property
+    def suffix(self) -> str:
+        return ".mlir" if self.family == "text" else ".mlirbc"
 
 
 def _tokens(data: bytes) -> list[bytes]:
@@ -162,22 +167,73 @@ MUTATIONS: dict[str, Callable[[bytes, random.Random], bytes]] = {
     "op_swap": op_swap,
     "line_swap": line_swap,
 }
-_MUTATION_NAMES = tuple(MUTATIONS)
 
 
-def mutant(programs: Sequence[tuple[str, bytes]], seed: int, index: int, max_mutations: int = 3) -> Mutant:
-    """Input `index` of the run `seed`: one seed program with 1..max_mutations mutations applied."""
+# ---- binary mutations, for MLIR bytecode (portable artifacts) -------------------------------------
+
+
+def byte_insert(data: bytes, rng: random.Random) -> bytes:
+    pos = rng.randrange(len(data) + 1)
+    return data[:pos] + bytes([rng.randrange(256)]) + data[pos:]
+
+
+def byte_delete(data: bytes, rng: random.Random) -> bytes:
+    if not data:
+        return data
+    pos = rng.randrange(len(data))
+    return data[:pos] + data[pos + 1:]
+
+
+def byte_set_extreme(data: bytes, rng: random.Random) -> bytes:
+    """A varint/length byte becomes 0, 0x7f, 0x80 or 0xff (lengths and counts go wild)."""
+    if not data:
+        return b"\xff"
+    buf = bytearray(data)
+    buf[rng.randrange(len(buf))] = rng.choice((0x00, 0x01, 0x7F, 0x80, 0xFE, 0xFF))
+    return bytes(buf)
+
+
+def chunk_duplicate(data: bytes, rng: random.Random) -> bytes:
+    if len(data) < 2:
+        return data + data
+    start = rng.randrange(len(data) - 1)
+    end = min(len(data), start + 1 + rng.randrange(16))
+    return data[:end] + data[start:end] + data[end:]
+
+
+BYTECODE_MUTATIONS: dict[str, Callable[[bytes, random.Random], bytes]] = {
+    "byte_flip": byte_flip,
+    "byte_insert": byte_insert,
+    "byte_delete": byte_delete,
+    "byte_set_extreme": byte_set_extreme,
+    "chunk_duplicate": chunk_duplicate,
+    "truncate": truncate,
+}
+FAMILIES: dict[str, dict[str, Callable[[bytes, random.Random], bytes]]] = {
+    "text": MUTATIONS, "bytecode": BYTECODE_MUTATIONS,
+}
+
+
+def mutant(programs: Sequence[tuple[str, bytes]], seed: int, index: int, max_mutations: int = 3,
+           family: str = "text") -> Mutant:
+    """Input `index` of the run `seed`: one seed program with 1..max_mutations mutations applied.
+
+    `family` picks the mutation set ("text" for StableHLO assembly, "bytecode" for portable artifacts)."""
     if not programs:
         raise ValueError("the fuzzer needs at least one seed program")
-    rng = random.Random(f"pjrt-cts-fuzz/{seed}/{index}")
+    kinds = FAMILIES[family]
+    names = tuple(kinds)
+    prefix = "pjrt-cts-fuzz" if family == "text" else f"pjrt-cts-fuzz-{family}"
+    rng = random.Random(f"{prefix}/{seed}/{index}")
     name, data = programs[rng.randrange(len(programs))]
     applied: list[str] = []
     for _ in range(1 + rng.randrange(max_mutations)):
-        kind = rng.choice(_MUTATION_NAMES)
-        data = MUTATIONS[kind](data, rng)
+        kind = rng.choice(names)
+        data = kinds[kind](data, rng)
         applied.append(kind)
-    return Mutant(seed=seed, index=index, program=name, mutations=tuple(applied), data=data)
+    return Mutant(seed=seed, index=index, program=name, mutations=tuple(applied), data=data, family=family)
 
 
-def mutants(programs: Sequence[tuple[str, bytes]], seed: int, start: int, count: int) -> list[Mutant]:
-    return [mutant(programs, seed, index) for index in range(start, start + count)]
+def mutants(programs: Sequence[tuple[str, bytes]], seed: int, start: int, count: int,
+            family: str = "text") -> list[Mutant]:
+    return [mutant(programs, seed, index, family=family) for index in range(start, start + count)]

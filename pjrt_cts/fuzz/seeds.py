@@ -157,3 +157,43 @@ def golden_seeds(limit: int = 24) -> list[SeedProgram]:
 def seed_programs() -> list[SeedProgram]:
     """The fuzzer's corpus: golden programs when shipped, else the built-in ones."""
     return golden_seeds() or list(BUILTIN_SEEDS)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def bytecode_corpus(seeds: Sequence[SeedProgram], newest: tuple[int, int, int]) -> list[tuple[str, bytes]]:
+    """Portable artifacts of `seeds` at the newest version <= `newest` that is available: the corpus's
+    stored bytecode, else serialized with jaxlib's StableHLO (imported here only). Raises LookupError
+    when neither is possible."""
+    corpus: list[tuple[str, bytes]] = []
+    serializer = None
+    for seed in seeds:
+        stored = sorted(((_version(v), data) for v, data in seed.bytecode.values() if _version(v) <= tuple(newest)),
+                        reverse=True)
+        if stored:
+            corpus.append((seed.name, stored[0][1]))
+            continue
+        if serializer is None:
+            serializer = _jaxlib_serializer()
+        corpus.append((seed.name, serializer(seed.text, newest)))
+    return corpus
+
+
+def _jaxlib_serializer() -> Callable[[str, tuple[int, int, int]], bytes]:
+    try:
+        from jax._src.interpreters import mlir as jax_mlir
+        from jax._src.lib.mlir import ir
+        from jax._src.lib.mlir.dialects import hlo
+    except ImportError as error:
+        raise LookupError(f"no stored bytecode and jax is not installed to serialize some: {error}") from None
+    newest_known = _version(hlo.get_current_version())
+
+    def serialize(text: str, target: tuple[int, int, int]) -> bytes:
+        version = min(tuple(target), newest_known)
+        with jax_mlir.make_ir_context():
+            module = ir.Module.parse(text)
+            return bytes(hlo.serialize_portable_artifact(module, ".".join(map(str, version))))
+
+    return serialize

@@ -79,7 +79,7 @@ def _bits_dtype(dtype: np.dtype) -> np.dtype:
 
 def to_storable(array: np.ndarray) -> np.ndarray:
     """An array npz can hold without pickling (ml_dtypes arrays become their raw bits)."""
-    array = np.ascontiguousarray(array)
+    array = np.require(array, requirements="C")  # keeps rank 0 (ascontiguousarray would not)
     if is_stored_as_bits(name_of(array.dtype)):
         return array.view(_bits_dtype(array.dtype))
     return array
@@ -88,7 +88,7 @@ def to_storable(array: np.ndarray) -> np.ndarray:
 def from_storable(array: np.ndarray, name: str) -> np.ndarray:
     dtype = dtype_of(name)
     if is_stored_as_bits(name):
-        return np.ascontiguousarray(array).view(dtype)
+        return np.require(array, requirements="C").view(dtype)
     if array.dtype != dtype:
         raise ValueError(f"stored array has dtype {array.dtype}, manifest says {name}")
     return array

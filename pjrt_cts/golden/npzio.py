@@ -16,7 +16,7 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name in arrays:  # insertion order is the caller's deterministic order
             member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(arrays[name]), allow_pickle=False)
+            np.lib.format.write_array(member, np.require(arrays[name], requirements="C"), allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_FIXED_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

@@ -129,6 +129,7 @@ class Controller:
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
         reports = self.phases.pop(nodeid, {})
+        self.started.pop(nodeid, None)
         if nodeid in self.recorded:
             return
         self._emit(make_record(nodeid, verdict_from_reports(reports), self.repro(nodeid)))

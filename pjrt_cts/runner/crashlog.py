@@ -20,6 +20,7 @@ _TIMEOUT_LINE = re.compile(r"^Timeout \((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d
 # faulthandler frames of the test harness itself (pytest, pluggy, xdist, execnet): noise in a tail.
 _HARNESS_FRAME = re.compile(r'^\s+File "(?:[^"]*/(?:_pytest|pluggy|xdist|execnet|pytest)/[^"]*|<frozen runpy>|<string>)", line')
 _FATAL_LINE = re.compile(r"^Fatal Python error: (?P<what>.+?)\s*$")
+_THREAD_HEADER = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):$")
 # faulthandler's words -> signal; used when the exit status itself is not known.
 _FATAL_SIGNALS = {
     "Segmentation fault": "SIGSEGV",
@@ -89,6 +90,9 @@ def read_segment(log_path: Path, nodeid: str) -> LogSegment:
     begin = last_marker + 1 if started else max(0, len(lines) - TAIL_LINES)
     body = [line for line in lines[begin:]
             if line.strip() and not line.startswith((START, END)) and not _HARNESS_FRAME.match(line)]
+    # A thread header whose frames were all harness frames says nothing.
+    body = [line for index, line in enumerate(body)
+            if not (_THREAD_HEADER.match(line) and (index + 1 == len(body) or not body[index + 1].startswith("  ")))]
     return LogSegment(started=started, lines=body, running=running)
 
 

@@ -1,6 +1,7 @@
 """Live progress: one rewritten line on a TTY, plain periodic lines otherwise; notable results as lines."""
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from typing import TextIO
@@ -24,31 +25,48 @@ class Progress:
         self._last_plain = 0.0
         self._line_width = 0
         self._last_plain_line = ""
+        self._lock = threading.RLock()  # the clock ticker thread renders too
+        self._ticker: threading.Thread | None = None
+        self._stopped = threading.Event()
 
     def set_total(self, total: int) -> None:
-        self.total = total
-        self._render(force=True)
+        with self._lock:
+            self.total = total
+            self._render(force=True)
+        if self.enabled and self.tty and self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, name="pjrt-cts-progress", daemon=True)
+            self._ticker.start()
 
     def add(self, record: dict) -> None:
-        self.done += 1
-        self.counts[record["outcome"]] += 1
-        outcome = Outcome(record["outcome"])
-        if outcome in _NOTABLE:
-            first_line = (record.get("message") or "").strip().splitlines()[:1]
-            self.note(f"{outcome.value:<8} {record['id']}" + (f"  -- {first_line[0][:160]}" if first_line else ""))
-        self._render()
+        with self._lock:
+            self.done += 1
+            self.counts[record["outcome"]] += 1
+            outcome = Outcome(record["outcome"])
+            if outcome in _NOTABLE:
+                first_line = (record.get("message") or "").strip().splitlines()[:1]
+                self.note(f"{outcome.value:<8} {record['id']}" + (f"  -- {first_line[0][:160]}" if first_line else ""))
+            self._render()
 
     def note(self, line: str) -> None:
         if not self.enabled:
             return
-        self._clear()
-        self.stream.write(line + "\n")
-        self._render(force=True)
+        with self._lock:
+            self._clear()
+            self.stream.write(line + "\n")
+            self._render(force=True)
 
     def finish(self) -> None:
+        self._stopped.set()
         if self.enabled:
-            self._clear()
-            self.stream.flush()
+            with self._lock:
+                self._clear()
+                self.stream.flush()
+
+    def _tick(self) -> None:
+        """Keep the clock moving on a TTY while a long test runs."""
+        while not self._stopped.wait(1.0):
+            with self._lock:
+                self._render()
 
     def status_line(self) -> str:
         elapsed = int(time.monotonic() - self.began)

@@ -134,9 +134,12 @@ class Run:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         for stale in self.log_dir.glob("*.collection.json"):
             stale.unlink()
+        if previous.get("plugin_path") and previous["plugin_path"] != str(self.options.plugin_path):
+            self._say(f"warning: resuming a run of {previous['plugin_path']} with {self.options.plugin_path}")
         meta = {
             "started_at": previous.get("started_at") or now_iso(),
             "command": previous.get("command") or self.options.command,
+            "plugin_path": str(self.options.plugin_path),
             "wall_seconds_before": float(previous.get("wall_seconds", 0.0) or 0.0),
         }
         meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
@@ -158,6 +161,7 @@ class Run:
             "-c", str(self._ini_file()),
             "--confcutdir", str(suites),
             "--capture=no",  # the plugin's own stderr must reach the worker log, crash or not
+            "-o", "faulthandler_timeout=0",  # the runner's per-test timer must not be replaced
             "-p", "no:cacheprovider",
             "-p", "no:terminal",
             "-p", "no:timeout",
@@ -237,7 +241,8 @@ class Run:
         )
         write_json_atomic(results, self.out / "results.json")
         write_junit(results["tests"], self.out / "junit.xml")
-        meta_out = {"started_at": meta["started_at"], "command": meta["command"], "wall_seconds": meta["wall_seconds"]}
+        meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
+                    "wall_seconds": meta["wall_seconds"]}
         (self.run_dir / "run.json").write_text(json.dumps(meta_out, indent=1), encoding="utf-8")
         report_note = self._write_report(results)
 

@@ -35,6 +35,7 @@ _MACHINERY_MARKERS = frozenset(
      "tryfirst", "trylast"}
 )
 ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
+COLLECTION_TIMEOUT_SECONDS = 600.0  # a worker stuck importing suites dies with a stack dump
 PLUGIN_NAME = "pjrt-cts-worker"
 
 
@@ -180,10 +181,13 @@ class WorkerPlugin:
     def pytest_collection(self, session: pytest.Session) -> None:
         """The controller is started on an empty directory so that it never imports suite code
         (conftest files included); workers collect the selected layers instead."""
-        if self.role == "worker" and self.spec is not None and self.spec.suite_paths:
-            session.config.args = list(self.spec.suite_paths)
+        if self.role == "worker" and self.spec is not None:
+            if self.spec.suite_paths:
+                session.config.args = list(self.spec.suite_paths)
+            faulthandler.dump_traceback_later(max(COLLECTION_TIMEOUT_SECONDS, self.spec.timeout), exit=True,
+                                              file=sys.stderr)
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(trylast=True)  # after the suites' own conftest adjustments
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
         if self.role != "worker" or self.spec is None:
@@ -235,6 +239,7 @@ class WorkerPlugin:
         """Tell the controller what was deselected (it records those as SKIP) before xdist reports ids."""
         if self.role != "worker" or self.spec is None:
             return
+        faulthandler.cancel_dump_traceback_later()
         payload = {
             "items": [item.nodeid for item in session.items],
             "deselected": [[nodeid, reason, tags] for nodeid, (reason, tags) in self.deselected.items()],

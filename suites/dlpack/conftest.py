@@ -5,7 +5,7 @@ import ctypes
 import os
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -70,6 +70,44 @@ def consume_with_framework(producer: Any) -> np.ndarray:
     raise NotSupported(f"no DLPack consumer available for device type {device_type}")
 
 
+def dl_device_of_device(client: Any, device: Any) -> tuple[int, int]:
+    """The DLPack (device_type, device_id) of a PJRT device's default memory, from a probe buffer."""
+    probe = client.buffer_from_numpy(np.zeros(1, np.float32), device)
+    try:
+        return dlpack.dl_device_of(probe)
+    except ValueError as error:
+        raise NotSupported(str(error)) from None
+    finally:
+        probe.close()
+
+
+def framework_producer(values: np.ndarray, dl_device: tuple[int, int]) -> Any:
+    """A tensor holding `values` in a real DLPack producer: numpy on the host, cupy or torch on a CUDA/ROCm device."""
+    device_type, device_id = dl_device
+    if device_type == dlpack.DLDeviceType.CPU:
+        return aligned_array(values)
+    if device_type in (dlpack.DLDeviceType.CUDA, dlpack.DLDeviceType.ROCM):
+        try:
+            import cupy  # type: ignore[import-not-found]
+
+            with cupy.cuda.Device(device_id) as gpu:
+                array = cupy.asarray(values)
+                gpu.synchronize()  # the plugin reads it on its own stream
+                return array
+        except ImportError:
+            pass
+        try:
+            import torch  # type: ignore[import-not-found]
+
+            tensor = torch.from_numpy(np.ascontiguousarray(values)).to(f"cuda:{device_id}")
+            torch.cuda.synchronize(device_id)  # the plugin reads it on its own stream
+            return tensor
+        except ImportError:
+            pass
+        raise NotSupported("a DLPack producer of device memory needs cupy or torch with GPU support; neither is installed")
+    raise NotSupported(f"no DLPack producer available for device type {device_type}")
+
+
 def read_exported(buffer: Any, pointer: int) -> np.ndarray:
     """The bytes behind an exported pointer of `buffer`, read without PJRT (host memory directly, else a framework)."""
     if buffer.is_on_cpu:
@@ -128,5 +166,7 @@ def helpers() -> Any:
         read_host_memory = staticmethod(read_host_memory)
         read_exported = staticmethod(read_exported)
         consume_with_framework = staticmethod(consume_with_framework)
+        dl_device_of_device = staticmethod(dl_device_of_device)
+        framework_producer = staticmethod(framework_producer)
 
     return Helpers

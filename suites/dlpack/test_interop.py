@@ -95,31 +95,35 @@ def test_unconsumed_capsule_releases_reference_once(client, device) -> None:
     _assert_released_once(producer.exports[0], buffer, "an unconsumed DLPack capsule")
 
 
-def test_numpy_producer_round_trip_through_view(client, host_memory_device, helpers) -> None:
-    """numpy array -> numpy's own DLPack capsule -> CreateViewOfDeviceBuffer -> Execute -> export -> numpy.from_dlpack."""
+def test_framework_producer_round_trip_through_view(client, device, helpers) -> None:
+    """producer tensor -> its own DLPack capsule -> CreateViewOfDeviceBuffer -> Execute -> export -> consumer.
+
+    The producer is numpy for host memory and cupy or torch for CUDA/ROCm memory.
+    """
     support.require_slot(client.plugin, "Client_CreateViewOfDeviceBuffer")
     _require_export_slots(client)
-    source = helpers.aligned_array(np.arange(6, dtype=np.float32).reshape(2, 3) * 2)
-    imported = dlpack.ImportedTensor(source.__dlpack__())
-    assert imported.data == source.ctypes.data and imported.is_row_major
+    values = np.arange(6, dtype=np.float32).reshape(2, 3) * 2
+    producer = helpers.framework_producer(values, helpers.dl_device_of_device(client, device))
+    imported = dlpack.ImportedTensor(producer.__dlpack__())
+    assert imported.is_row_major, f"producer exported strides {imported.strides} for a fresh row-major tensor"
     releases: list[bool] = []
     view = support.unimplemented_is_not_supported(lambda: client.create_view_of_device_buffer(
-        imported.data, imported.shape, buffer_type_of(imported.dtype), device=host_memory_device,
-        memory=host_memory_device.default_memory, on_delete=lambda ptr, arg: releases.append(imported.release())))
+        imported.data, imported.shape, buffer_type_of(imported.dtype), device=device,
+        memory=device.default_memory, on_delete=lambda ptr, arg: releases.append(imported.release())))
     exe = client.compile("""
 func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %c = stablehlo.constant dense<1.0> : tensor<2x3xf32>
   %0 = stablehlo.add %a, %c : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
-}""", device_assignment=[[host_memory_device.id]])
+}""", device_assignment=[[device.id]])
     result = exe.execute([view])[0]
-    back = np.from_dlpack(dlpack.DLPackExporter(result)).copy()
-    assert_same(back, source + 1, "numpy -> DLPack -> PJRT view -> Execute -> DLPack -> numpy: wrong values")
+    back = helpers.consume_with_framework(dlpack.DLPackExporter(result))
+    assert_same(back, values + 1, "producer -> DLPack -> PJRT view -> Execute -> DLPack -> consumer: wrong values")
     view.close()
     deadline = time.monotonic() + 5.0  # the callback may run on a plugin thread
     while not releases and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.05)
     assert releases == [True], (
-        f"destroying the view released numpy's DLManagedTensor {len(releases)} times (on_delete_callback calls), expected once"
+        f"destroying the view released the producer's DLManagedTensor {len(releases)} times (on_delete_callback calls), expected once"
     )

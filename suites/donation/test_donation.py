@@ -50,6 +50,7 @@ def donating_add(client, donation_kind):  # type: ignore[no-untyped-def]
     """A compiled f32[4] add whose first argument is donated (per `donation_kind`)."""
     return client.compile(add_program(DONATION_ATTRIBUTES[donation_kind]))
 
+
 A = np.arange(4, dtype=np.float32)
 B = np.full(4, 10.0, dtype=np.float32)
 
@@ -218,3 +219,15 @@ def test_donating_zero_copy_buffer_leaves_host_array_intact(client, device, dona
         host, keep,
         f"donating a kImmutableZeroCopy buffer ({donation_kind}) let Execute write into the caller's immutable host array",
     )
+
+
+def test_donation_in_every_replica_of_a_replicated_program(client, donation_kind) -> None:
+    devices = support.require_devices(client, max(2, len(client.addressable_devices)))
+    exe = client.compile(add_program(DONATION_ATTRIBUTES[donation_kind]), num_replicas=len(devices),
+                         device_assignment=[[d.id] for d in devices])
+    rows = [[client.buffer_from_numpy(A + r, d), client.buffer_from_numpy(B, d)] for r, d in enumerate(exe.addressable_devices)]
+    outputs, _ = exe.execute_sharded(rows)
+    for r, (row, out) in enumerate(zip(rows, outputs)):
+        assert_same(out[0].to_numpy(), A + r + B, f"replica {r} of a donating replicated program: wrong result")
+        assert row[0].is_deleted, f"donation ({donation_kind}): the donated argument of replica {r} is not deleted after Execute"
+        assert not row[1].is_deleted, f"replica {r}: the argument that was not donated is deleted after Execute"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from _programs import ADD, compiled_golden, compiled_program, golden_param, programs_param
+from _programs import ADD, compiled_program, programs_param
 from pjrt_cts.runtime import buffer_type_of
 from pjrt_cts.suite_support import require_devices, require_slot, unimplemented_is_not_supported
 
@@ -127,20 +127,3 @@ def test_num_partitions_of_partitioned_program(client, count):
             f"PJRT_Executable_NumPartitions of a program compiled with num_partitions={count}: {executable.num_partitions}"
         )
         assert executable.num_outputs == 1, f"PJRT_Executable_NumOutputs (per device) of a partitioned add: {executable.num_outputs}"
-
-
-@golden_param()
-def test_golden_output_signature_matches_manifest(client, case):
-    executable = compiled_golden(client, case, "text")
-    expected_dims = [tuple(spec["shape"]) for spec in case.output_specs]
-    assert executable.output_dimensions == expected_dims, (
-        f"PJRT_Executable_OutputDimensions of golden case {case.id}: {executable.output_dimensions}, "
-        f"manifest says {expected_dims}"
-    )
-    from pjrt_cts.golden import dtypes as golden_dtypes
-
-    expected_types = [buffer_type_of(golden_dtypes.dtype_of(spec["dtype"])) for spec in case.output_specs]
-    assert executable.output_element_types == expected_types, (
-        f"PJRT_Executable_OutputElementTypes of golden case {case.id}: {executable.output_element_types}, "
-        f"manifest says {expected_types}"
-    )

@@ -1,7 +1,8 @@
 """Every single-device golden case executes and matches its reference output within the case's tolerance.
 
 Cases needing several devices (features num_devices:N, spmd, replicas) are the multidevice layer's and are
-not collected here. Executables are compiled once per worker (shared with the compile layer's text test).
+not collected here. Executables are compiled from the case's StableHLO text once per worker (shared with
+compile.golden_programs.test_golden_program_compiles_from_text).
 """
 from __future__ import annotations
 

@@ -45,6 +45,12 @@ def test_golden_multidevice_case(client, case) -> None:
     run_devices = exe.addressable_devices
     arguments = [[client.buffer_from_numpy(a, d) for a in input_rows[logical[d.id]]] for d in run_devices]
     outputs, _ = exe.execute_sharded(arguments)
+    donated = [int(i) for i in (case.donation or {}).get("args", [])]
+    for device, row in zip(run_devices, arguments):
+        for index in donated:
+            assert row[index].is_deleted, (
+                f"{case.id}: argument {index} is donated ({case.donation.get('kind')}) but not deleted on device {device.id} after Execute"
+            )
     for device, row in zip(run_devices, outputs):
         index = logical[device.id]
         assert len(row) == len(expected_rows[index]), (

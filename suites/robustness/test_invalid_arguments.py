@@ -250,3 +250,23 @@ def test_compile_reads_no_further_than_the_sizes_given(risky_call: Any, case: st
     contract = "PJRT_Program code/format are (pointer, size): nothing beyond size may be read"
     risky_call(f"overread-{case}", body, function="PJRT_Client_Compile", contract=contract, covered=True,
                expect_success=case != "truncated_code")
+
+
+def test_compile_reads_no_further_than_code_size_for_bytecode(risky_call: Any) -> None:
+    """A portable artifact cut in half, ending at a page boundary: must fail cleanly (bytecode readers
+    follow lengths and offsets inside the data, so they are the likelier ones to run past its end)."""
+    from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS, bytecode_corpus
+    from pjrt_cts.model import NotSupported
+
+    try:
+        (_, artifact), = bytecode_corpus([BUILTIN_SEEDS[0]], (1, 17, 0))
+    except LookupError as error:
+        raise NotSupported(str(error)) from None
+    case = f"""
+data = {artifact[: len(artifact) // 2]!r}
+program = program_of()
+program.code = at_page_end(data)
+program.code_size = len(data)
+call('Client_Compile', compile_args(program))"""
+    risky_call("overread-truncated_bytecode", _GUARD_PAGE.format(case=case.strip()), function="PJRT_Client_Compile",
+               contract="PJRT_Program code/format are (pointer, size): nothing beyond size may be read", covered=True)

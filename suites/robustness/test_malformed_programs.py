@@ -1,46 +1,119 @@
 """Malformed StableHLO: a seeded mutation fuzzer over the golden (or built-in) programs.
 
-Clause (PJRT_Client_Compile): a program the plugin cannot read must be rejected with an error. Each
-batch compiles its inputs in a child process (`python -m pjrt_cts.fuzz.child`); a crash or hang is
-a FAIL naming the saved input ($PJRT_CTS_OUT/robustness/fuzz-<seed>-<n>.mlir + .json), and the
-batch carries on in a fresh child. The seed is recorded (override: PJRT_CTS_FUZZ_SEED).
+Clause (PJRT_Client_Compile, format "mlir" = MLIR text or bytecode): a program the plugin cannot read
+must be rejected with an error. Each batch compiles its inputs in a child process
+(`python -m pjrt_cts.fuzz.child`); a crash or hang is a FAIL naming the saved input
+($PJRT_CTS_OUT/robustness/fuzz-<seed>-<n>.mlir or fuzz-bc-<seed>-<n>.mlirbc, + .json), and the batch
+carries on in a fresh child. Text batches mutate StableHLO assembly (tokens, types, attributes,
+truncation); bytecode batches mutate portable artifacts (bytes, varints, truncation). The seed is
+recorded (override: PJRT_CTS_FUZZ_SEED).
 """
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pjrt_cts.fuzz import fuzz_seed, mutants, plugin_child_command, reproduce_command, run_inputs
-from pjrt_cts.fuzz.seeds import seed_programs
+from pjrt_cts.fuzz.seeds import bytecode_corpus, seed_programs
+from pjrt_cts.model import NotSupported
 
-BATCHES = 10
-INPUTS_PER_BATCH = 100  # 1,000 inputs per run
-INPUT_TIMEOUT = 30.0
+TEXT_BATCHES = 10
+BYTECODE_BATCHES = 5
+INPUTS_PER_BATCH = 100  # 1,000 text + 500 bytecode inputs per run
+INPUT_TIMEOUT = 10.0  # a tiny program compiles in ~50 ms; no answer in 10 s is a hang
 
 
 @pytest.fixture(scope="module")
-def fuzz_corpus() -> list[tuple[str, bytes]]:
+def text_corpus() -> list[tuple[str, bytes]]:
     return [(seed.name, seed.text.encode()) for seed in seed_programs()]
 
 
+@pytest.fixture(scope="module")
+def bytecode_seeds(plugin: Any) -> list[tuple[str, bytes]]:
+    """Portable artifacts at the plugin's stablehlo_current_version (what JAX sends), or the newest below."""
+    current = plugin.attributes.get("stablehlo_current_version")
+    if not isinstance(current, list) or len(current) != 3:
+        raise NotSupported("PJRT_Plugin_Attributes has no stablehlo_current_version to target")
+    try:
+        return bytecode_corpus(seed_programs(), tuple(current))
+    except LookupError as error:
+        raise NotSupported(str(error)) from None
+
+
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("batch", range(BATCHES), ids=lambda b: f"batch{b:02d}")
-def test_malformed_programs_are_rejected_cleanly(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path,
-                                                 fuzz_corpus: list[tuple[str, bytes]], batch: int,
-                                                 record: Any) -> None:
+@pytest.mark.parametrize("batch", range(TEXT_BATCHES), ids=lambda b: f"batch{b:02d}")
+def test_malformed_program_text_is_rejected_cleanly(plugin_path: Any, create_options: dict[str, Any],
+                                                    repro_dir: Path, text_corpus: list[tuple[str, bytes]], batch: int,
+                                                    record: Any) -> None:
+    _run_batch(plugin_path, create_options, repro_dir, text_corpus, batch, "text", record)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("batch", range(BYTECODE_BATCHES), ids=lambda b: f"batch{b:02d}")
+def test_malformed_program_bytecode_is_rejected_cleanly(plugin_path: Any, create_options: dict[str, Any],
+                                                        repro_dir: Path, bytecode_seeds: list[tuple[str, bytes]],
+                                                        batch: int, record: Any) -> None:
+    _run_batch(plugin_path, create_options, repro_dir, bytecode_seeds, batch, "bytecode", record)
+
+
+def _run_batch(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path, corpus: list[tuple[str, bytes]],
+               batch: int, family: str, record: Any) -> None:
     seed = fuzz_seed()
-    inputs = mutants(fuzz_corpus, seed, batch * INPUTS_PER_BATCH, INPUTS_PER_BATCH)
+    inputs = mutants(corpus, seed, batch * INPUTS_PER_BATCH, INPUTS_PER_BATCH, family=family)
     summary = run_inputs(
         inputs, plugin_child_command(plugin_path, create_options), repro_dir, input_timeout=INPUT_TIMEOUT,
         context={"plugin": str(plugin_path), "create_options": create_options},
         reproduce=lambda path: reproduce_command(plugin_path, create_options, path),
     )
-    record.details(summary.as_details(), corpus=[name for name, _ in fuzz_corpus])
-    assert len(summary.results) == len(inputs), f"fuzz batch {batch}: {len(summary.results)} of {len(inputs)} inputs ran"
+    record.details(summary.as_details(), family=family, corpus=[name for name, _ in corpus])
+    assert len(summary.results) == len(inputs), (
+        f"fuzz {family} batch {batch}: {len(summary.results)} of {len(inputs)} inputs ran")
     if summary.findings:
         first = summary.findings[0]
+        last_words = first.stderr_tail.strip().splitlines()[-1:] if first.stderr_tail.strip() else []
         raise AssertionError(
-            f"PJRT_Client_Compile must reject malformed MLIR with an error: {len(summary.findings)} of {len(inputs)} "
-            f"inputs (seed {seed}) crashed or hung; first: {first.one_line()}")
+            f"PJRT_Client_Compile must reject malformed MLIR {family} with an error: {len(summary.findings)} of "
+            f"{len(inputs)} inputs (seed {seed}) crashed or hung; first: {first.one_line()}"
+            + (f"; stderr: {last_words[0][:200]}" if last_words else "")
+            + f"; all: {', '.join(str(f.input_file.name) for f in summary.findings)}")
+
+
+# Inputs that longer fuzz runs found (seed 20260701, bytecode family, over the built-in seed programs
+# serialized at StableHLO 1.17.0 by jaxlib 0.10.2): replayed on every run so the findings stay visible.
+# name -> (seed, index, sha256 prefix of the input, what it did to the XLA CPU plugins when found)
+REGRESSION_BYTECODE = {
+    "bc-20260701-934": (20260701, 934, "5a47f1ae7a2c3474", "one flipped bit in add_mul: 0.115 hangs, 0.81 SIGSEGV"),
+    "bc-20260701-1044": (20260701, 1044, "cada4eab1b8e7e77", "duplicated bytes in convert_iota: SIGSEGV on both"),
+}
+REGRESSION_VERSION = (1, 17, 0)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", sorted(REGRESSION_BYTECODE))
+def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_options: dict[str, Any],
+                                                      repro_dir: Path, name: str, record: Any) -> None:
+    import hashlib
+
+    from pjrt_cts.fuzz import mutant
+    from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS
+
+    seed, index, digest, found = REGRESSION_BYTECODE[name]
+    try:
+        corpus = bytecode_corpus(BUILTIN_SEEDS, REGRESSION_VERSION)
+    except LookupError as error:
+        raise NotSupported(str(error)) from None
+    case = mutant(corpus, seed, index, family="bytecode")
+    if hashlib.sha256(case.data).hexdigest()[:16] != digest:
+        raise NotSupported(f"{name}: the regenerated input differs from the one found (another jaxlib serializer?)")
+    summary = run_inputs([case], plugin_child_command(plugin_path, create_options), repro_dir,
+                         input_timeout=INPUT_TIMEOUT, context={"plugin": str(plugin_path), "found": found})
+    record.details(summary.as_details(), found=found)
+    if summary.findings:
+        finding = summary.findings[0]
+        command = reproduce_command(plugin_path, create_options, finding.input_file)
+        raise AssertionError(
+            f"PJRT_Client_Compile must reject malformed MLIR bytecode with an error: {finding.one_line()}; "
+            f"reproduce: {shlex.join(command)}")

@@ -55,13 +55,13 @@ def sample_array(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.n
 
 def first_mismatch(actual: np.ndarray, expected: np.ndarray) -> tuple[int, ...] | None:
     """Index of the first element whose bytes differ (None when bit-identical)."""
-    width = expected.dtype.itemsize
-    a = np.ascontiguousarray(actual).view(np.uint8).reshape(-1, width) if actual.size else np.zeros((0, width), np.uint8)
-    e = np.ascontiguousarray(expected).view(np.uint8).reshape(-1, width) if expected.size else np.zeros((0, width), np.uint8)
-    differs = np.nonzero((a != e).any(axis=1))[0]
-    if differs.size == 0:
+    a = np.ascontiguousarray(actual).reshape(-1).view(np.uint8)
+    e = np.ascontiguousarray(expected).reshape(-1).view(np.uint8)
+    if np.array_equal(a, e):
         return None
-    return tuple(int(i) for i in np.unravel_index(int(differs[0]), expected.shape)) if expected.shape else ()
+    first_byte = int(np.argmax(a != e))
+    flat = first_byte // expected.dtype.itemsize
+    return tuple(int(i) for i in np.unravel_index(flat, expected.shape)) if expected.shape else ()
 
 
 def assert_bit_exact(actual: np.ndarray, expected: np.ndarray, what: str) -> None:
@@ -70,10 +70,11 @@ def assert_bit_exact(actual: np.ndarray, expected: np.ndarray, what: str) -> Non
     assert actual.dtype == expected.dtype, f"{what} should give dtype {expected.dtype}, but gave {actual.dtype}"
     index = first_mismatch(actual, expected)
     if index is not None:
-        mismatches = int((np.ascontiguousarray(actual).view(np.uint8) != np.ascontiguousarray(expected).view(np.uint8)).sum())
+        a = np.ascontiguousarray(actual).reshape(-1).view(np.uint8)
+        e = np.ascontiguousarray(expected).reshape(-1).view(np.uint8)
         raise AssertionError(
             f"{what} should be bit-exact, but element {index} is {actual[index]!r} instead of {expected[index]!r} "
-            f"({mismatches} differing bytes)"
+            f"({int((a != e).sum())} differing bytes)"
         )
 
 

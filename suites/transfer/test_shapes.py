@@ -58,7 +58,10 @@ def test_zero_size_round_trip(client: Any, shape: tuple[int, ...]) -> None:
 @pytest.mark.parametrize("dtype", [pytest.param(np.uint8, id="u8_256mib")])
 def test_large_round_trip(client: Any, bit_exact: Callable[..., None], dtype: type) -> None:
     count = LARGE_BYTES // np.dtype(dtype).itemsize
-    data = (np.arange(count, dtype=np.uint32) * 2654435761 >> 24).astype(dtype).reshape(4096, -1)
+    rows = 4096
+    data = np.empty((rows, count // rows), dtype)
+    data[...] = (np.arange(count // rows, dtype=np.uint32) * 97 % 251).astype(dtype)  # period 251 along a row
+    data += (np.arange(rows, dtype=np.uint32) % 241).astype(dtype)[:, None]  # and a different offset per row
     buffer = client.buffer_from_numpy(data)
     assert buffer.on_device_size >= data.nbytes, (
         f"PJRT_Buffer_OnDeviceSizeInBytes of a {data.nbytes}-byte array should be >= that, but is {buffer.on_device_size}"

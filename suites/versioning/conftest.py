@@ -60,6 +60,7 @@ class LiveHandles:
     loaded: Any
     executable: Any
     inputs: list[np.ndarray]
+    program: str = ADD_PROGRAM
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """A stand-in for `python -m pjrt_cts.fuzz.child run`: same protocol, no plugin.
 
 Inputs containing CRASH abort the process, HANG sleeps forever, COMPILE "compiles"; others error.
-argv: INPUTS_JSONL START RESULT_FD [--fail-startup]
+STATEFUL crashes only when run after other inputs (not alone).
+argv: INPUTS_JSONL START RESULT_FD [--fail-startup]   or   --reproduce FILE
 """
 import base64
 import json
@@ -10,7 +11,19 @@ import sys
 import time
 
 
+def reproduce(path: str) -> None:
+    data = open(path, "rb").read()
+    if b"CRASH" in data:
+        os.abort()
+    if b"HANG" in data:
+        time.sleep(600)
+    print('PJRT_CTS_RESULT {"status": "error", "code": "INVALID_ARGUMENT"}', flush=True)
+
+
 def main() -> None:
+    if sys.argv[1] == "--reproduce":
+        reproduce(sys.argv[2])
+        return
     inputs_path, start, fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if "--fail-startup" in sys.argv:
         sys.exit(3)
@@ -28,7 +41,7 @@ def main() -> None:
             entry = json.loads(line)
             data = base64.b64decode(entry["data"])
             emit({"event": "start", "n": entry["n"]})
-            if b"CRASH" in data:
+            if b"CRASH" in data or (b"STATEFUL" in data and position > start):
                 sys.stderr.write("fake plugin: Check failed: CRASH input\n")
                 sys.stderr.flush()
                 os.abort()

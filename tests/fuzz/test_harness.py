@@ -43,6 +43,19 @@ def test_crash_and_hang_are_classified_saved_and_skipped(tmp_path: Path) -> None
     assert json.loads(hang.report_file.read_text())["classification"] == "hang"
 
 
+def test_findings_are_rerun_alone_to_tell_input_from_state(tmp_path: Path) -> None:
+    def reproduce(path: Path) -> list[str]:
+        return [sys.executable, str(FAKE_CHILD), "--reproduce", str(path)]
+
+    summary = run_inputs(inputs(b"a", b"CRASH", b"b", b"STATEFUL", b"HANG"), fake_command(), tmp_path,
+                         input_timeout=1.0, reproduce=reproduce)
+    alone = {f.index: f.reproduces_alone for f in summary.findings}
+    assert alone == {101: True, 103: False, 104: True}
+    report = json.loads(summary.findings[1].report_file.read_text())
+    assert report["reproduces_alone"] is False and "102..102" in report["state_dependent"]
+    assert "only after earlier inputs" in summary.findings[1].one_line()
+
+
 def test_clean_run_needs_one_child_and_saves_nothing(tmp_path: Path) -> None:
     summary = run_inputs(inputs(b"a", b"b", b"COMPILE"), fake_command(), tmp_path / "out", input_timeout=5.0)
     assert summary.counts() == {"error": 2, "compiled": 1}

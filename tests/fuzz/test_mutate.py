@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from pjrt_cts.fuzz import DEFAULT_SEED, ENV_SEED, MUTATIONS, fuzz_seed, mutant, mutants
+from pjrt_cts.fuzz import BYTECODE_MUTATIONS, DEFAULT_SEED, ENV_SEED, MUTATIONS, fuzz_seed, mutant, mutants
 from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS
 
 PROGRAMS = [(seed.name, seed.text.encode()) for seed in BUILTIN_SEEDS]
@@ -61,3 +61,19 @@ def test_seed_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_empty_corpus_is_refused() -> None:
     with pytest.raises(ValueError):
         mutant([], 1, 0)
+
+
+BYTES = [("blob", bytes(range(256)) * 2)]
+
+
+def test_bytecode_family_is_deterministic_and_binary() -> None:
+    first = mutants(BYTES, 3, 0, 200, family="bytecode")
+    assert first == mutants(BYTES, 3, 0, 200, family="bytecode")
+    assert {kind for m in first for kind in m.mutations} == set(BYTECODE_MUTATIONS)
+    assert all(m.family == "bytecode" and m.name.startswith("fuzz-bc-3-") and m.suffix == ".mlirbc" for m in first)
+
+
+def test_families_do_not_share_inputs() -> None:
+    text = [mutant(BYTES, 3, n).data for n in range(50)]
+    binary = [mutant(BYTES, 3, n, family="bytecode").data for n in range(50)]
+    assert sum(a != b for a, b in zip(text, binary)) > 40

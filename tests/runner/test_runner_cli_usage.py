@@ -59,9 +59,10 @@ def test_layers_follow_the_canonical_order() -> None:
     assert run_command.layer_dirs(MIXED) == ["client", "robustness"]
 
 
+@pytest.mark.slow
 def test_all_good_run_exits_0(fake_plugin: Path, tmp_path: Path) -> None:
     proc = run_cli("run", str(fake_plugin), "--suites-dir", str(MIXED), "-n", "1", "--out", str(tmp_path),
-                   "--create-option", "cpu_device_count=4", "-k", "test_pass or test_tagged or environment",
+                   "--create-option", "cpu_device_count=4", "-k", "pass or test_tagged or environment",
                    "--id", "client.*")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tests = by_id(load_json(tmp_path / "results.json"))
@@ -69,10 +70,12 @@ def test_all_good_run_exits_0(fake_plugin: Path, tmp_path: Path) -> None:
     assert ran == {"client.basic.test_pass", "client.basic.test_tagged", "client.basic.test_environment"}
     skipped = {t["outcome"] for test_id, t in tests.items() if test_id not in ran}
     assert skipped == {"SKIP"}
-    assert tests["robustness.crashes.test_abort_shared"]["message"] == "not selected by --id"
+    assert tests["robustness.crashes.test_isolated_pass"]["message"] == "not selected by --id"  # kept by -k
+    assert tests["robustness.crashes.test_abort_shared"]["message"].startswith("deselected by -k")
     assert "verdict: CONFORMANT" in proc.stdout
 
 
+@pytest.mark.slow
 def test_controller_never_imports_suite_code(fake_plugin: Path, tmp_path: Path) -> None:
     """Workers die importing this conftest; the controller stops restarting them and reports."""
     suites = FIXTURE_SUITES / "abort_conftest" / "suites"
@@ -84,6 +87,7 @@ def test_controller_never_imports_suite_code(fake_plugin: Path, tmp_path: Path) 
     assert (tmp_path / "results.json").is_file()
 
 
+@pytest.mark.slow
 def test_worker_dying_after_its_last_test_is_reported_not_blamed_on_a_test(fake_plugin: Path, tmp_path: Path) -> None:
     suites = FIXTURE_SUITES / "exit_crash" / "suites"
     proc = run_cli("run", str(fake_plugin), "--suites-dir", str(suites), "-n", "2", "--out", str(tmp_path),

@@ -111,6 +111,7 @@ def test_malformed_files_are_rejected_with_the_reason(tmp_path: Path, text: str,
         _load(tmp_path, text)
 
 
+@pytest.mark.slow
 def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
     expectations = tmp_path / "expectations.toml"
     expectations.write_text(EXPECTATIONS)

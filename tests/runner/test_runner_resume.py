@@ -10,7 +10,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from runner_cli import FIXTURE_SUITES, REPO_ROOT, by_id, cli_command, cli_environment, load_json, run_cli
+
+pytestmark = pytest.mark.slow  # runs `pjrt-cts run` end to end in subprocesses
 
 SLOW = FIXTURE_SUITES / "slow" / "suites"
 ALL_IDS = {f"client.slow.test_slow[{n}]" for n in range(8)}

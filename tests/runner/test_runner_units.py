@@ -177,3 +177,15 @@ def test_progress_plain_and_tty() -> None:
     progress.set_total(1)
     progress.add({"id": "a", "outcome": "PASS", "message": ""})
     assert "\r[1/1] PASS 1" in tty.getvalue()
+
+
+def test_thread_headers_left_without_frames_are_dropped(tmp_path: Path) -> None:
+    log = tmp_path / "gw0.log"
+    log.write_bytes(crashlog.start_marker("t") + b"Timeout (0:02:00)!\n"
+                    b"Thread 0x00007f01 (most recent call first):\n"
+                    b'  File "/v/site-packages/execnet/gateway_base.py", line 534 in read\n'
+                    b"Current thread 0x00007f02 (most recent call first):\n"
+                    b'  File "/work/pjrt_cts/runtime/event.py", line 40 in wait\n')
+    assert crashlog.read_segment(log, "t").lines == [
+        "Timeout (0:02:00)!", "Current thread 0x00007f02 (most recent call first):",
+        '  File "/work/pjrt_cts/runtime/event.py", line 40 in wait']

@@ -25,6 +25,7 @@ FAMILY_MODULES = (
 
 
 def all_specs() -> Iterator:
+    """Every case spec, in a fixed order (family module order, then each family's own order)."""
     from pjrt_cts.golden.generator import env  # noqa: F401  (before any jax import)
 
     for module_name in FAMILY_MODULES:
@@ -37,32 +38,57 @@ def all_specs() -> Iterator:
         yield from module.cases()
 
 
-def regenerate(out_dir: Path, only: Sequence[str] = (), verbose: bool = True) -> int:
-    """Build every case (or those whose id matches a glob in `only`) into `out_dir`; returns #failures."""
-    from pjrt_cts.golden.generator.core import GenerationError, build_case, write_corpus
+def _build_shard(only: Sequence[str], shard: int, num_shards: int) -> tuple[list, list[str]]:
+    """Build every `num_shards`-th selected case starting at `shard` (runs in a worker process)."""
+    from pjrt_cts.golden.generator.core import GenerationError, build_case
 
-    started = time.monotonic()
-    built = []
-    failures = []
+    built, failures = [], []
     seen: set[str] = set()
+    index = -1
     for spec in all_specs():
         if only and not any(fnmatch.fnmatchcase(spec.id, pattern) for pattern in only):
             continue
+        index += 1
         if spec.id in seen:
             failures.append(f"{spec.id}: duplicate case id")
             continue
         seen.add(spec.id)
+        if index % num_shards != shard:
+            continue
         try:
             built.append(build_case(spec))
         except GenerationError as exc:
             failures.append(str(exc))
+    return built, failures
+
+
+def regenerate(out_dir: Path, only: Sequence[str] = (), verbose: bool = True, jobs: int = 1) -> int:
+    """Build every case (or those whose id matches a glob in `only`) into `out_dir`; returns #failures.
+
+    With jobs > 1 the cases are built in that many fresh processes (JAX must start in each);
+    the corpus is the same bytes either way.
+    """
+    from pjrt_cts.golden.generator.core import write_corpus
+
+    started = time.monotonic()
+    if jobs <= 1:
+        built, failures = _build_shard(only, 0, 1)
+    else:
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            results = list(pool.map(_build_shard, [list(only)] * jobs, range(jobs), [jobs] * jobs))
+        built = [case for shard_built, _ in results for case in shard_built]
+        failures = sorted({failure for _, shard_failures in results for failure in shard_failures})
     if failures:
         for failure in failures:
             print(f"FAILED {failure}", file=sys.stderr)
         print(f"{len(failures)} case(s) failed; corpus not written", file=sys.stderr)
         return len(failures)
     built.sort(key=lambda case: case.entry["id"])
-    write_corpus(out_dir, built)
+    write_corpus(out_dir, built, prune=not only)
     if verbose:
         print(f"wrote {len(built)} cases to {out_dir} in {time.monotonic() - started:.1f}s")
     return 0
@@ -74,5 +100,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pjrt_cts.golden.generator")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
-    return 1 if regenerate(args.out, args.only) else 0
+    return 1 if regenerate(args.out, args.only, jobs=args.jobs) else 0

@@ -40,7 +40,7 @@ class GenerationError(Exception):
 class CaseSpec:
     id: str
     fn: Callable[..., Any]
-    inputs: list[np.ndarray]  # global inputs (the program's arguments)
+    inputs: list[np.ndarray] | Callable[[], list[np.ndarray]]  # global inputs; a callable builds them lazily
     op_class: str = "exact"
     numpy_ref: NumpyRef | None = None
     numpy_ref_name: str | None = None
@@ -227,6 +227,8 @@ def _global_outputs_for_check(spec: CaseSpec, output_rows: list[list[np.ndarray]
 
 
 def build_case(spec: CaseSpec) -> BuiltCase:
+    if callable(spec.inputs):
+        spec.inputs = spec.inputs()
     for i, array in enumerate(spec.inputs):
         if array.size and not np.any(array != 0) and i not in spec.zero_inputs_ok:
             raise GenerationError(f"{spec.id}: input {i} is all zeros")
@@ -355,8 +357,14 @@ def manifest_bytes(entries: list[dict]) -> bytes:
     return (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode("utf-8")
 
 
-def write_corpus(out_dir: Path, built: list[BuiltCase]) -> None:
+def write_corpus(out_dir: Path, built: list[BuiltCase], *, prune: bool = False) -> None:
+    """Write the files and manifest; with `prune`, delete corpus files no case references any more."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    if prune:
+        wanted = {(out_dir / relative).resolve() for case in built for relative in case.files}
+        for path in sorted(out_dir.rglob("*")):
+            if path.is_file() and path.suffix in (".mlir", ".mlirbc", ".npz") and path.resolve() not in wanted:
+                path.unlink()
     for case in built:
         for relative, data in case.files.items():
             path = out_dir / relative

@@ -349,6 +349,13 @@ def _special_cases() -> Iterator[CaseSpec]:
             case_id = f"special.{name}.{dtype}"
             grid_a = np.repeat(a, a.size)
             grid_b = np.tile(a, a.size)
+            if name in ("maximum", "minimum"):
+                # NaN operands get their own cases: NaN propagation through max/min is a separate finding.
+                has_nan = np.isnan(grid_a.astype(np.float64)) | np.isnan(grid_b.astype(np.float64))
+                yield CaseSpec(f"special.{name}_nan.{dtype}", fn, [grid_a[has_nan], grid_b[has_nan]], op_class=op_class,
+                               numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.{name}", expect_ops=(op,),
+                               features=["special_values", "nan_propagation"])
+                grid_a, grid_b = grid_a[~has_nan], grid_b[~has_nan]
             yield CaseSpec(case_id, fn, [grid_a, grid_b], op_class=op_class, numpy_ref=nary_ref(ref),
                            numpy_ref_name=f"numpy.{name}", expect_ops=(op,), features=["special_values"])
         for name in SPECIAL_UNARY:

@@ -248,7 +248,7 @@ def _large_cases() -> Iterator[CaseSpec]:
     for suffix, (fn, specs, reference) in LARGE_CASES.items():
         case_id = f"large.{suffix}"
         seed = rng_for(case_id).integers(1, 2**31)
-        inputs = synth.synthesize_inputs(int(seed), specs)
+        inputs = (lambda s=int(seed), sp=specs: synth.synthesize_inputs(s, sp))  # 64+ MiB: built only when needed
         # A 4096-term f32 sum accumulates rounding: a bound for that length, not a per-op one.
         tolerance = Tolerance("rel", rtol=1e-4, atol=1e-3, op_class="reduction") if reference == "row_sum_f64" else None
         yield CaseSpec(case_id, fn, inputs, op_class="arith" if reference == "add" else "exact",

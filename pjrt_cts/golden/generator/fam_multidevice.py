@@ -162,7 +162,8 @@ REPLICATED = {
     "all_reduce_sum": "stablehlo.all_reduce", "all_reduce_max": "stablehlo.all_reduce",
     "all_gather": "stablehlo.all_gather", "reduce_scatter": "stablehlo.reduce_scatter",
     "all_to_all": "stablehlo.all_to_all", "collective_permute": "stablehlo.collective_permute",
-    "replica_id": "stablehlo.replica_id", "collective_broadcast": "stablehlo.collective_broadcast",
+    "replica_id": "stablehlo.replica_id",
+    # collective_broadcast is left out: XLA:CPU answers UNIMPLEMENTED (see golden/README.md).
 }
 
 

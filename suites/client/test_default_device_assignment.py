@@ -9,7 +9,7 @@ from pjrt_cts import suite_support as support
 from pjrt_cts.model import NotSupported
 
 SHAPES = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4)]]
-ZERO_COUNTS = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(0, 1), (1, 0), (0, 0)]]
+ZERO_COUNTS = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(0, 1), (1, 0)]]  # few: each runs in its own process
 NEGATIVE_COUNTS = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(-1, 1), (1, -1)]]
 TOO_SMALL = [pytest.param(r, p, size, id=f"{r}x{p}-size{size}") for r, p, size in [(2, 1, 1), (2, 2, 3), (1, 4, 0)]]
 

@@ -1,0 +1,140 @@
+"""`pjrt-cts golden regenerate|list|check|validate`: the golden corpus."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("golden", help="build, list, check and validate the golden corpus")
+    commands = parser.add_subparsers(dest="golden_command", metavar="SUBCOMMAND")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+    regenerate = commands.add_parser("regenerate", help="rebuild the corpus from JAX on CPU (needs the golden extra)")
+    regenerate.add_argument("--out", type=Path, default=None, help="output directory (default: the shipped golden/)")
+    regenerate.add_argument("--only", action="append", default=[], metavar="GLOB", help="only case ids matching GLOB")
+    regenerate.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    regenerate.set_defaults(func=_regenerate)
+
+    listing = commands.add_parser("list", help="table of cases by op and element type")
+    listing.add_argument("--corpus", type=Path, default=None)
+    listing.add_argument("--by", choices=("op", "dtype", "case"), default="op")
+    listing.add_argument("--op", default=None, help="only cases using this op (e.g. add or stablehlo.add)")
+    listing.add_argument("--dtype", default=None, help="only cases with this element type (e.g. bf16)")
+    listing.add_argument("--family", default=None)
+    listing.add_argument("-k", dest="pattern", default=None, metavar="GLOB", help="only case ids matching GLOB")
+    listing.set_defaults(func=_list)
+
+    check = commands.add_parser("check", help="verify the corpus files and hashes against the manifest")
+    check.add_argument("--corpus", type=Path, default=None)
+    check.add_argument("--no-data", action="store_true", help="hashes only; do not open the .npz files")
+    check.set_defaults(func=_check)
+
+    validate = commands.add_parser("validate", help="run every case through pjrt_cts.runtime on a plugin")
+    validate.add_argument("plugin", nargs="?", default=None, help="plugin .so (default: the bundled CPU plugin)")
+    validate.add_argument("--corpus", type=Path, default=None)
+    validate.add_argument("--form", choices=("text", "current", "intermediate", "minimum"), default="text",
+                          help="program form: StableHLO text or portable bytecode at that version")
+    validate.add_argument("--only", action="append", default=[], metavar="GLOB")
+    validate.add_argument("--create-options", default='{"cpu_device_count": 4}', help="client create options (JSON)")
+    validate.add_argument("--json", type=Path, default=None, help="write every result to this file")
+    validate.set_defaults(func=_validate)
+
+
+def _regenerate(args: argparse.Namespace) -> int:
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.resources import golden_dir
+
+    if importlib.util.find_spec("jax") is None:
+        raise UsageError("regenerate needs JAX on CPU: pip install 'pjrt-cts[golden]'")
+    out = args.out if args.out is not None else golden_dir()
+    # A fresh interpreter: the generator must configure JAX (4 host devices, x64) before it starts.
+    command = [sys.executable, "-m", "pjrt_cts.golden.generator", "--out", str(out), "--jobs", str(args.jobs)]
+    for pattern in args.only:
+        command += ["--only", pattern]
+    return subprocess.call(command)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from tabulate import tabulate
+
+    from pjrt_cts.golden import load_manifest
+    from pjrt_cts.golden.listing import filter_cases, table_by_dtype, table_by_op
+
+    manifest = _manifest(args.corpus)
+    cases = filter_cases(manifest, op=args.op, dtype=args.dtype, family=args.family, pattern=args.pattern)
+    del load_manifest
+    if args.by == "op":
+        rows = table_by_op(cases)
+        print(tabulate(rows, headers=["op", "cases", "element types"]))
+    elif args.by == "dtype":
+        print(tabulate(table_by_dtype(cases), headers=["element type", "cases", "ops"]))
+    else:
+        rows = [(c.id, " ".join(o.removeprefix("stablehlo.") for o in c.ops), " ".join(c.dtypes), str(c.tolerance),
+                 " ".join(c.features)) for c in cases]
+        print(tabulate(rows, headers=["case", "ops", "element types", "tolerance", "features"]))
+    stablehlo_ops = {op for c in cases for op in c.ops if op.startswith("stablehlo.")}
+    print(f"\n{len(cases)} cases, {len(stablehlo_ops)} distinct StableHLO ops, "
+          f"{len({d for c in cases for d in c.dtypes})} element types")
+    return 0
+
+
+def _manifest(corpus: Path | None):
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.golden import CorpusError, load_manifest
+
+    try:
+        return load_manifest(corpus)
+    except CorpusError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check(args: argparse.Namespace) -> int:
+    from pjrt_cts.golden.check import check_corpus
+
+    manifest, problems = check_corpus(args.corpus, verify_data=not args.no_data)
+    for problem in problems:
+        print(problem)
+    if manifest is not None and not problems:
+        print(f"corpus OK: {len(manifest.cases)} cases in {manifest.root}")
+    return 1 if problems else 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.golden.validate import validate
+    from pjrt_cts.runtime import default_plugin_path
+
+    plugin = Path(args.plugin) if args.plugin else default_plugin_path()
+    if not plugin.is_file():
+        raise UsageError(f"{plugin}: no such plugin file")
+    try:
+        options = json.loads(args.create_options)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--create-options is not JSON: {exc}") from None
+    _manifest(args.corpus)
+    started = time.monotonic()
+    counts: dict[str, int] = {}
+    results = []
+    compile_seconds = execute_seconds = 0.0
+    for result in validate(plugin, args.corpus, only=args.only, form=args.form, create_options=options):
+        counts[result.outcome] = counts.get(result.outcome, 0) + 1
+        compile_seconds += result.compile_seconds
+        execute_seconds += result.execute_seconds
+        results.append(result.to_json())
+        if result.outcome != "PASS":
+            print(f"{result.outcome} {result.id}: {result.message}")
+    wall = time.monotonic() - started
+    summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+    print(f"\n{plugin}: {summary} ({args.form}; {wall:.1f}s wall, compile {compile_seconds:.1f}s, "
+          f"execute {execute_seconds:.1f}s)")
+    if args.json:
+        args.json.write_text(json.dumps({"plugin": str(plugin), "form": args.form, "wall_seconds": wall,
+                                         "counts": counts, "results": results}, indent=1))
+    return 0 if set(counts) <= {"PASS", "NOT_SUPPORTED"} else 1

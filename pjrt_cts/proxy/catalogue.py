@@ -1,0 +1,211 @@
+"""The defects the proxy plugin can inject, and which tests of the suite must notice each.
+
+Every defect names the layer whose contract it breaks, what the mutant does, the tests expected
+to catch it (`catchers`, test-id patterns), and the targeted selection `pjrt-cts selftest` runs
+for it (`layers` + `select`: the catchers plus a few neighbours). Patterns use the runner's id
+syntax: `*` is any run of characters, `?` one character, `[` and `]` are literal.
+
+`expect` is "caught" for real defects. A "tolerated" defect is a negative control: a deviation the
+contract allows (e.g. 2 ulp on a transcendental op, inside the documented tolerance); the suite is
+right when it does NOT flag it, and a test that does is reported as too strict.
+The C side (proxy.c) must know every name here; tests/proxy checks both lists agree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Defect:
+    name: str
+    layer: str
+    description: str
+    catchers: tuple[str, ...]
+    layers: tuple[str, ...]
+    select: tuple[str, ...] = ()  # extra neighbours run with the catchers
+    expect: str = "caught"  # or "tolerated"
+    note: str = ""  # why a catch may legitimately be missing, or how the defect is bounded
+    timeout: float | None = None  # per-test timeout for this mutant's run (None: the selftest default)
+
+    @property
+    def selection(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.catchers + self.select))
+
+
+def _d(name: str, layer: str, description: str, catchers: list[str], layers: list[str] | None = None,
+       select: list[str] | None = None, **extra: object) -> Defect:
+    return Defect(name, layer, description, tuple(catchers), tuple(layers or [layer]), tuple(select or []),
+                  **extra)  # type: ignore[arg-type]
+
+
+DEFECTS: tuple[Defect, ...] = (
+    # ---- abi ------------------------------------------------------------------------------------
+    _d("get_api_unstable", "abi", "GetPjrtApi returns a different PJRT_Api table on every other call",
+       ["abi.entry_point.test_get_pjrt_api_is_stable_across_calls"], select=["abi.entry_point.*"]),
+    _d("null_slot", "abi", "PJRT_Buffer_IsOnCpu is NULL although struct_size covers it",
+       ["abi.api_slots.test_no_null_slot_within_struct_size", "abi.api_slots.test_slot_is_present[*Buffer_IsOnCpu*]"],
+       select=["abi.api_slots.test_struct_size_*"]),
+    _d("newer_minor_than_slots", "abi",
+       "reports its real minor version but struct_size ends before the last slot that minor requires",
+       ["abi.api_slots.test_struct_size_covers_slots_of_reported_minor",
+        "versioning.slot_gating.test_struct_size_covers_every_slot_of_the_reported_minor"],
+       layers=["abi", "versioning"], select=["abi.api_slots.test_struct_size_*", "versioning.slot_gating.test_struct_size_*"]),
+    _d("extension_chain_loop", "abi", "the extension chain's last link points back to its first (a cycle)",
+       ["abi.extension_chain.test_extension_chain_terminates"], select=["abi.extension_chain.*"]),
+    _d("attributes_duplicated", "abi", "PJRT_Plugin_Attributes lists its first attribute twice",
+       ["abi.plugin.test_plugin_attribute_names_are_unique"], select=["abi.plugin.test_plugin_attribute*"]),
+    _d("initialize_not_idempotent", "abi", "a second PJRT_Plugin_Initialize fails with FAILED_PRECONDITION",
+       ["abi.plugin.test_plugin_initialize_may_be_called_twice"], select=["abi.plugin.test_plugin_initialize_*"]),
+    _d("api_version_struct_size_wrong", "abi", "PJRT_Api.pjrt_api_version.struct_size is 0",
+       ["abi.entry_point.test_api_version_struct_size", "versioning.compatibility_window.test_api_version_struct_has_its_size"],
+       layers=["abi", "versioning"], select=["abi.entry_point.test_api_*"]),
+    # ---- client ---------------------------------------------------------------------------------
+    _d("device_ids_duplicated", "client", "PJRT_Client_Devices lists the first device again at the end",
+       ["client.devices.test_device_ids_are_unique", "client.devices.test_device_handles_are_unique"],
+       select=["client.devices.test_device*", "client.devices.test_addressable_devices_are_among_devices"]),
+    _d("lookup_device_returns_first", "client", "PJRT_Client_LookupDevice returns the first device whatever the id",
+       ["client.devices.test_lookup_device_round_trips[*]", "client.device_descriptions.test_description_id_matches_lookup[*]"],
+       select=["client.devices.test_lookup_*"]),
+    _d("process_index_one", "client", "PJRT_Client_ProcessIndex reports 1 for a single-process client",
+       ["client.platform.test_process_index_of_a_single_process_client_is_zero",
+        "client.platform.test_process_index_matches_addressable_devices",
+        "client.device_descriptions.test_description_process_index_matches_client[*]"],
+       select=["client.platform.*"]),
+    _d("unknown_instead_of_invalid_argument", "client",
+       "PJRT_Error_GetCode reports UNKNOWN wherever the plugin said INVALID_ARGUMENT",
+       ["client.devices.test_lookup_device_rejects_bad_id[*]", "client.client_create.test_unknown_option_name_is_invalid_argument[*]",
+        "compile.compile_errors.test_unknown_program_format_is_invalid_argument[*]",
+        "execute.argument_errors.test_too_few_arguments_is_invalid_argument[*]"],
+       layers=["client", "compile", "execute"]),
+    _d("error_message_empty", "client", "PJRT_Error_Message returns an empty message for every error",
+       ["compile.compile_errors.test_compile_error_message_names_the_problem",
+        "client.devices.test_lookup_device_rejects_bad_id[*]", "events.event_api.test_set_error_reaches_every_observer[*]"],
+       layers=["client", "compile", "events"]),
+    # ---- transfer -------------------------------------------------------------------------------
+    _d("to_host_bitflip", "transfer", "PJRT_Buffer_ToHostBuffer flips one bit of the last element it copies",
+       ["transfer.dtypes.test_round_trip_is_bit_exact[*]", "execute.programs.test_program_matches_numpy[*]"],
+       layers=["transfer", "execute"], select=["transfer.shapes.test_round_trip_by_rank[*]"]),
+    _d("dims_off_by_one", "transfer", "PJRT_Buffer_Dimensions reports the last dimension one larger",
+       ["transfer.shapes.test_dimensions_match_host_shape[*]", "transfer.shapes.test_round_trip_by_rank[*]",
+        "execute.programs.test_program_matches_numpy[*]"],
+       layers=["transfer", "execute"]),
+    _d("wrong_element_type", "transfer",
+       "PJRT_Buffer_ElementType swaps same-width types (F32<->S32, F64<->S64, F16<->BF16, U8<->S8)",
+       ["transfer.dtypes.test_buffer_reports_element_type[*]", "execute.programs.test_outputs_have_the_program_element_types[*]"],
+       layers=["transfer", "execute"], select=["transfer.dtypes.test_round_trip_is_bit_exact[*]"]),
+    _d("to_host_ignores_host_layout", "transfer", "PJRT_Buffer_ToHostBuffer ignores host_layout (always row-major)",
+       ["transfer.host_layout.test_to_host_buffer_honours_host_layout[*]"],
+       layers=["transfer"], select=["transfer.host_layout.*"]),
+    _d("from_host_ignores_byte_strides", "transfer", "PJRT_Client_BufferFromHostBuffer ignores byte_strides (reads dense)",
+       ["transfer.byte_strides.test_transposed_byte_strides[*]", "transfer.byte_strides.test_padded_row_byte_strides[*]",
+        "transfer.byte_strides.test_negative_byte_strides[*]"],
+       layers=["transfer"], select=["transfer.byte_strides.*"]),
+    _d("leak_per_buffer", "robustness",
+       "PJRT_Client_BufferFromHostBuffer leaks 64 KiB of touched memory per buffer (capped at 4 GiB per process)",
+       ["robustness.resource_usage.test_buffer_create_destroy_cycles_do_not_leak"],
+       note="the issue's 10 MB per buffer would need ~100 GiB under the suite's 10,000-cycle RSS test; "
+            "64 KiB per buffer is 10x the test's per-cycle bound (set PJRT_CTS_PROXY_LEAK_BYTES to change it)",
+       timeout=300.0),
+    _d("copy_to_device_returns_source", "transfer", "PJRT_Buffer_CopyToDevice returns the source buffer (and drops the copy)",
+       ["transfer.device_copies.test_copy_to_device[*]", "multidevice.placement.test_copy_to_device_chain_across_all_devices"],
+       layers=["transfer", "multidevice"]),
+    _d("is_deleted_lies", "transfer", "PJRT_Buffer_IsDeleted always answers false",
+       ["transfer.buffer_lifetime.test_delete_marks_buffer_deleted", "donation.donation.test_donated_input_is_deleted_after_execute[*]"],
+       layers=["transfer", "donation"], select=["transfer.buffer_lifetime.*"]),
+    # ---- events ---------------------------------------------------------------------------------
+    _d("ready_event_never_fires", "events", "PJRT_Buffer_ReadyEvent returns an event that never becomes ready (hang)",
+       ["events.event_api.test_buffer_ready_event_is_ready_without_error", "transfer.buffer_queries.test_ready_event_completes[device0]"],
+       layers=["events", "transfer"], timeout=10.0),
+    _d("on_ready_fires_twice", "events", "PJRT_Event_OnReady calls each callback twice",
+       ["events.event_api.test_on_ready_registered_after_ready_fires_once",
+        "events.event_api.test_on_ready_registered_before_set_fires_once_after_set",
+        "events.event_api.test_many_on_ready_callbacks_each_fire_once"]),
+    _d("event_error_swallowed", "events", "PJRT_Event_Await / PJRT_Event_Error report success for failed events",
+       ["events.event_api.test_set_error_reaches_every_observer[*]", "events.execution_events.test_to_host_of_deleted_buffer_reports_error"],
+       select=["events.execution_events.*"]),
+    _d("event_ready_too_early", "events", "PJRT_Event_IsReady answers true before the event is set",
+       ["events.event_api.test_created_event_is_not_ready_until_set"], select=["events.event_api.test_*set*"]),
+    # ---- compile --------------------------------------------------------------------------------
+    _d("compile_accepts_garbage_options", "compile",
+       "PJRT_Client_Compile ignores compile options it cannot parse (retries with defaults) instead of INVALID_ARGUMENT",
+       ["compile.compile_errors.test_garbage_compile_options_are_invalid_argument[*]",
+        "compile.compile_errors.test_truncated_options_field_length_is_checked"],
+       layers=["compile", "robustness"], select=["robustness.malformed_compile_options.*"]),
+    # ---- execute --------------------------------------------------------------------------------
+    _d("execute_aborts_third_call", "execute", "PJRT_LoadedExecutable_Execute calls abort() on its 3rd call in a process",
+       ["execute.programs.test_repeated_execution_is_bitwise_identical[*]", "execute.in_flight.*"],
+       select=["execute.programs.test_repeated_execution_is_bitwise_identical[add_f32]"]),
+    _d("non_donatable_ignored", "donation", "PJRT_LoadedExecutable_Execute ignores non_donatable_input_indices",
+       ["donation.donation.test_non_donatable_input_index_keeps_input_alive[*]"], layers=["donation"]),
+    _d("donation_keeps_input", "donation", "donated inputs are never donated (Execute treats every input as non-donatable)",
+       ["donation.donation.test_donated_input_is_deleted_after_execute[*]",
+        "donation.donation.test_donated_input_is_rejected_by_later_execute[*]"],
+       layers=["donation"], select=["donation.donation.test_output_aliases_donated_input_when_plugin_reports_alias[*]"]),
+    _d("execute_device_ignored", "execute", "PJRT_LoadedExecutable_Execute ignores execute_device",
+       ["execute.execute_device.test_portable_executable_runs_on_execute_device[*]",
+        "multidevice.placement.test_execute_portable_executable_on_each_device"],
+       layers=["execute", "multidevice"], select=["execute.execute_device.*"]),
+    _d("results_reordered_between_devices", "multidevice", "multi-device Execute swaps the outputs of devices 0 and 1",
+       ["multidevice.placement.test_replicas_follow_explicit_device_assignment[*]",
+        "multidevice.placement.test_launch_ids_do_not_change_results",
+        "multidevice.collectives.*"],
+       select=["multidevice.placement.*"]),
+    _d("num_outputs_plus_one", "executable", "PJRT_Executable_NumOutputs reports one output more than the program has",
+       ["executable.metadata.test_num_outputs_matches_the_program[*]"], select=["executable.metadata.test_output_*[add_f32]"]),
+    _d("output_dims_off_by_one", "executable", "PJRT_Executable_OutputDimensions reports the first dimension one larger",
+       ["executable.metadata.test_output_dimensions_match_the_program[*]"]),
+    _d("transcendental_2ulp", "execute",
+       "outputs of programs with transcendental ops are 2 ulp away from the plugin's (inside the documented tolerance)",
+       ["execute.programs.test_program_matches_numpy[exp_f32]", "execute.golden_cases.*"],
+       layers=["execute"], select=["execute.programs.test_repeated_execution_is_bitwise_identical[exp_f32]"],
+       expect="tolerated",
+       note="negative control: transcendental tolerance is rtol=atol=8 eps (2 eps for 16-bit floats), so 2 ulp must pass"),
+    _d("transcendental_64ulp", "execute", "outputs of programs with transcendental ops are 64 ulp off (beyond tolerance)",
+       ["execute.programs.test_program_matches_numpy[exp_f32]", "execute.golden_cases.*"],
+       layers=["execute"], select=["execute.programs.test_program_matches_numpy[add_f32]"]),
+    # ---- executable -----------------------------------------------------------------------------
+    _d("serialize_truncated", "executable", "PJRT_Executable_Serialize drops the last byte",
+       ["executable.serialization.test_deserialize_in_same_process_gives_identical_results[*]",
+        "executable.serialization.test_deserialized_metadata_matches[*]"],
+       select=["executable.serialization.test_serialize_returns_bytes[*]"]),
+    _d("fingerprint_changes", "executable", "PJRT_Executable_Fingerprint differs on every call",
+       ["executable.fingerprint.test_fingerprint_is_repeatable_on_one_executable[*]",
+        "executable.fingerprint.test_fingerprint_is_stable_for_the_same_program[*]"]),
+    # ---- dlpack ---------------------------------------------------------------------------------
+    _d("decref_below_zero_succeeds", "dlpack", "PJRT_Buffer_DecreaseExternalReferenceCount below zero succeeds",
+       ["dlpack.export.test_decrease_without_reference_is_invalid_argument",
+        "dlpack.export.test_reference_count_balances_and_then_rejects_decrease"]),
+    _d("on_delete_callback_never_called", "dlpack", "views from PJRT_Client_CreateViewOfDeviceBuffer never call on_delete_callback",
+       ["dlpack.import.test_view_on_delete_callback_runs_exactly_once_on_destroy",
+        "dlpack.import.test_view_on_delete_callback_runs_once_after_delete_then_destroy"]),
+    _d("on_delete_callback_called_twice", "dlpack", "views call on_delete_callback twice",
+       ["dlpack.import.test_view_on_delete_callback_runs_exactly_once_on_destroy",
+        "dlpack.import.test_view_on_delete_callback_runs_once_after_delete_then_destroy"]),
+    _d("opaque_pointer_offset", "dlpack", "PJRT_Buffer_OpaqueDeviceMemoryDataPointer points 8 bytes past the data",
+       ["dlpack.export.test_exported_pointer_reads_buffer_bytes[*]", "dlpack.interop.test_consumer_from_dlpack_reads_exported_buffer[*]"],
+       select=["dlpack.export.*"]),
+    # ---- versioning -----------------------------------------------------------------------------
+    _d("struct_size_not_checked", "versioning",
+       "every function accepts an args struct shorter than its own (struct_size is widened, never checked)",
+       ["versioning.args_struct_sizes.test_zero_struct_size_is_rejected[*]",
+        "versioning.args_struct_sizes.test_struct_one_byte_short_is_rejected_or_read_correctly[*]"],
+       select=["versioning.args_struct_sizes.test_newer_larger_struct_size_is_tolerated[*]"]),
+)
+
+DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}
+PASSTHROUGH = "none"
+
+
+def defect(name: str) -> Defect:
+    try:
+        return DEFECTS_BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown defect {name!r}; known: {', '.join(DEFECTS_BY_NAME)}") from None
+
+
+def all_layers(defects: tuple[Defect, ...] | list[Defect] = DEFECTS) -> list[str]:
+    return list(dict.fromkeys(layer for d in defects for layer in d.layers))
+
+
+def all_patterns(defects: tuple[Defect, ...] | list[Defect] = DEFECTS) -> list[str]:
+    return list(dict.fromkeys(p for d in defects for p in d.selection))

@@ -1,0 +1,967 @@
+/* pjrt-cts proxy plugin: forwards to a real PJRT plugin and injects one named defect.
+ *
+ * GetPjrtApi() dlopens $PJRT_CTS_PROXY_TARGET, copies its PJRT_Api table and replaces the slots the
+ * defect named by $PJRT_CTS_PROXY_DEFECT needs ("" or "none": pure passthrough). Slot indices,
+ * field offsets and enum values come from pjrt_proxy_abi.h, generated from pjrt_cts.abi at build
+ * time (pjrt_cts.proxy.build). Used by `pjrt-cts selftest` to prove the suite catches defects.
+ * Handles are never wrapped: the caller sees the real plugin's objects, so a defect touches only
+ * what it names. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pjrt_proxy_abi.h"
+
+typedef void *(*slot_fn)(void *args);
+
+#define API_COPY_CAPACITY 16384
+#define LEAK_BYTES_DEFAULT (64u * 1024u)
+#define LEAK_TOTAL_CAP (4ull * 1024u * 1024u * 1024u) /* protects the host running the selftest */
+#define TRANSCENDENTAL_SMALL_ULPS 2
+#define TRANSCENDENTAL_LARGE_ULPS 64
+#define MARKED_CAPACITY 4096
+#define RING_SLOTS 64
+
+static uint64_t g_api_storage[API_COPY_CAPACITY / 8];
+static uint64_t g_api_twin_storage[API_COPY_CAPACITY / 8]; /* second copy for get_api_unstable */
+static unsigned char *const g_api = (unsigned char *)g_api_storage;
+static unsigned char *const g_api_twin = (unsigned char *)g_api_twin_storage;
+static const unsigned char *g_real;
+static size_t g_real_size;
+static int g_defect;
+static int g_ready;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static unsigned long g_get_api_calls;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- access to args structs by generated offsets ------------------------------------------- */
+#define F(ptr, T, field, type) (*(type *)((unsigned char *)(ptr) + OFF_##T##__##field))
+#define ARGS(var, T)                                                                            \
+    uint64_t var##_storage[SIZEOF_##T / 8 + 2];                                                 \
+    unsigned char *var = (unsigned char *)var##_storage;                                        \
+    memset(var##_storage, 0, sizeof var##_storage);                                             \
+    *(size_t *)var = SSIZE_##T
+
+static void *real_slot(int index) {
+    size_t offset = PJRT_API_HEADER_SIZE + (size_t)PJRT_SLOT_SIZE * (size_t)index;
+    if (offset + PJRT_SLOT_SIZE > g_real_size) return NULL;
+    return *(void *const *)(g_real + offset);
+}
+#define HAS(name) (real_slot(SLOT_##name) != NULL)
+#define CALL(name, args) (((slot_fn)real_slot(SLOT_##name))(args))
+
+static void set_slot(int index, void *fn) {
+    size_t offset = PJRT_API_HEADER_SIZE + (size_t)PJRT_SLOT_SIZE * (size_t)index;
+    if (offset + PJRT_SLOT_SIZE > g_real_size) return; /* the target lacks it: nothing to wrap */
+    if (real_slot(index) == NULL && fn != NULL) return; /* never invent a function */
+    *(void **)(g_api + offset) = fn;
+}
+#define WRAP(name, fn) set_slot(SLOT_##name, (void *)(fn))
+
+/* A per-thread ring of scratch arrays: returned pointers stay valid for RING_SLOTS more copies
+ * on that thread, which outlives every caller that copies out immediately (as callers must
+ * assume only until the owning object changes). */
+static __thread void *t_ring[RING_SLOTS];
+static __thread size_t t_ring_size[RING_SLOTS];
+static __thread unsigned t_ring_next;
+
+static void *ring_alloc(size_t bytes) {
+    unsigned slot = t_ring_next++ % RING_SLOTS;
+    if (bytes == 0) bytes = 1;
+    if (t_ring_size[slot] < bytes) {
+        void *grown = realloc(t_ring[slot], bytes);
+        if (!grown) return NULL;
+        t_ring[slot] = grown;
+        t_ring_size[slot] = bytes;
+    }
+    return t_ring[slot];
+}
+
+/* ---- small helpers over the real plugin ------------------------------------------------------- */
+static void destroy_error(void *error) {
+    if (!error) return;
+    ARGS(a, PJRT_Error_Destroy_Args);
+    F(a, PJRT_Error_Destroy_Args, error, void *) = error;
+    CALL(Error_Destroy, a);
+}
+
+static void destroy_event(void *event) {
+    if (!event) return;
+    ARGS(a, PJRT_Event_Destroy_Args);
+    F(a, PJRT_Event_Destroy_Args, event, void *) = event;
+    destroy_error(CALL(Event_Destroy, a));
+}
+
+static void *await_event(void *event) {
+    if (!event) return NULL;
+    ARGS(a, PJRT_Event_Await_Args);
+    F(a, PJRT_Event_Await_Args, event, void *) = event;
+    return CALL(Event_Await, a);
+}
+
+static void *new_unset_event(void) {
+    if (!HAS(Event_Create)) return NULL;
+    ARGS(a, PJRT_Event_Create_Args);
+    void *error = CALL(Event_Create, a);
+    if (error) {
+        destroy_error(error);
+        return NULL;
+    }
+    return F(a, PJRT_Event_Create_Args, event, void *);
+}
+
+/* An error object of the real plugin carrying `code` and `message` (through Event_Set + Await);
+ * plugins without Event_Create give their INVALID_ARGUMENT for a zero struct_size instead. */
+static void *make_error(int code, const char *message) {
+    void *event = HAS(Event_Set) ? new_unset_event() : NULL;
+    if (event) {
+        ARGS(s, PJRT_Event_Set_Args);
+        F(s, PJRT_Event_Set_Args, event, void *) = event;
+        F(s, PJRT_Event_Set_Args, error_code, int) = code;
+        F(s, PJRT_Event_Set_Args, error_message, const char *) = message;
+        F(s, PJRT_Event_Set_Args, error_message_size, size_t) = strlen(message);
+        void *set_error = CALL(Event_Set, s);
+        if (!set_error) {
+            void *error = await_event(event);
+            destroy_event(event);
+            if (error) return error;
+        } else {
+            destroy_error(set_error);
+            destroy_event(event);
+        }
+    }
+    ARGS(p, PJRT_Plugin_Attributes_Args);
+    *(size_t *)p = 0;
+    return CALL(Plugin_Attributes, p);
+}
+
+static int buffer_element_type(void *buffer) {
+    ARGS(a, PJRT_Buffer_ElementType_Args);
+    F(a, PJRT_Buffer_ElementType_Args, buffer, void *) = buffer;
+    void *error = CALL(Buffer_ElementType, a);
+    if (error) {
+        destroy_error(error);
+        return BT_INVALID;
+    }
+    return F(a, PJRT_Buffer_ElementType_Args, type, int);
+}
+
+static size_t element_size(int type) {
+    switch (type) {
+        case BT_PRED: case BT_S8: case BT_U8: case BT_F8E5M2: case BT_F8E4M3FN: case BT_F8E4M3B11FNUZ:
+        case BT_F8E5M2FNUZ: case BT_F8E4M3FNUZ: case BT_F8E4M3: case BT_F8E3M4: case BT_F8E8M0FNU:
+        case BT_S4: case BT_U4: case BT_S2: case BT_U2: case BT_S1: case BT_U1: case BT_F4E2M1FN:
+        case BT_F6E2M3FN: case BT_F6E3M2FN:
+            return 1;
+        case BT_S16: case BT_U16: case BT_F16: case BT_BF16: return 2;
+        case BT_S32: case BT_U32: case BT_F32: return 4;
+        case BT_S64: case BT_U64: case BT_F64: case BT_C64: return 8;
+        case BT_C128: return 16;
+        default: return 0;
+    }
+}
+
+static size_t executable_num_outputs(void *loaded) {
+    ARGS(g, PJRT_LoadedExecutable_GetExecutable_Args);
+    F(g, PJRT_LoadedExecutable_GetExecutable_Args, loaded_executable, void *) = loaded;
+    void *error = CALL(LoadedExecutable_GetExecutable, g);
+    if (error) {
+        destroy_error(error);
+        return 0;
+    }
+    void *executable = F(g, PJRT_LoadedExecutable_GetExecutable_Args, executable, void *);
+    ARGS(n, PJRT_Executable_NumOutputs_Args);
+    F(n, PJRT_Executable_NumOutputs_Args, executable, void *) = executable;
+    error = CALL(Executable_NumOutputs, n);
+    size_t count = error ? 0 : F(n, PJRT_Executable_NumOutputs_Args, num_outputs, size_t);
+    destroy_error(error);
+    ARGS(d, PJRT_Executable_Destroy_Args);
+    F(d, PJRT_Executable_Destroy_Args, executable, void *) = executable;
+    destroy_error(CALL(Executable_Destroy, d));
+    return count;
+}
+
+/* ---- the defects -------------------------------------------------------------------------------- */
+enum {
+    D_NONE = 0,
+    D_GET_API_UNSTABLE,
+    D_NULL_SLOT,
+    D_NEWER_MINOR_THAN_SLOTS,
+    D_EXTENSION_CHAIN_LOOP,
+    D_ATTRIBUTES_DUPLICATED,
+    D_INITIALIZE_NOT_IDEMPOTENT,
+    D_API_VERSION_STRUCT_SIZE_WRONG,
+    D_DEVICE_IDS_DUPLICATED,
+    D_LOOKUP_DEVICE_RETURNS_FIRST,
+    D_PROCESS_INDEX_ONE,
+    D_UNKNOWN_INSTEAD_OF_INVALID_ARGUMENT,
+    D_ERROR_MESSAGE_EMPTY,
+    D_TO_HOST_BITFLIP,
+    D_DIMS_OFF_BY_ONE,
+    D_WRONG_ELEMENT_TYPE,
+    D_TO_HOST_IGNORES_HOST_LAYOUT,
+    D_FROM_HOST_IGNORES_BYTE_STRIDES,
+    D_LEAK_PER_BUFFER,
+    D_COPY_TO_DEVICE_RETURNS_SOURCE,
+    D_IS_DELETED_LIES,
+    D_READY_EVENT_NEVER_FIRES,
+    D_ON_READY_FIRES_TWICE,
+    D_EVENT_ERROR_SWALLOWED,
+    D_EVENT_READY_TOO_EARLY,
+    D_COMPILE_ACCEPTS_GARBAGE_OPTIONS,
+    D_EXECUTE_ABORTS_THIRD_CALL,
+    D_NON_DONATABLE_IGNORED,
+    D_DONATION_KEEPS_INPUT,
+    D_EXECUTE_DEVICE_IGNORED,
+    D_RESULTS_REORDERED_BETWEEN_DEVICES,
+    D_NUM_OUTPUTS_PLUS_ONE,
+    D_OUTPUT_DIMS_OFF_BY_ONE,
+    D_TRANSCENDENTAL_2ULP,
+    D_TRANSCENDENTAL_64ULP,
+    D_SERIALIZE_TRUNCATED,
+    D_FINGERPRINT_CHANGES,
+    D_DECREF_BELOW_ZERO_SUCCEEDS,
+    D_ON_DELETE_CALLBACK_NEVER_CALLED,
+    D_ON_DELETE_CALLBACK_CALLED_TWICE,
+    D_OPAQUE_POINTER_OFFSET,
+    D_STRUCT_SIZE_NOT_CHECKED,
+    D_COUNT
+};
+
+static const char *const g_defect_names[D_COUNT] = {
+    "none",
+    "get_api_unstable",
+    "null_slot",
+    "newer_minor_than_slots",
+    "extension_chain_loop",
+    "attributes_duplicated",
+    "initialize_not_idempotent",
+    "api_version_struct_size_wrong",
+    "device_ids_duplicated",
+    "lookup_device_returns_first",
+    "process_index_one",
+    "unknown_instead_of_invalid_argument",
+    "error_message_empty",
+    "to_host_bitflip",
+    "dims_off_by_one",
+    "wrong_element_type",
+    "to_host_ignores_host_layout",
+    "from_host_ignores_byte_strides",
+    "leak_per_buffer",
+    "copy_to_device_returns_source",
+    "is_deleted_lies",
+    "ready_event_never_fires",
+    "on_ready_fires_twice",
+    "event_error_swallowed",
+    "event_ready_too_early",
+    "compile_accepts_garbage_options",
+    "execute_aborts_third_call",
+    "non_donatable_ignored",
+    "donation_keeps_input",
+    "execute_device_ignored",
+    "results_reordered_between_devices",
+    "num_outputs_plus_one",
+    "output_dims_off_by_one",
+    "transcendental_2ulp",
+    "transcendental_64ulp",
+    "serialize_truncated",
+    "fingerprint_changes",
+    "decref_below_zero_succeeds",
+    "on_delete_callback_never_called",
+    "on_delete_callback_called_twice",
+    "opaque_pointer_offset",
+    "struct_size_not_checked",
+};
+
+/* abi ------------------------------------------------------------------------------------------- */
+static void *w_plugin_initialize(void *args) {
+    static unsigned long calls;
+    pthread_mutex_lock(&g_lock);
+    unsigned long call = ++calls;
+    pthread_mutex_unlock(&g_lock);
+    if (call > 1) return make_error(ERR_FAILED_PRECONDITION, "proxy defect: PJRT_Plugin_Initialize called twice");
+    return CALL(Plugin_Initialize, args);
+}
+
+static void *w_plugin_attributes(void *args) {
+    static unsigned char *duplicated;
+    static size_t duplicated_count;
+    void *error = CALL(Plugin_Attributes, args);
+    if (error) return error;
+    size_t count = F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t);
+    const unsigned char *items = F(args, PJRT_Plugin_Attributes_Args, attributes, const unsigned char *);
+    if (count == 0 || !items) return NULL;
+    pthread_mutex_lock(&g_lock);
+    if (!duplicated) { /* process lifetime, like the plugin's own list */
+        duplicated = malloc((count + 1) * SIZEOF_PJRT_NamedValue);
+        if (duplicated) {
+            memcpy(duplicated, items, count * SIZEOF_PJRT_NamedValue);
+            memcpy(duplicated + count * SIZEOF_PJRT_NamedValue, items, SIZEOF_PJRT_NamedValue);
+            duplicated_count = count + 1;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (duplicated) {
+        F(args, PJRT_Plugin_Attributes_Args, attributes, const void *) = duplicated;
+        F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t) = duplicated_count;
+    }
+    return NULL;
+}
+
+static void make_extension_loop(void) {
+    const unsigned char *node = *(const unsigned char *const *)(g_real + 8);
+    unsigned char *first = NULL, *previous = NULL;
+    for (int guard = 0; node && guard < 256; guard++) {
+        size_t size = *(const size_t *)node;
+        if (size < SSIZE_PJRT_Extension_Base) size = SSIZE_PJRT_Extension_Base;
+        unsigned char *copy = malloc(size < 64 ? 64 : size);
+        if (!copy) break;
+        memcpy(copy, node, size);
+        if (previous) F(previous, PJRT_Extension_Base, next, void *) = copy;
+        else first = copy;
+        previous = copy;
+        node = F(node, PJRT_Extension_Base, next, const unsigned char *);
+    }
+    if (!first) { /* no chain: one node of the Unknown type pointing at itself */
+        first = previous = calloc(1, 64);
+        if (!first) return;
+        *(size_t *)first = SSIZE_PJRT_Extension_Base;
+        F(first, PJRT_Extension_Base, type, int) = EXT_UNKNOWN;
+    }
+    F(previous, PJRT_Extension_Base, next, void *) = first;
+    *(void **)(g_api + 8) = first;
+}
+
+/* client ------------------------------------------------------------------------------------------ */
+static void *w_client_devices(void *args) {
+    void *error = CALL(Client_Devices, args);
+    if (error) return error;
+    size_t count = F(args, PJRT_Client_Devices_Args, num_devices, size_t);
+    void *const *devices = F(args, PJRT_Client_Devices_Args, devices, void *const *);
+    if (count == 0 || !devices) return NULL;
+    void **copy = ring_alloc((count + 1) * sizeof(void *));
+    if (!copy) return NULL;
+    memcpy(copy, devices, count * sizeof(void *));
+    copy[count] = devices[0];
+    F(args, PJRT_Client_Devices_Args, devices, void **) = copy;
+    F(args, PJRT_Client_Devices_Args, num_devices, size_t) = count + 1;
+    return NULL;
+}
+
+static void *w_client_lookup_device(void *args) {
+    void *error = CALL(Client_LookupDevice, args);
+    if (error) return error;
+    ARGS(d, PJRT_Client_Devices_Args);
+    F(d, PJRT_Client_Devices_Args, client, void *) = F(args, PJRT_Client_LookupDevice_Args, client, void *);
+    void *list_error = CALL(Client_Devices, d);
+    if (list_error) {
+        destroy_error(list_error);
+        return NULL;
+    }
+    if (F(d, PJRT_Client_Devices_Args, num_devices, size_t) > 0)
+        F(args, PJRT_Client_LookupDevice_Args, device, void *) = F(d, PJRT_Client_Devices_Args, devices, void *const *)[0];
+    return NULL;
+}
+
+static void *w_client_process_index(void *args) {
+    void *error = CALL(Client_ProcessIndex, args);
+    if (!error) F(args, PJRT_Client_ProcessIndex_Args, process_index, int) = 1;
+    return error;
+}
+
+static void *w_error_get_code(void *args) {
+    void *error = CALL(Error_GetCode, args);
+    if (!error && F(args, PJRT_Error_GetCode_Args, code, int) == ERR_INVALID_ARGUMENT)
+        F(args, PJRT_Error_GetCode_Args, code, int) = ERR_UNKNOWN;
+    return error;
+}
+
+static void *w_error_message(void *args) {
+    CALL(Error_Message, args);
+    F(args, PJRT_Error_Message_Args, message, const char *) = "";
+    F(args, PJRT_Error_Message_Args, message_size, size_t) = 0;
+    return NULL;
+}
+
+/* buffers and transfers ------------------------------------------------------------------------- */
+static void *w_to_host_buffer(void *args) {
+    void *layout = F(args, PJRT_Buffer_ToHostBuffer_Args, host_layout, void *);
+    if (g_defect == D_TO_HOST_IGNORES_HOST_LAYOUT) F(args, PJRT_Buffer_ToHostBuffer_Args, host_layout, void *) = NULL;
+    void *error = CALL(Buffer_ToHostBuffer, args);
+    F(args, PJRT_Buffer_ToHostBuffer_Args, host_layout, void *) = layout;
+    if (error || g_defect != D_TO_HOST_BITFLIP) return error;
+    unsigned char *dst = F(args, PJRT_Buffer_ToHostBuffer_Args, dst, unsigned char *);
+    size_t size = F(args, PJRT_Buffer_ToHostBuffer_Args, dst_size, size_t);
+    if (!dst || size == 0) return NULL; /* size query: no data */
+    void *copy_error = await_event(F(args, PJRT_Buffer_ToHostBuffer_Args, event, void *));
+    if (copy_error) { /* the caller sees the same error through its event */
+        destroy_error(copy_error);
+        return NULL;
+    }
+    size_t width = element_size(buffer_element_type(F(args, PJRT_Buffer_ToHostBuffer_Args, src, void *)));
+    if (width == 0 || width > size) return NULL;
+    /* One bit of the last element: bit 0 of a byte-wide element, else the second-highest bit
+     * (a float's top exponent bit), so the damage is never within a numeric tolerance. */
+    if (width == 1) dst[size - 1] ^= 0x01;
+    else dst[size - 1] ^= 0x40;
+    return NULL;
+}
+
+static void *w_buffer_dimensions(void *args) {
+    void *error = CALL(Buffer_Dimensions, args);
+    if (error) return error;
+    size_t rank = F(args, PJRT_Buffer_Dimensions_Args, num_dims, size_t);
+    const int64_t *dims = F(args, PJRT_Buffer_Dimensions_Args, dims, const int64_t *);
+    if (rank == 0 || !dims) return NULL;
+    int64_t *copy = ring_alloc(rank * sizeof(int64_t));
+    if (!copy) return NULL;
+    memcpy(copy, dims, rank * sizeof(int64_t));
+    copy[rank - 1] += 1;
+    F(args, PJRT_Buffer_Dimensions_Args, dims, const int64_t *) = copy;
+    return NULL;
+}
+
+static void *w_buffer_element_type(void *args) {
+    void *error = CALL(Buffer_ElementType, args);
+    if (error) return error;
+    int *type = &F(args, PJRT_Buffer_ElementType_Args, type, int);
+    switch (*type) { /* same width, other meaning */
+        case BT_F32: *type = BT_S32; break;
+        case BT_S32: *type = BT_F32; break;
+        case BT_F64: *type = BT_S64; break;
+        case BT_S64: *type = BT_F64; break;
+        case BT_F16: *type = BT_BF16; break;
+        case BT_BF16: *type = BT_F16; break;
+        case BT_U8: *type = BT_S8; break;
+        case BT_S8: *type = BT_U8; break;
+        default: break;
+    }
+    return NULL;
+}
+
+static unsigned long long g_leaked_bytes;
+
+static void *w_buffer_from_host(void *args) {
+    void *strides = F(args, PJRT_Client_BufferFromHostBuffer_Args, byte_strides, void *);
+    size_t num_strides = F(args, PJRT_Client_BufferFromHostBuffer_Args, num_byte_strides, size_t);
+    if (g_defect == D_FROM_HOST_IGNORES_BYTE_STRIDES) {
+        F(args, PJRT_Client_BufferFromHostBuffer_Args, byte_strides, void *) = NULL;
+        F(args, PJRT_Client_BufferFromHostBuffer_Args, num_byte_strides, size_t) = 0;
+    }
+    void *error = CALL(Client_BufferFromHostBuffer, args);
+    F(args, PJRT_Client_BufferFromHostBuffer_Args, byte_strides, void *) = strides;
+    F(args, PJRT_Client_BufferFromHostBuffer_Args, num_byte_strides, size_t) = num_strides;
+    if (!error && g_defect == D_LEAK_PER_BUFFER) {
+        static size_t leak_bytes;
+        if (!leak_bytes) {
+            const char *text = getenv("PJRT_CTS_PROXY_LEAK_BYTES");
+            leak_bytes = text && atol(text) > 0 ? (size_t)atol(text) : LEAK_BYTES_DEFAULT;
+        }
+        pthread_mutex_lock(&g_lock);
+        int allowed = g_leaked_bytes + leak_bytes <= LEAK_TOTAL_CAP;
+        if (allowed) g_leaked_bytes += leak_bytes;
+        pthread_mutex_unlock(&g_lock);
+        if (allowed) {
+            void *leaked = malloc(leak_bytes);
+            if (leaked) memset(leaked, 0xA5, leak_bytes); /* touched: resident, not just reserved */
+        }
+    }
+    return error;
+}
+
+static void *w_copy_to_device(void *args) {
+    void *error = CALL(Buffer_CopyToDevice, args);
+    if (error) return error;
+    ARGS(d, PJRT_Buffer_Destroy_Args);
+    F(d, PJRT_Buffer_Destroy_Args, buffer, void *) = F(args, PJRT_Buffer_CopyToDevice_Args, dst_buffer, void *);
+    destroy_error(CALL(Buffer_Destroy, d));
+    F(args, PJRT_Buffer_CopyToDevice_Args, dst_buffer, void *) = F(args, PJRT_Buffer_CopyToDevice_Args, buffer, void *);
+    return NULL;
+}
+
+static void *w_buffer_is_deleted(void *args) {
+    void *error = CALL(Buffer_IsDeleted, args);
+    if (!error) F(args, PJRT_Buffer_IsDeleted_Args, is_deleted, _Bool) = 0;
+    return error;
+}
+
+/* events ------------------------------------------------------------------------------------------ */
+static void *w_buffer_ready_event(void *args) {
+    void *error = CALL(Buffer_ReadyEvent, args);
+    if (error) return error;
+    void *never = new_unset_event();
+    if (!never) return NULL;
+    destroy_event(F(args, PJRT_Buffer_ReadyEvent_Args, event, void *));
+    F(args, PJRT_Buffer_ReadyEvent_Args, event, void *) = never;
+    return NULL;
+}
+
+typedef void (*on_ready_fn)(void *error, void *user_arg);
+struct on_ready_twice { on_ready_fn callback; void *user_arg; };
+
+static void on_ready_trampoline(void *error, void *user_arg) {
+    struct on_ready_twice *pair = user_arg;
+    pair->callback(error, pair->user_arg);
+    pair->callback(NULL, pair->user_arg);
+    free(pair);
+}
+
+static void *w_event_on_ready(void *args) {
+    struct on_ready_twice *pair = malloc(sizeof *pair);
+    if (!pair) return CALL(Event_OnReady, args);
+    pair->callback = F(args, PJRT_Event_OnReady_Args, callback, on_ready_fn);
+    pair->user_arg = F(args, PJRT_Event_OnReady_Args, user_arg, void *);
+    F(args, PJRT_Event_OnReady_Args, callback, on_ready_fn) = on_ready_trampoline;
+    F(args, PJRT_Event_OnReady_Args, user_arg, void *) = pair;
+    void *error = CALL(Event_OnReady, args);
+    F(args, PJRT_Event_OnReady_Args, callback, on_ready_fn) = pair->callback;
+    F(args, PJRT_Event_OnReady_Args, user_arg, void *) = pair->user_arg;
+    if (error) free(pair);
+    return error;
+}
+
+static void *w_event_await(void *args) {
+    destroy_error(CALL(Event_Await, args));
+    return NULL;
+}
+
+static void *w_event_error(void *args) {
+    destroy_error(CALL(Event_Error, args));
+    return NULL;
+}
+
+static void *w_event_is_ready(void *args) {
+    void *error = CALL(Event_IsReady, args);
+    if (!error) F(args, PJRT_Event_IsReady_Args, is_ready, _Bool) = 1;
+    return error;
+}
+
+/* compile ----------------------------------------------------------------------------------------- */
+/* xla.CompileOptionsProto{executable_build_options{device_ordinal=-1, num_replicas=1, num_partitions=1}} */
+static const unsigned char k_minimal_compile_options[] = {
+    0x1a, 0x0f, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x20, 0x01, 0x28, 0x01};
+
+static void *g_marked[MARKED_CAPACITY]; /* loaded executables whose program has transcendental ops */
+
+static int mentions(const unsigned char *code, size_t size, const char *word) {
+    return memmem(code, size, word, strlen(word)) != NULL;
+}
+
+static int program_is_transcendental(const void *program) {
+    if (!program) return 0;
+    const unsigned char *code = F(program, PJRT_Program, code, const unsigned char *);
+    size_t size = F(program, PJRT_Program, code_size, size_t);
+    if (!code || !size) return 0;
+    static const char *const words[] = {"exponential", "logistic", "log_plus_one", "stablehlo.log ", "sine",
+                                        "tanh", "atan2", "cbrt", "stablehlo.power", "stablehlo.tan ", "chlo.erf"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (mentions(code, size, words[i])) return 1;
+    return 0;
+}
+
+static void mark_executable(void *loaded, int marked) {
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MARKED_CAPACITY; i++) {
+        if (marked && g_marked[i] == NULL) { g_marked[i] = loaded; break; }
+        if (!marked && g_marked[i] == loaded) { g_marked[i] = NULL; break; }
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+static int is_marked(void *loaded) {
+    int found = 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MARKED_CAPACITY && !found; i++) found = loaded && g_marked[i] == loaded;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
+static void *w_client_compile(void *args) {
+    void *error = CALL(Client_Compile, args);
+    if (g_defect == D_COMPILE_ACCEPTS_GARBAGE_OPTIONS) {
+        int code = ERR_UNKNOWN;
+        if (error) {
+            ARGS(c, PJRT_Error_GetCode_Args);
+            F(c, PJRT_Error_GetCode_Args, error, void *) = error;
+            void *nested = CALL(Error_GetCode, c);
+            if (!nested) code = F(c, PJRT_Error_GetCode_Args, code, int);
+            destroy_error(nested);
+        }
+        if (error && code == ERR_INVALID_ARGUMENT) {
+            const char *options = F(args, PJRT_Client_Compile_Args, compile_options, const char *);
+            size_t options_size = F(args, PJRT_Client_Compile_Args, compile_options_size, size_t);
+            F(args, PJRT_Client_Compile_Args, compile_options, const void *) = k_minimal_compile_options;
+            F(args, PJRT_Client_Compile_Args, compile_options_size, size_t) = sizeof k_minimal_compile_options;
+            void *retry = CALL(Client_Compile, args);
+            F(args, PJRT_Client_Compile_Args, compile_options, const char *) = options;
+            F(args, PJRT_Client_Compile_Args, compile_options_size, size_t) = options_size;
+            if (!retry) {
+                destroy_error(error);
+                return NULL;
+            }
+            destroy_error(retry);
+        }
+        return error;
+    }
+    if (!error && program_is_transcendental(F(args, PJRT_Client_Compile_Args, program, const void *)))
+        mark_executable(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
+    return error;
+}
+
+static void *w_loaded_executable_destroy(void *args) {
+    mark_executable(F(args, PJRT_LoadedExecutable_Destroy_Args, executable, void *), 0);
+    return CALL(LoadedExecutable_Destroy, args);
+}
+
+/* execute ----------------------------------------------------------------------------------------- */
+static void perturb_ulps(void *buffer, unsigned ulps) {
+    if (!buffer) return;
+    ARGS(r, PJRT_Buffer_ReadyEvent_Args);
+    F(r, PJRT_Buffer_ReadyEvent_Args, buffer, void *) = buffer;
+    void *error = CALL(Buffer_ReadyEvent, r);
+    if (error) { destroy_error(error); return; }
+    void *event = F(r, PJRT_Buffer_ReadyEvent_Args, event, void *);
+    error = await_event(event);
+    destroy_event(event);
+    if (error) { destroy_error(error); return; }
+    ARGS(c, PJRT_Buffer_IsOnCpu_Args); /* only host-addressable memory is edited in place */
+    F(c, PJRT_Buffer_IsOnCpu_Args, buffer, void *) = buffer;
+    error = CALL(Buffer_IsOnCpu, c);
+    if (error || !F(c, PJRT_Buffer_IsOnCpu_Args, is_on_cpu, _Bool)) { destroy_error(error); return; }
+    ARGS(p, PJRT_Buffer_UnsafePointer_Args);
+    F(p, PJRT_Buffer_UnsafePointer_Args, buffer, void *) = buffer;
+    error = CALL(Buffer_UnsafePointer, p);
+    if (error) { destroy_error(error); return; }
+    unsigned char *data = (unsigned char *)F(p, PJRT_Buffer_UnsafePointer_Args, buffer_pointer, uintptr_t);
+    ARGS(s, PJRT_Buffer_OnDeviceSizeInBytes_Args);
+    F(s, PJRT_Buffer_OnDeviceSizeInBytes_Args, buffer, void *) = buffer;
+    error = CALL(Buffer_OnDeviceSizeInBytes, s);
+    if (error) { destroy_error(error); return; }
+    size_t bytes = F(s, PJRT_Buffer_OnDeviceSizeInBytes_Args, on_device_size_in_bytes, size_t);
+    if (!data) return;
+    int type = buffer_element_type(buffer);
+    uint64_t exponent_mask, magnitude_mask;
+    size_t width;
+    switch (type) {
+        case BT_F64: width = 8; exponent_mask = 0x7ff0000000000000ull; magnitude_mask = 0x7fffffffffffffffull; break;
+        case BT_F32: width = 4; exponent_mask = 0x7f800000u; magnitude_mask = 0x7fffffffu; break;
+        case BT_F16: width = 2; exponent_mask = 0x7c00u; magnitude_mask = 0x7fffu; break;
+        case BT_BF16: width = 2; exponent_mask = 0x7f80u; magnitude_mask = 0x7fffu; break;
+        default: return;
+    }
+    for (size_t offset = 0; offset + width <= bytes; offset += width) {
+        uint64_t bits = 0;
+        memcpy(&bits, data + offset, width);
+        if ((bits & exponent_mask) == exponent_mask || (bits & magnitude_mask) == 0) continue; /* inf, nan, zero */
+        uint64_t moved = bits + ulps; /* away from zero by `ulps` units in the last place */
+        if ((moved & exponent_mask) == exponent_mask) moved = bits - ulps;
+        memcpy(data + offset, &moved, width);
+    }
+}
+
+static void *w_execute(void *args) {
+    static unsigned long calls;
+    if (g_defect == D_EXECUTE_ABORTS_THIRD_CALL) {
+        pthread_mutex_lock(&g_lock);
+        unsigned long call = ++calls;
+        pthread_mutex_unlock(&g_lock);
+        if (call == 3) {
+            fprintf(stderr, "pjrt-cts proxy defect execute_aborts_third_call: abort()\n");
+            abort();
+        }
+        return CALL(LoadedExecutable_Execute, args);
+    }
+    void *options = F(args, PJRT_LoadedExecutable_Execute_Args, options, void *);
+    void *device = F(args, PJRT_LoadedExecutable_Execute_Args, execute_device, void *);
+    size_t num_args = F(args, PJRT_LoadedExecutable_Execute_Args, num_args, size_t);
+    uint64_t options_copy[64];
+    int64_t *all_inputs = NULL;
+    if (options && (g_defect == D_NON_DONATABLE_IGNORED || g_defect == D_DONATION_KEEPS_INPUT)) {
+        size_t size = *(const size_t *)options;
+        if (size > sizeof options_copy) size = sizeof options_copy;
+        memset(options_copy, 0, sizeof options_copy);
+        memcpy(options_copy, options, size);
+        *(size_t *)options_copy = size;
+        if (size >= OFF_PJRT_ExecuteOptions__num_non_donatable_input_indices + sizeof(size_t)) {
+            if (g_defect == D_NON_DONATABLE_IGNORED) {
+                F(options_copy, PJRT_ExecuteOptions, non_donatable_input_indices, const int64_t *) = NULL;
+                F(options_copy, PJRT_ExecuteOptions, num_non_donatable_input_indices, size_t) = 0;
+            } else if (num_args > 0 && (all_inputs = malloc(num_args * sizeof(int64_t)))) {
+                for (size_t i = 0; i < num_args; i++) all_inputs[i] = (int64_t)i;
+                F(options_copy, PJRT_ExecuteOptions, non_donatable_input_indices, const int64_t *) = all_inputs;
+                F(options_copy, PJRT_ExecuteOptions, num_non_donatable_input_indices, size_t) = num_args;
+            }
+            F(args, PJRT_LoadedExecutable_Execute_Args, options, void *) = options_copy;
+        }
+    }
+    if (g_defect == D_EXECUTE_DEVICE_IGNORED) F(args, PJRT_LoadedExecutable_Execute_Args, execute_device, void *) = NULL;
+    void *error = CALL(LoadedExecutable_Execute, args);
+    F(args, PJRT_LoadedExecutable_Execute_Args, options, void *) = options;
+    F(args, PJRT_LoadedExecutable_Execute_Args, execute_device, void *) = device;
+    free(all_inputs);
+    if (error) return error;
+    void *loaded = F(args, PJRT_LoadedExecutable_Execute_Args, executable, void *);
+    size_t num_devices = F(args, PJRT_LoadedExecutable_Execute_Args, num_devices, size_t);
+    void **const *outputs = F(args, PJRT_LoadedExecutable_Execute_Args, output_lists, void **const *);
+    if (g_defect == D_RESULTS_REORDERED_BETWEEN_DEVICES && num_devices >= 2 && outputs) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t j = 0; j < count; j++) {
+            void *first = outputs[0][j];
+            outputs[0][j] = outputs[1][j];
+            outputs[1][j] = first;
+        }
+    }
+    if ((g_defect == D_TRANSCENDENTAL_2ULP || g_defect == D_TRANSCENDENTAL_64ULP) && outputs && is_marked(loaded)) {
+        unsigned ulps = g_defect == D_TRANSCENDENTAL_2ULP ? TRANSCENDENTAL_SMALL_ULPS : TRANSCENDENTAL_LARGE_ULPS;
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) perturb_ulps(outputs[d][j], ulps);
+    }
+    return NULL;
+}
+
+static void *w_num_outputs(void *args) {
+    void *error = CALL(Executable_NumOutputs, args);
+    if (!error) F(args, PJRT_Executable_NumOutputs_Args, num_outputs, size_t) += 1;
+    return error;
+}
+
+static void *w_output_dimensions(void *args) {
+    void *error = CALL(Executable_OutputDimensions, args);
+    if (error) return error;
+    size_t count = F(args, PJRT_Executable_OutputDimensions_Args, num_outputs, size_t);
+    const size_t *ranks = F(args, PJRT_Executable_OutputDimensions_Args, dim_sizes, const size_t *);
+    const int64_t *dims = F(args, PJRT_Executable_OutputDimensions_Args, dims, const int64_t *);
+    size_t total = 0;
+    for (size_t i = 0; ranks && i < count; i++) total += ranks[i];
+    if (total == 0 || !dims) return NULL;
+    int64_t *copy = ring_alloc(total * sizeof(int64_t));
+    if (!copy) return NULL;
+    memcpy(copy, dims, total * sizeof(int64_t));
+    copy[0] += 1; /* first dimension of the first output that has one */
+    F(args, PJRT_Executable_OutputDimensions_Args, dims, const int64_t *) = copy;
+    return NULL;
+}
+
+/* executable -------------------------------------------------------------------------------------- */
+static void *w_serialize(void *args) {
+    void *error = CALL(Executable_Serialize, args);
+    if (!error && F(args, PJRT_Executable_Serialize_Args, serialized_bytes_size, size_t) > 0)
+        F(args, PJRT_Executable_Serialize_Args, serialized_bytes_size, size_t) -= 1;
+    return error;
+}
+
+static void *w_fingerprint(void *args) {
+    static unsigned long calls;
+    void *error = CALL(Executable_Fingerprint, args);
+    if (error) return error;
+    const char *text = F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint, const char *);
+    size_t size = F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint_size, size_t);
+    pthread_mutex_lock(&g_lock);
+    unsigned long call = ++calls;
+    pthread_mutex_unlock(&g_lock);
+    char *copy = ring_alloc(size + 32);
+    if (!copy) return NULL;
+    if (size && text) memcpy(copy, text, size);
+    int added = snprintf(copy + size, 32, "-%lu", call);
+    F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint, const char *) = copy;
+    F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint_size, size_t) = size + (size_t)added;
+    return NULL;
+}
+
+/* dlpack ------------------------------------------------------------------------------------------ */
+static void *w_decrease_reference(void *args) {
+    destroy_error(CALL(Buffer_DecreaseExternalReferenceCount, args));
+    return NULL;
+}
+
+typedef void (*on_delete_fn)(void *device_buffer_ptr, void *user_arg);
+struct on_delete_twice { on_delete_fn callback; void *user_arg; };
+
+static void on_delete_trampoline(void *device_buffer_ptr, void *user_arg) {
+    struct on_delete_twice *pair = user_arg;
+    pair->callback(device_buffer_ptr, pair->user_arg);
+    pair->callback(device_buffer_ptr, pair->user_arg);
+    free(pair);
+}
+
+static void *w_create_view(void *args) {
+    on_delete_fn callback = F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback, on_delete_fn);
+    void *user_arg = F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback_arg, void *);
+    struct on_delete_twice *pair = NULL;
+    if (g_defect == D_ON_DELETE_CALLBACK_NEVER_CALLED) {
+        F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback, on_delete_fn) = NULL;
+    } else if (callback && (pair = malloc(sizeof *pair))) {
+        pair->callback = callback;
+        pair->user_arg = user_arg;
+        F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback, on_delete_fn) = on_delete_trampoline;
+        F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback_arg, void *) = pair;
+    }
+    void *error = CALL(Client_CreateViewOfDeviceBuffer, args);
+    F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback, on_delete_fn) = callback;
+    F(args, PJRT_Client_CreateViewOfDeviceBuffer_Args, on_delete_callback_arg, void *) = user_arg;
+    if (error) free(pair);
+    return error;
+}
+
+static void *w_opaque_pointer(void *args) {
+    void *error = CALL(Buffer_OpaqueDeviceMemoryDataPointer, args);
+    if (!error) F(args, PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args, device_memory_ptr, unsigned char *) += 8;
+    return error;
+}
+
+/* versioning: every args struct shorter than this header's is widened before the call ---------------- */
+static void *generic_struct_size_fixup(int slot, void *args) {
+    slot_fn real = (slot_fn)real_slot(slot);
+    size_t expected = pjrt_slot_args_size[slot];
+    if (!args || expected == 0 || *(size_t *)args >= expected) return real(args);
+    size_t given = *(size_t *)args;
+    *(size_t *)args = expected;
+    void *error = real(args);
+    *(size_t *)args = given;
+    return error;
+}
+
+#define T1(i) static void *fixup_##i(void *a) { return generic_struct_size_fixup(i, a); }
+#define T10(i) T1(i##0) T1(i##1) T1(i##2) T1(i##3) T1(i##4) T1(i##5) T1(i##6) T1(i##7) T1(i##8) T1(i##9)
+T1(0) T1(1) T1(2) T1(3) T1(4) T1(5) T1(6) T1(7) T1(8) T1(9)
+T10(1) T10(2) T10(3) T10(4) T10(5) T10(6) T10(7) T10(8) T10(9) T10(10) T10(11) T10(12) T10(13)
+T1(140) T1(141) T1(142) T1(143) T1(144) T1(145) T1(146) T1(147) T1(148) T1(149)
+#define R1(i) fixup_##i,
+#define R10(i) R1(i##0) R1(i##1) R1(i##2) R1(i##3) R1(i##4) R1(i##5) R1(i##6) R1(i##7) R1(i##8) R1(i##9)
+static slot_fn const k_fixups[150] = {R1(0) R1(1) R1(2) R1(3) R1(4) R1(5) R1(6) R1(7) R1(8) R1(9)
+    R10(1) R10(2) R10(3) R10(4) R10(5) R10(6) R10(7) R10(8) R10(9) R10(10) R10(11) R10(12) R10(13) R10(14)};
+_Static_assert(PJRT_NUM_SLOTS <= 150, "more slots than fixup trampolines");
+
+/* ---- set-up ---------------------------------------------------------------------------------------- */
+static void install_defect(void) {
+    switch (g_defect) {
+        case D_NONE: break;
+        case D_GET_API_UNSTABLE: break; /* handled in GetPjrtApi */
+        case D_NULL_SLOT: *(void **)(g_api + PJRT_API_HEADER_SIZE + PJRT_SLOT_SIZE * SLOT_Buffer_IsOnCpu) = NULL; break;
+        case D_NEWER_MINOR_THAN_SLOTS: {
+            /* Keep the reported minor, drop the last slot that minor requires (and all after it). */
+            int minor = *(const int *)(g_real + PJRT_API_VERSION_OFFSET + OFF_PJRT_Api_Version__minor_version);
+            int last = -1;
+            for (int i = 0; i < PJRT_NUM_SLOTS; i++)
+                if (pjrt_slot_since_minor[i] <= minor && PJRT_API_HEADER_SIZE + PJRT_SLOT_SIZE * (size_t)(i + 1) <= g_real_size) last = i;
+            if (last > 0) *(size_t *)g_api = PJRT_API_HEADER_SIZE + PJRT_SLOT_SIZE * (size_t)last;
+            break;
+        }
+        case D_EXTENSION_CHAIN_LOOP: make_extension_loop(); break;
+        case D_ATTRIBUTES_DUPLICATED: WRAP(Plugin_Attributes, w_plugin_attributes); break;
+        case D_INITIALIZE_NOT_IDEMPOTENT: WRAP(Plugin_Initialize, w_plugin_initialize); break;
+        case D_API_VERSION_STRUCT_SIZE_WRONG: *(size_t *)(g_api + PJRT_API_VERSION_OFFSET) = 0; break;
+        case D_DEVICE_IDS_DUPLICATED: WRAP(Client_Devices, w_client_devices); break;
+        case D_LOOKUP_DEVICE_RETURNS_FIRST: WRAP(Client_LookupDevice, w_client_lookup_device); break;
+        case D_PROCESS_INDEX_ONE: WRAP(Client_ProcessIndex, w_client_process_index); break;
+        case D_UNKNOWN_INSTEAD_OF_INVALID_ARGUMENT: WRAP(Error_GetCode, w_error_get_code); break;
+        case D_ERROR_MESSAGE_EMPTY: WRAP(Error_Message, w_error_message); break;
+        case D_TO_HOST_BITFLIP: case D_TO_HOST_IGNORES_HOST_LAYOUT: WRAP(Buffer_ToHostBuffer, w_to_host_buffer); break;
+        case D_DIMS_OFF_BY_ONE: WRAP(Buffer_Dimensions, w_buffer_dimensions); break;
+        case D_WRONG_ELEMENT_TYPE: WRAP(Buffer_ElementType, w_buffer_element_type); break;
+        case D_FROM_HOST_IGNORES_BYTE_STRIDES: case D_LEAK_PER_BUFFER:
+            WRAP(Client_BufferFromHostBuffer, w_buffer_from_host); break;
+        case D_COPY_TO_DEVICE_RETURNS_SOURCE: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
+        case D_IS_DELETED_LIES: WRAP(Buffer_IsDeleted, w_buffer_is_deleted); break;
+        case D_READY_EVENT_NEVER_FIRES: WRAP(Buffer_ReadyEvent, w_buffer_ready_event); break;
+        case D_ON_READY_FIRES_TWICE: WRAP(Event_OnReady, w_event_on_ready); break;
+        case D_EVENT_ERROR_SWALLOWED: WRAP(Event_Await, w_event_await); WRAP(Event_Error, w_event_error); break;
+        case D_EVENT_READY_TOO_EARLY: WRAP(Event_IsReady, w_event_is_ready); break;
+        case D_COMPILE_ACCEPTS_GARBAGE_OPTIONS: WRAP(Client_Compile, w_client_compile); break;
+        case D_EXECUTE_ABORTS_THIRD_CALL: case D_NON_DONATABLE_IGNORED: case D_DONATION_KEEPS_INPUT:
+        case D_EXECUTE_DEVICE_IGNORED: case D_RESULTS_REORDERED_BETWEEN_DEVICES:
+            WRAP(LoadedExecutable_Execute, w_execute); break;
+        case D_TRANSCENDENTAL_2ULP: case D_TRANSCENDENTAL_64ULP:
+            WRAP(Client_Compile, w_client_compile);
+            WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
+            WRAP(LoadedExecutable_Execute, w_execute);
+            break;
+        case D_NUM_OUTPUTS_PLUS_ONE: WRAP(Executable_NumOutputs, w_num_outputs); break;
+        case D_OUTPUT_DIMS_OFF_BY_ONE: WRAP(Executable_OutputDimensions, w_output_dimensions); break;
+        case D_SERIALIZE_TRUNCATED: WRAP(Executable_Serialize, w_serialize); break;
+        case D_FINGERPRINT_CHANGES: WRAP(Executable_Fingerprint, w_fingerprint); break;
+        case D_DECREF_BELOW_ZERO_SUCCEEDS: WRAP(Buffer_DecreaseExternalReferenceCount, w_decrease_reference); break;
+        case D_ON_DELETE_CALLBACK_NEVER_CALLED: case D_ON_DELETE_CALLBACK_CALLED_TWICE:
+            WRAP(Client_CreateViewOfDeviceBuffer, w_create_view); break;
+        case D_OPAQUE_POINTER_OFFSET: WRAP(Buffer_OpaqueDeviceMemoryDataPointer, w_opaque_pointer); break;
+        case D_STRUCT_SIZE_NOT_CHECKED:
+            for (int i = 0; i < PJRT_NUM_SLOTS; i++)
+                if (pjrt_slot_args_size[i] && real_slot(i)) set_slot(i, (void *)k_fixups[i]);
+            break;
+        default: break;
+    }
+}
+
+static void initialize(void) {
+    const char *target = getenv("PJRT_CTS_PROXY_TARGET");
+    const char *defect = getenv("PJRT_CTS_PROXY_DEFECT");
+    if (!target || !*target) {
+        fprintf(stderr, "pjrt-cts proxy: PJRT_CTS_PROXY_TARGET is not set (path of the real plugin)\n");
+        return;
+    }
+    g_defect = -1;
+    if (!defect || !*defect) g_defect = D_NONE;
+    for (int i = 0; i < D_COUNT && g_defect < 0; i++)
+        if (strcmp(defect, g_defect_names[i]) == 0) g_defect = i;
+    if (g_defect < 0) {
+        fprintf(stderr, "pjrt-cts proxy: unknown defect '%s' in PJRT_CTS_PROXY_DEFECT\n", defect);
+        return;
+    }
+    void *library = dlopen(target, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        fprintf(stderr, "pjrt-cts proxy: cannot load %s: %s\n", target, dlerror());
+        return;
+    }
+    typedef const void *(*get_api_fn)(void);
+    get_api_fn get_api = (get_api_fn)dlsym(library, "GetPjrtApi");
+    const unsigned char *api = get_api ? get_api() : NULL;
+    if (!api) {
+        fprintf(stderr, "pjrt-cts proxy: %s has no GetPjrtApi or it returned NULL\n", target);
+        return;
+    }
+    size_t size = *(const size_t *)api;
+    if (size < PJRT_API_HEADER_SIZE || size > API_COPY_CAPACITY) {
+        fprintf(stderr, "pjrt-cts proxy: target PJRT_Api struct_size %zu is outside [%d, %d]\n", size,
+                PJRT_API_HEADER_SIZE, API_COPY_CAPACITY);
+        return;
+    }
+    g_real = api;
+    g_real_size = size;
+    memcpy(g_api, api, size);
+    install_defect();
+    memcpy(g_api_twin, g_api, size);
+    g_ready = 1;
+}
+
+__attribute__((visibility("default"))) const void *GetPjrtApi(void) {
+    pthread_once(&g_once, initialize);
+    if (!g_ready) return NULL;
+    if (g_defect == D_GET_API_UNSTABLE) {
+        pthread_mutex_lock(&g_lock);
+        unsigned long call = g_get_api_calls++;
+        pthread_mutex_unlock(&g_lock);
+        return (call % 2) ? g_api_twin : g_api;
+    }
+    return g_api;
+}
+
+/* For pjrt_cts.proxy: the defect names this build knows, comma-separated. */
+__attribute__((visibility("default"))) const char *PjrtCtsProxyDefectNames(void) {
+    static char names[2048];
+    if (!names[0]) {
+        size_t used = 0;
+        for (int i = 0; i < D_COUNT; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? "," : "", g_defect_names[i]);
+    }
+    return names;
+}
+
+/* The defect in force after GetPjrtApi (NULL before it, or when set-up failed). */
+__attribute__((visibility("default"))) const char *PjrtCtsProxyActiveDefect(void) {
+    return g_ready ? g_defect_names[g_defect] : NULL;
+}

@@ -1,0 +1,177 @@
+"""`pjrt-cts selftest`: prove the suite's power by running it against mutants of a real plugin.
+
+Each mutant is the proxy plugin (pjrt_cts.proxy) forwarding to the real plugin with one defect
+injected. Targeted mode (default) runs, per defect, only the tests the catalogue names plus a few
+neighbours; `full=True` runs the whole suite per mutant. Baselines: the passthrough proxy (every
+verdict is relative to it) and the real plugin (any outcome that differs is a proxy bug).
+See docs/selftest.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
+from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
+from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
+from pjrt_cts.selftest.verdict import (
+    BASELINE_FINE, CATCHING_OUTCOMES, DefectVerdict, judge, mutation_score, proxy_differences,
+)
+
+SCHEMA_VERSION = 1
+PASSTHROUGH_LABEL = "passthrough"
+REAL_LABEL = "real-plugin"
+
+
+@dataclass
+class SelftestOptions:
+    target: Path  # the real plugin
+    out_dir: Path
+    profile: str | None = "cpu"
+    defects: list[Defect] = field(default_factory=lambda: list(DEFECTS))
+    full: bool = False
+    parallel: int = 2  # suite runs at a time
+    workers: int = 1  # xdist workers per run
+    test_timeout: float = 30.0
+    wall_limit: float = 240.0  # per mutant run
+    compare_real: bool = True
+    suites_dir: Path | None = None
+
+
+@dataclass
+class SelftestReport:
+    verdicts: list[DefectVerdict]
+    passthrough: SuiteRunResult
+    real: SuiteRunResult | None
+    differences: dict[str, tuple[str, str]]
+    wall_seconds: float
+    options: SelftestOptions
+    present_layers: list[str]
+
+    @property
+    def score(self) -> float:
+        return mutation_score(self.verdicts)
+
+    @property
+    def proxy_failures(self) -> dict[str, tuple[str, str]]:
+        """Tests that are bad through the passthrough proxy but not on the real plugin."""
+        return {test_id: pair for test_id, pair in self.differences.items()
+                if pair[1] in CATCHING_OUTCOMES | {"ERROR"} and pair[0] not in CATCHING_OUTCOMES | {"ERROR"}}
+
+    @property
+    def passthrough_green(self) -> bool:
+        """The proxy itself changes no outcome: same as the real plugin where compared, and never worse."""
+        return not self.differences and self.passthrough.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        correct = [v for v in self.verdicts if v.correct]
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "target": str(self.options.target),
+            "mode": "full" if self.options.full else "targeted",
+            "wall_seconds": round(self.wall_seconds, 1),
+            "mutation_score": round(self.score, 4),
+            "defects_total": len(self.verdicts),
+            "defects_correct": len(correct),
+            "present_layers": self.present_layers,
+            "passthrough": {
+                "green": self.passthrough_green,
+                "tests": len(self.passthrough.selected()),
+                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if o not in BASELINE_FINE),
+                "error": self.passthrough.error,
+                "wall_seconds": round(self.passthrough.wall_seconds, 1),
+            },
+            "real_plugin": None if self.real is None else {
+                "tests": len(self.real.selected()), "error": self.real.error,
+                "wall_seconds": round(self.real.wall_seconds, 1),
+            },
+            "proxy_differences": {k: {"real": a, "passthrough": b} for k, (a, b) in self.differences.items()},
+            "defects": [v.to_json() for v in self.verdicts],
+        }
+
+
+def present_layers(suites_dir: Path | None) -> list[str]:
+    from pjrt_cts.cli.run import layer_dirs
+    from pjrt_cts.resources import suites_dir as default_suites_dir
+
+    return layer_dirs(suites_dir or default_suites_dir())
+
+
+def selection_for(defects: list[Defect], layers_present: list[str], full: bool) -> SuiteSelection | None:
+    """What to run for these defects (None: none of their layers has suites)."""
+    if full:
+        return SuiteSelection(layers=[], patterns=[])
+    layers = [layer for layer in all_layers(defects) if layer in layers_present]
+    if not layers:
+        return None
+    patterns = [p for p in all_patterns(defects) if p.split(".", 1)[0] in layers]
+    return SuiteSelection(layers=layers, patterns=patterns)
+
+
+def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -> SelftestReport:
+    began = time.monotonic()
+    proxy = build_proxy()
+    out = options.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    layers_present = present_layers(options.suites_dir)
+    runner = SuiteRunner(profile=options.profile, workers=options.workers, test_timeout=options.test_timeout,
+                         wall_limit=options.wall_limit if not options.full else max(options.wall_limit, 3600.0),
+                         suites_dir=options.suites_dir)
+    union = selection_for(options.defects, layers_present, options.full) or SuiteSelection(["abi"], ["abi.*"])
+
+    say(f"selftest: proxy {proxy}")
+    say(f"selftest: baselines ({'whole suite' if options.full else f'{len(union.patterns)} id patterns'} over "
+        f"{', '.join(union.layers) or 'all layers'})")
+    baseline_jobs = [SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH),
+                              out / "baseline-passthrough", union)]
+    if options.compare_real:
+        baseline_jobs.append(SuiteJob(REAL_LABEL, options.target, {}, out / "baseline-real", union))
+    baselines = run_all(runner, baseline_jobs, options.parallel)
+    passthrough = baselines[PASSTHROUGH_LABEL]
+    real = baselines.get(REAL_LABEL)
+    differences = proxy_differences(real.selected(), passthrough.selected()) if real else {}
+    say(f"selftest: passthrough {len(passthrough.selected())} tests in {passthrough.wall_seconds:.0f}s, "
+        f"{len(differences)} differing from the real plugin")
+
+    jobs = []
+    skipped: list[DefectVerdict] = []
+    for defect in options.defects:
+        selection = selection_for([defect], layers_present, options.full)
+        if selection is None:
+            skipped.append(DefectVerdict(defect, "missed", explanation=(
+                f"layer(s) {', '.join(defect.layers)} have no suites yet; " + defect.note).strip("; ")))
+            continue
+        timeout = None if options.full else defect.timeout
+        jobs.append(SuiteJob(defect.name, proxy, proxy_environment(options.target, defect.name),
+                             out / "mutants" / defect.name, selection, timeout))
+
+    def progress(result: SuiteRunResult) -> None:
+        bad = sum(1 for o in result.selected().values() if o in CATCHING_OUTCOMES)
+        say(f"  {result.label:<38} {len(result.selected()):>4} tests {bad:>4} bad  {result.wall_seconds:5.1f}s"
+            + ("  (stopped at wall limit)" if result.timed_out else ""))
+
+    say(f"selftest: {len(jobs)} mutants, {options.parallel} at a time")
+    mutants = run_all(runner, jobs, options.parallel, on_done=progress)
+    baseline = passthrough.selected()
+    verdicts = []
+    by_name = {v.defect.name: v for v in skipped}
+    for defect in options.defects:
+        if defect.name in by_name:
+            verdicts.append(by_name[defect.name])
+        else:
+            verdicts.append(judge(defect, mutants[defect.name], baseline, layers_present))
+    report = SelftestReport(verdicts, passthrough, real, differences, time.monotonic() - began, options, layers_present)
+    (out / "selftest.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    return report
+
+
+def default_parallelism() -> int:
+    return max(1, min(4, (os.cpu_count() or 1)))
+
+
+__all__ = ["SelftestOptions", "SelftestReport", "run_selftest", "selection_for", "present_layers",
+           "default_parallelism"]

@@ -1,0 +1,111 @@
+"""framework_jax: the plugin under test loaded into JAX, compared with JAX's built-in CPU backend.
+
+The plugin is registered into JAX in each worker under the backend name "pjrt_cts_sut" (see
+pjrt_cts/framework/jax_backend.py for how JAX treats a plugin whose platform is also "cpu").
+Every test here is NOT_SUPPORTED when JAX is not installed or when the installed jaxlib does not
+accept the plugin's PJRT API version. JAX is imported only inside fixtures and tests.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from pjrt_cts import suite_support as support
+from pjrt_cts.framework import JAX_MISSING_REASON, jax_installed
+
+
+@dataclass
+class Registration:
+    """What registering the plugin into JAX gave: the backend, or JAX's error."""
+
+    backend: Any = None  # pjrt_cts.framework.jax_backend.JaxBackendForPlugin
+    error: str | None = None
+    policy: Any = None  # pjrt_cts.framework.compat.JaxlibApiPolicy
+    plugin_version: tuple[int, int] | None = None
+    preload: tuple[str, ...] = ()
+
+
+@pytest.fixture(scope="session")
+def framework_preload() -> tuple[str, ...]:
+    """Checks JAX is installed, then preloads the profile's runtime libraries (GPU plugins)."""
+    if not jax_installed():
+        support.skip_not_supported(JAX_MISSING_REASON)
+    profile_name = os.environ.get(support.ENV_PROFILE, "")
+    if not profile_name:
+        return ()
+    from pjrt_cts.framework.jax_backend import preload_libraries
+    from pjrt_cts.profiles import get_profile
+
+    libraries = tuple(str(p) for p in get_profile(profile_name).preload_libraries())
+    preload_libraries(libraries)
+    return libraries
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jax_registration(framework_preload: tuple[str, ...], plugin: Any, client: Any,
+                     create_options: dict[str, Any]) -> Registration:
+    """Registers the plugin into JAX once per worker. `client` comes first: a plugin without a
+    usable device (no GPU here) is NOT_SUPPORTED in every layer, this one included."""
+    from pjrt_cts.framework import compat
+    from pjrt_cts.framework.jax_backend import JaxBackendError, jax_backend_for_plugin
+
+    plugin_version = tuple(plugin.api_version)
+    policy = compat.JaxlibApiPolicy(compat.installed_jaxlib_version(), compat.compatibility_enabled())
+    if not policy.compatibility:
+        probe = compat.probe_framework_api_version(plugin.path, plugin_version, framework_preload)
+        policy = compat.JaxlibApiPolicy(policy.jaxlib_version, False, probe.framework_version)
+    rejection = policy.rejection(plugin_version)  # type: ignore[arg-type]
+    if rejection:
+        support.skip_not_supported(rejection)
+    registration = Registration(policy=policy, plugin_version=plugin_version, preload=framework_preload)  # type: ignore[arg-type]
+    try:
+        registration.backend = jax_backend_for_plugin(plugin.path, create_options, api_address=plugin.api_address)
+    except JaxBackendError as error:
+        registration.error = str(error)
+    return registration
+
+
+@pytest.fixture(scope="session")
+def jax_sut(jax_registration: Registration) -> Any:
+    """The plugin's JAX backend (JaxBackendForPlugin); NOT_SUPPORTED if JAX could not create it
+    (framework_jax.discovery.test_jax_initializes_the_plugin FAILs with JAX's error then)."""
+    if jax_registration.error:
+        support.skip_not_supported(f"JAX has no backend for the plugin: {jax_registration.error}")
+    return jax_registration.backend
+
+
+@pytest.fixture(scope="session")
+def sut_devices(jax_sut: Any) -> list[Any]:
+    return jax_sut.devices
+
+
+@pytest.fixture(scope="session")
+def sut_device(jax_sut: Any) -> Any:
+    return jax_sut.devices[0]
+
+
+@pytest.fixture(scope="session")
+def cpu_device(jax_sut: Any) -> Any:
+    """A device of JAX's built-in CPU backend: the reference."""
+    return jax_sut.reference_devices[0]
+
+
+@pytest.fixture
+def matches_cpu(sut_device: Any, cpu_device: Any) -> Callable[..., Any]:
+    """`matches_cpu(fn, *args, kind=..., exact=..., what=...)`: jit `fn` on the plugin and on the
+    built-in CPU backend with the same inputs, assert the results agree; returns the plugin's."""
+    from pjrt_cts.framework.compare import assert_matches_reference
+    from pjrt_cts.framework.execution import run_on
+
+    def check(fn: Callable[..., Any], *args: Any, kind: str = "elementwise", exact: bool = False,
+              what: str | None = None, jit: bool = True) -> Any:
+        name = what or getattr(fn, "__name__", "program")
+        actual = run_on(sut_device, fn, *args, jit=jit, what=name)
+        expected = run_on(cpu_device, fn, *args, jit=jit, what=name, gaps_not_supported=False)
+        assert_matches_reference(actual, expected, name, kind=kind, exact=exact)
+        return actual
+
+    return check

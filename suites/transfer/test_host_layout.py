@@ -1,0 +1,64 @@
+"""PJRT_Buffer_ToHostBuffer with host_layout: the host copy is written in the requested minor-to-major order."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from pjrt_cts.model import NotSupported
+from pjrt_cts.runtime import MemoryLayout, PjrtError
+
+# minor_to_major per rank; (rank-1, ..., 0) is the default row-major layout.
+HOST_LAYOUTS = [pytest.param(m2m, id="m2m" + "".join(map(str, m2m))) for m2m in
+                [(1, 0), (0, 1), (2, 1, 0), (0, 1, 2), (1, 0, 2), (0, 2, 1), (2, 0, 1)]]
+
+
+def _expected_bytes(data: np.ndarray, minor_to_major: tuple[int, ...]) -> np.ndarray:
+    """The logical array laid out with `minor_to_major`: transpose so the major-most dim comes first, then densify."""
+    major_to_minor = tuple(reversed(minor_to_major))
+    return np.ascontiguousarray(data.transpose(major_to_minor)).reshape(-1)
+
+
+def _read_with_layout(buffer: Any, layout: MemoryLayout, dtype: np.dtype, count: int) -> np.ndarray:
+    out = np.empty(count, dtype)
+    event = buffer.to_host_into(out.ctypes.data, out.nbytes, layout)
+    event.wait()
+    event.close()
+    return out
+
+
+@pytest.mark.parametrize("minor_to_major", HOST_LAYOUTS)
+def test_to_host_buffer_honours_host_layout(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
+                                            minor_to_major: tuple[int, ...]) -> None:
+    shape = (3, 5) if len(minor_to_major) == 2 else (2, 3, 4)
+    data = sample(np.int32, shape, seed=2)
+    buffer = client.buffer_from_numpy(data)
+    got = _read_with_layout(buffer, MemoryLayout.tiled(minor_to_major), data.dtype, data.size)
+    bit_exact(got, _expected_bytes(data, minor_to_major),
+              f"PJRT_Buffer_ToHostBuffer(host_layout=minor_to_major {list(minor_to_major)}) of s32{list(shape)}")
+
+
+@pytest.mark.parametrize("minor_to_major", HOST_LAYOUTS)
+def test_size_query_with_host_layout(client: Any, sample: Callable[..., np.ndarray], minor_to_major: tuple[int, ...]) -> None:
+    shape = (3, 5) if len(minor_to_major) == 2 else (2, 3, 4)
+    data = sample(np.int32, shape)
+    size = client.buffer_from_numpy(data).host_size(MemoryLayout.tiled(minor_to_major))
+    assert size == data.nbytes, (
+        f"PJRT_Buffer_ToHostBuffer(dst=NULL, host_layout=minor_to_major {list(minor_to_major)}) of s32{list(shape)} "
+        f"should report {data.nbytes} bytes (dense), but reported {size}"
+    )
+
+
+def test_to_host_buffer_with_strides_host_layout(client: Any, sample: Callable[..., np.ndarray],
+                                                 bit_exact: Callable[..., None]) -> None:
+    data = sample(np.float32, (3, 4))
+    buffer = client.buffer_from_numpy(data)
+    column_major = (data.itemsize, data.itemsize * data.shape[0])
+    try:
+        got = _read_with_layout(buffer, MemoryLayout.strides(column_major), data.dtype, data.size)
+    except PjrtError as error:
+        if error.code in ("INVALID_ARGUMENT", "UNIMPLEMENTED"):
+            raise NotSupported(f"{error.function} rejects a Strides host_layout: {error.code}: {error.message}") from None
+        raise
+    bit_exact(got, _expected_bytes(data, (0, 1)), f"PJRT_Buffer_ToHostBuffer(host_layout=byte_strides {list(column_major)})")
