@@ -17,6 +17,11 @@ def _size_label(nbytes: float) -> str:
     return f"{nbytes:g}"
 
 
+def _size_text(nbytes: float) -> str:
+    short = _size_label(nbytes)
+    return f"{short[:-1]} {short[-1]}iB" if short[-1] in "KMG" else f"{short} B"
+
+
 def _num(value: Any, digits: int = 3) -> str:
     if value is None:
         return "–"
@@ -36,7 +41,7 @@ def _transfer_table(transfers: dict[str, Any]) -> str:
             row = next((r for r in transfers[key] if r["bytes"] == size), None)
             title = f' title="median {row["median_s"] * 1e6:.1f} µs over {row["repeats"]} runs"' if row else ""
             cells.append(f'<td class="num"{title}>{_num(row["gbps"]) if row else "–"}</td>')
-        rows.append(f'<tr><td class="num">{escape(_size_label(size))}B</td>{"".join(cells)}</tr>')
+        rows.append(f'<tr><td class="num">{escape(_size_text(size))}</td>{"".join(cells)}</tr>')
     return f'<table><tr><th class="num">size</th>{head}</tr>{"".join(rows)}</table>'
 
 
@@ -123,7 +128,7 @@ def render_text(bench: dict[str, Any]) -> str:
         for key, _ in present:
             row = next((r for r in transfers[key] if r["bytes"] == size), None)
             cells.append(f"{row['gbps']:>22.3f}" if row else f"{'-':>22}")
-        lines.append(f"{_size_label(size) + 'B':<10}" + "".join(cells))
+        lines.append(f"{_size_text(size):<10}" + "".join(cells))
     dispatch = bench.get("dispatch") or {}
     if dispatch:
         for label, key in (("dispatch (Execute returns)", "dispatch"), ("round trip (output ready)", "round_trip")):

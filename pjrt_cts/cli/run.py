@@ -73,7 +73,7 @@ def handle(args: argparse.Namespace) -> int:
         profile=getattr(profile, "name", None),
         create_options=create_options,
         user_create_options=list(args.create_options),
-        worker_env=dict(profile.worker_environment()) if profile is not None else {},
+        worker_env=_worker_environment(profile),
         keyword=_keyword(args.keyword),
         ids=list(args.ids),
         workers=args.workers,
@@ -133,6 +133,15 @@ def _plugin_path(path: str | None, profile: Any, profile_name: str | None) -> Pa
     if not resolved.is_file():
         raise UsageError(f"the default CPU plugin is missing: {resolved}")
     return resolved
+
+
+def _worker_environment(profile: Any) -> dict[str, str]:
+    if profile is None:
+        return {}
+    try:
+        return {str(k): str(v) for k, v in profile.worker_environment().items()}
+    except (OSError, ValueError) as exc:  # missing runtime libraries, malformed profile
+        raise UsageError(f"profile {profile.name!r}: {exc}") from exc
 
 
 def _parse_create_options(items: list[str]) -> dict[str, Any]:

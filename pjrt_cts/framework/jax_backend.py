@@ -12,17 +12,18 @@ What JAX does (jax/jaxlib 0.10.2, observed):
   and belong to different clients; lowering rules follow `backend.platform` ("cpu"), so JAX
   lowers for the plugin exactly as for its own CPU backend.
 - A backend must be registered before JAX initializes its backends (the first `jax.devices()`),
-  and only the platforms in `jax_platforms` are initialized: we set it to "cpu,<name>" so that
-  JAX's own plugins (e.g. jax_plugins.xla_cuda13, registered as "cuda" from the same .so) stay
-  registered but are never initialized — no second client on the device under test. The
-  built-in CPU backend stays the default backend.
-- JAX's own plugin packages (jax_plugins.xla_cuda13, ...) register at discovery, and afterwards
-  register custom-call handlers (cuSOLVER, ...) for their platform. When such a package already
-  registered the library under test (same PJRT_Api*, i.e. the same dlopen instance), we adopt its
-  registration name ("cuda") and only replace its client factory with one using our create
-  options: custom calls, the "gpu" alias and DLPack's platform lookup then work as for users.
-  Otherwise the plugin is registered under "pjrt_cts_sut"; jax.dlpack.from_dlpack resolves a
-  capsule's device by *platform* ("cpu" for kDLCPU), so imports land on the built-in backend.
+  and only the platforms in `jax_platforms` are initialized: we set it to "cpu,<name>", so other
+  registered plugins get no client and the built-in CPU backend stays the default backend.
+- JAX's own plugin packages (jax_plugins.xla_cuda13, ...) register at discovery (as "cuda") and
+  then register custom-call handlers (cuSOLVER, ...) for their platform. When such a package has
+  registered the library under test (same PJRT_Api*, i.e. the same dlopen instance), we adopt
+  its registration name and only replace its client factory with one using our create options:
+  custom calls, the "gpu" alias and DLPack's device lookup then work as they do for users, and
+  there is one client on the device, not two. Otherwise the plugin is registered as
+  "pjrt_cts_sut"; jax.dlpack.from_dlpack resolves a capsule's device by *platform* ("cpu" for
+  kDLCPU), so imports of the plugin's capsules land on the built-in backend and are then copied.
+- f32 dots and convolutions are traced at HIGHEST precision (jax_default_matmul_precision) so a
+  TF32-capable GPU is compared with the CPU at f32 accuracy.
 - jaxlib registers its LAPACK kernels (jnp.linalg on CPU) only with its built-in CPU client; a
   CPU plugin is a separate copy of XLA without them, so those programs fail to compile there
   with NOT_FOUND "No FFI handler registered for lapack_..." (see execution.py).
@@ -85,7 +86,7 @@ def capsule_address(capsule: Any) -> int | None:
 
 def registration_for_api(xla_bridge: Any, api_address: int) -> str | None:
     """The name under which a discovered JAX plugin package registered this very PJRT_Api*."""
-    for name, registration in list(xla_bridge._backend_factories.items()):
+    for name, registration in list(getattr(xla_bridge, "_backend_factories", {}).items()):
         c_api = getattr(registration, "c_api", None)
         if c_api is not None and capsule_address(c_api) == api_address:
             return name
@@ -103,6 +104,9 @@ def _set_platforms(xla_bridge: Any, name: str) -> None:
         xla_bridge.get_backend.cache_clear()
     # The config, not the JAX_PLATFORMS variable: child processes of this worker must not inherit it.
     jax.config.update("jax_platforms", wanted)
+    # f32 dots/convolutions at full f32 accuracy on both sides: TF32-capable GPUs would otherwise
+    # be compared against CPU results at TF32 precision.
+    jax.config.update("jax_default_matmul_precision", "highest")
 
 
 def _adopt(xla_bridge: Any, name: str, options: dict[str, Any]) -> None:
@@ -110,9 +114,12 @@ def _adopt(xla_bridge: Any, name: str, options: dict[str, Any]) -> None:
     from functools import partial
 
     registration = xla_bridge._backend_factories[name]
-    xla_bridge.register_backend_factory(
-        name, partial(xla_bridge.make_pjrt_c_api_client, name, options=options), priority=registration.priority,
-        fail_quietly=False, experimental=registration.experimental, c_api=registration.c_api)
+    factory = partial(xla_bridge.make_pjrt_c_api_client, name, options=options)
+    try:
+        xla_bridge.register_backend_factory(name, factory, priority=registration.priority, fail_quietly=False,
+                                            experimental=registration.experimental, c_api=registration.c_api)
+    except TypeError:  # a JAX whose register_backend_factory takes fewer keywords
+        xla_bridge.register_backend_factory(name, factory, priority=registration.priority, fail_quietly=False)
 
 
 def jax_backend_for_plugin(path: Path | str, options: Mapping[str, Any] | None = None,
@@ -137,7 +144,9 @@ def jax_backend_for_plugin(path: Path | str, options: Mapping[str, Any] | None =
         from jax._src import xla_bridge
         from jaxlib import xla_client
 
-        xla_bridge._discover_and_register_pjrt_plugins()  # JAX's own plugin packages first, as for users
+        discover = getattr(xla_bridge, "_discover_and_register_pjrt_plugins", None)
+        if discover is not None:
+            discover()  # JAX's own plugin packages first, as for users
         adopted = registration_for_api(xla_bridge, api_address) if api_address else None
         if adopted is not None:
             name = adopted

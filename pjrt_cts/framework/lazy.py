@@ -18,8 +18,10 @@ class LazyModule:
         return self._module
 
     def __getattr__(self, attribute: str) -> Any:
-        if attribute.startswith("__") and attribute.endswith("__"):
-            raise AttributeError(attribute)  # keep pytest/inspect probing from importing the module
+        if attribute.startswith("_"):
+            # pytest and inspect probe module globals (`_pytestfixturefunction`, `__wrapped__`, ...)
+            # while collecting: never import the module for them. Suites use only public names.
+            raise AttributeError(attribute)
         return getattr(self._load(), attribute)
 
     def __repr__(self) -> str:

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 import pytest
 
+from pjrt_cts.runtime import DeviceDescription
 from pjrt_cts.runtime.named_values import type_name_of
 
 DEVICE_INDEXES = [pytest.param(i, id=f"device{i}") for i in range(4)]
@@ -23,8 +24,6 @@ def test_description_id_matches_lookup(client: Any, device_at: Callable[[int], A
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
 def test_description_is_stable(device_at: Callable[[int], Any], index: int) -> None:
     device = device_at(index)
-    from pjrt_cts.runtime import DeviceDescription  # a second, uncached PJRT_Device_GetDescription
-
     again = DeviceDescription(device.client, device.description.handle)
     assert (again.id, again.kind) == (device.id, device.kind), (
         f"PJRT_DeviceDescription of device {device.id} should answer the same id and kind each time, "

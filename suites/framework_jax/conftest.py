@@ -1,7 +1,8 @@
 """framework_jax: the plugin under test loaded into JAX, compared with JAX's built-in CPU backend.
 
-The plugin is registered into JAX in each worker under the backend name "pjrt_cts_sut" (see
-pjrt_cts/framework/jax_backend.py for how JAX treats a plugin whose platform is also "cpu").
+The plugin is registered into JAX once per worker as backend "pjrt_cts_sut", or under the name a
+JAX plugin package already gave the same library ("cuda"), with the profile's create options; see
+pjrt_cts/framework/jax_backend.py for what JAX does with a plugin whose platform is also "cpu".
 Every test here is NOT_SUPPORTED when JAX is not installed or when the installed jaxlib does not
 accept the plugin's PJRT API version. JAX is imported only inside fixtures and tests.
 """

@@ -73,6 +73,7 @@ def _run_batch(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path
         f"fuzz {family} batch {batch}: {len(summary.results)} of {len(inputs)} inputs ran")
     if summary.findings:
         first = summary.findings[0]
+        record.details(repro_file=str(first.input_file), repro_report=str(first.report_file))
         last_words = first.stderr_tail.strip().splitlines()[-1:] if first.stderr_tail.strip() else []
         raise AssertionError(
             f"PJRT_Client_Compile must reject malformed MLIR {family} with an error: {len(summary.findings)} of "
@@ -114,6 +115,7 @@ def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_o
     if summary.findings:
         finding = summary.findings[0]
         command = reproduce_command(plugin_path, create_options, finding.input_file)
+        record.details(repro_file=str(finding.input_file), repro_command=shlex.join(command))
         raise AssertionError(
             f"PJRT_Client_Compile must reject malformed MLIR bytecode with an error: {finding.one_line()}; "
             f"reproduce: {shlex.join(command)}")

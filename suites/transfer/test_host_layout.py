@@ -14,10 +14,13 @@ HOST_LAYOUTS = [pytest.param(m2m, id="m2m" + "".join(map(str, m2m))) for m2m in
                 [(1, 0), (0, 1), (2, 1, 0), (0, 1, 2), (1, 0, 2), (0, 2, 1), (2, 0, 1)]]
 
 
-def _expected_bytes(data: np.ndarray, minor_to_major: tuple[int, ...]) -> np.ndarray:
-    """The logical array laid out with `minor_to_major`: transpose so the major-most dim comes first, then densify."""
+def _expected_physical(data: np.ndarray, minor_to_major: tuple[int, ...]) -> np.ndarray:
+    """The host copy in `minor_to_major` order: the array transposed major-most dim first, densified.
+
+    Indices in mismatch messages are therefore physical (major-to-minor) coordinates.
+    """
     major_to_minor = tuple(reversed(minor_to_major))
-    return np.ascontiguousarray(data.transpose(major_to_minor)).reshape(-1)
+    return np.ascontiguousarray(data.transpose(major_to_minor))
 
 
 def _read_with_layout(buffer: Any, layout: MemoryLayout, dtype: np.dtype, count: int) -> np.ndarray:
@@ -34,8 +37,9 @@ def test_to_host_buffer_honours_host_layout(client: Any, sample: Callable[..., n
     shape = (3, 5) if len(minor_to_major) == 2 else (2, 3, 4)
     data = sample(np.int32, shape, seed=2)
     buffer = client.buffer_from_numpy(data)
-    got = _read_with_layout(buffer, MemoryLayout.tiled(minor_to_major), data.dtype, data.size)
-    bit_exact(got, _expected_bytes(data, minor_to_major),
+    expected = _expected_physical(data, minor_to_major)
+    got = _read_with_layout(buffer, MemoryLayout.tiled(minor_to_major), data.dtype, data.size).reshape(expected.shape)
+    bit_exact(got, expected,
               f"PJRT_Buffer_ToHostBuffer(host_layout=minor_to_major {list(minor_to_major)}) of s32{list(shape)}")
 
 
@@ -56,9 +60,9 @@ def test_to_host_buffer_with_strides_host_layout(client: Any, sample: Callable[.
     buffer = client.buffer_from_numpy(data)
     column_major = (data.itemsize, data.itemsize * data.shape[0])
     try:
-        got = _read_with_layout(buffer, MemoryLayout.strides(column_major), data.dtype, data.size)
+        got = _read_with_layout(buffer, MemoryLayout.strides(column_major), data.dtype, data.size).reshape(4, 3)
     except PjrtError as error:
         if error.code in ("INVALID_ARGUMENT", "UNIMPLEMENTED"):
             raise NotSupported(f"{error.function} rejects a Strides host_layout: {error.code}: {error.message}") from None
         raise
-    bit_exact(got, _expected_bytes(data, (0, 1)), f"PJRT_Buffer_ToHostBuffer(host_layout=byte_strides {list(column_major)})")
+    bit_exact(got, _expected_physical(data, (0, 1)), f"PJRT_Buffer_ToHostBuffer(host_layout=byte_strides {list(column_major)})")

@@ -126,7 +126,6 @@ class PortableSerializer:
     """StableHLO text -> versioned portable artifact, through jaxlib's bundled StableHLO (test time only)."""
 
     def __init__(self) -> None:
-        from jax._src.interpreters import mlir as jax_mlir  # noqa: F401  (registers the dialects)
         from jax._src.lib.mlir.dialects import hlo
 
         self._hlo = hlo

@@ -20,7 +20,7 @@ import pytest
 from pjrt_cts.abi import structs as S
 from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.suite_support import unimplemented_is_not_supported
+from pjrt_cts.suite_support import require_slot, unimplemented_is_not_supported
 
 NEWER_TAIL = 64  # bytes a newer caller's struct has beyond ours
 SENTINEL = 0xA5
@@ -139,19 +139,13 @@ def _reference(plugin: Any, probe: QueryProbe, live: Any) -> dict[str, Any]:
     return read_outputs(args, probe, inputs)
 
 
-def _require(plugin: Any, probe: QueryProbe) -> None:
-    from pjrt_cts.suite_support import require_slot
-
-    require_slot(plugin, probe.function)
-
-
 def names_size(message: str, size: int) -> bool:
     return re.search(rf"(?<!\d){size}(?!\d)", message) is not None
 
 
 @pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.id)
 def test_zero_struct_size_is_rejected(plugin: Any, live: Any, probe: QueryProbe, record: Any) -> None:
-    _require(plugin, probe)
+    require_slot(plugin, probe.function)
     _, error = plugin.call_with_struct_size(probe.function, probe.struct, 0, **probe.inputs(live))
     assert error is not None, f"struct_size contract: PJRT_{probe.function} accepted struct_size 0"
     record.details(code=error.code, message=error.message[:300])
@@ -163,7 +157,7 @@ def test_zero_struct_size_is_rejected(plugin: Any, live: Any, probe: QueryProbe,
 
 @pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.id)
 def test_newer_larger_struct_size_is_tolerated(plugin: Any, live: Any, probe: QueryProbe) -> None:
-    _require(plugin, probe)
+    require_slot(plugin, probe.function)
     expected = _reference(plugin, probe, live)
     inputs = probe.inputs(live)
     size = probe.struct.STRUCT_SIZE + NEWER_TAIL
@@ -181,7 +175,7 @@ def test_struct_one_byte_short_is_rejected_or_read_correctly(plugin: Any, live: 
                                                              record: Any) -> None:
     """One byte short of the plugin's own version of the struct: rejected naming the size, or handled
     without touching the missing byte(s)."""
-    _require(plugin, probe)
+    require_slot(plugin, probe.function)
     minor = plugin.api_version[1]
     own = probe.struct.struct_size_at(minor)
     size = own - 1
@@ -214,7 +208,7 @@ def older_minors(struct: type) -> list[int]:
     return [minor - 1 for minor in added if minor - 1 >= max(struct._since_, 57)]
 
 
-def _execute_with_options(plugin: Any, live: Any, size: int) -> tuple[Any, Callable[[], None]]:
+def _execute_with_options(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
     storage = (ctypes.c_uint8 * ctypes.sizeof(S.PJRT_ExecuteOptions))()
     options = S.PJRT_ExecuteOptions.from_buffer(storage)
     options.struct_size = size
@@ -234,7 +228,7 @@ def _execute_with_options(plugin: Any, live: Any, size: int) -> tuple[Any, Calla
     return None, check
 
 
-def _client_create(plugin: Any, live: Any, size: int) -> tuple[Any, Callable[[], None]]:
+def _client_create(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
     from pjrt_cts.runtime.named_values import NamedValueArray
 
     values = NamedValueArray(live.client.options)
@@ -255,7 +249,7 @@ def _client_create(plugin: Any, live: Any, size: int) -> tuple[Any, Callable[[],
     return None, check
 
 
-def _deserialize_and_load(plugin: Any, live: Any, size: int) -> tuple[Any, Callable[[], None]]:
+def _deserialize_and_load(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
     from pjrt_cts.runtime import LoadedExecutable
 
     serialized = unimplemented_is_not_supported(lambda: live.executable.serialize())
@@ -282,7 +276,7 @@ def _outputs_only(function: str, struct: type, input_field: str,
                   handle: Callable[[Any], int]) -> Callable[[Any, Any, int], tuple[Any, Callable[[], None]]]:
     """A query whose fields after `input_field` are outputs: the missing ones must stay untouched."""
 
-    def run(plugin: Any, live: Any, size: int) -> tuple[Any, Callable[[], None]]:
+    def run(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
         reference = unimplemented_is_not_supported(lambda: plugin.call(function, struct(**{input_field: handle(live)})))
         args, error = plugin.call_with_struct_size(function, struct, size, fill=SENTINEL,
                                                    **{input_field: handle(live)})
@@ -293,6 +287,8 @@ def _outputs_only(function: str, struct: type, input_field: str,
             tail = bytes((ctypes.c_uint8 * (ctypes.sizeof(struct) - size)).from_address(ctypes.addressof(args) + size))
             if tail != bytes([SENTINEL]) * len(tail):
                 script = _save_write_beyond_repro(plugin, live, function, struct, size, input_field)
+                if record is not None:
+                    record.details(repro_file=str(script), bytes_past_struct_size=tail.hex())
                 raise AssertionError(
                     f"struct_size contract: PJRT_{function} accepted struct_size {size} (an older caller's) but wrote "
                     f"beyond it: bytes {size}.. = {tail[:16].hex()}; reproduce: python {script}")
@@ -363,17 +359,15 @@ def test_older_minor_struct_size_is_rejected_or_read_correctly(plugin: Any, live
     """An older framework passes the struct as its header defined it: the plugin answers INVALID_ARGUMENT
     naming that size, or handles it correctly (sizes at or above the plugin's own must be accepted)."""
     struct, function, run = GROWN[struct_name]
-    _require(plugin, QueryProbe(function, struct, lambda h: {}))
+    require_slot(plugin, function)
     size = struct.struct_size_at(minor)
     own = struct.struct_size_at(plugin.api_version[1])
-    error, check = run(plugin, live, size)
+    error, check = run(plugin, live, size, record)
     if error is not None and getattr(error, "code", None) == "UNIMPLEMENTED":
         if size < own:  # got past the size check: the size was accepted
             record.details(verdict="accepted", size=size, own_size=own)
         raise NotSupported(f"PJRT_{function}: UNIMPLEMENTED: {error.message}")
     if error is not None:
-        if not isinstance(error, PjrtError):
-            raise error
         record.details(verdict="rejected", size=size, own_size=own, code=error.code, message=error.message[:300])
         assert size < own, (
             f"struct_size contract: PJRT_{function} must accept {struct_name} of size {size} (0.{minor}; the plugin's "

@@ -51,6 +51,7 @@ def test_sleep_forever():
     time.sleep(10_000)
 
 
+@pytest.mark.timeout(300)  # page-faulting 1 GiB is slow on a loaded machine
 def test_leak_1gib():
     import numpy as np
 

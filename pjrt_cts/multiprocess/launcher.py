@@ -1,0 +1,189 @@
+"""Spawn N node processes around one loopback key-value server; collect their events within hard bounds."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import pjrt_cts
+from pjrt_cts.kvstore import KeyValueServer, KeyValueStore
+from pjrt_cts.multiprocess.node import GO_KEY, MARKER, READY_KEY
+
+_STDERR_TAIL_LINES = 40
+
+
+@dataclass
+class LaunchSpec:
+    plugin: str
+    num_nodes: int
+    node_options: Sequence[dict[str, Any]]  # full create options per node
+    scenario: str = "topology"  # topology | all_reduce | after_peer_loss
+    preload: Sequence[str] = ()
+    environment: dict[str, str] = field(default_factory=dict)
+    max_get_timeout_s: float = 20.0  # caps the plugin's KV get timeouts, so missing peers surface
+    fail_puts: bool = False
+    kv_callbacks: bool = True
+    started_nodes: Sequence[int] | None = None  # default: all; fewer to leave a peer missing
+    namespace: str = "pjrt/"
+
+
+@dataclass
+class NodeReport:
+    node_id: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+    returncode: int | None = None
+    killed_by_launcher: str = ""  # why the launcher killed it ("" if it exited by itself)
+    stderr_lines: list[str] = field(default_factory=list)
+
+    def event(self, name: str) -> dict[str, Any] | None:
+        return next((e for e in self.events if e["event"] == name), None)
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self.stderr_lines[-_STDERR_TAIL_LINES:])
+
+    def summary(self) -> str:
+        """One paragraph for failure messages: last event, exit status, stderr tail."""
+        last = self.events[-1] if self.events else {"event": "(none)"}
+        status = f"killed by the launcher ({self.killed_by_launcher})" if self.killed_by_launcher else f"exit {self.returncode}"
+        brief = {k: v for k, v in last.items() if k not in ("devices", "addressable", "kv", "time")}
+        return f"node {self.node_id}: {status}; last event {json.dumps(brief)[:600]}; stderr tail:\n{self.stderr_tail[-2000:]}"
+
+
+class _Node:
+    def __init__(self, node_id: int, command: list[str], env: dict[str, str]) -> None:
+        self.report = NodeReport(node_id)
+        self.changed = threading.Condition()
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                        text=True, errors="replace", start_new_session=True)
+        self._readers = [threading.Thread(target=self._read, args=(self.process.stdout, True), daemon=True),
+                         threading.Thread(target=self._read, args=(self.process.stderr, False), daemon=True)]
+        for reader in self._readers:
+            reader.start()
+
+    def _read(self, stream: Any, is_stdout: bool) -> None:
+        for line in stream:
+            line = line.rstrip("\n")
+            with self.changed:
+                if is_stdout and line.startswith(MARKER):
+                    try:
+                        self.report.events.append(json.loads(line[len(MARKER):]))
+                    except ValueError:
+                        self.report.stderr_lines.append(line)
+                else:
+                    self.report.stderr_lines.append(line)
+                    del self.report.stderr_lines[:-200]
+                self.changed.notify_all()
+
+    def has_event(self, *names: str) -> bool:
+        with self.changed:
+            return any(e["event"] in names for e in self.report.events)
+
+    def finished(self) -> bool:
+        return self.process.poll() is not None
+
+    def kill(self, why: str) -> None:
+        if self.process.poll() is None:
+            self.report.killed_by_launcher = self.report.killed_by_launcher or why  # the first reason stands
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)  # the node's own session: it and any children
+            except ProcessLookupError:
+                pass
+
+    def collect(self) -> NodeReport:
+        try:
+            self.report.returncode = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.report.returncode = None
+        for reader in self._readers:
+            reader.join(timeout=5)
+        return self.report
+
+
+def _wait_until(condition: Callable[[], bool], deadline: float, poll_s: float = 0.05) -> bool:
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(poll_s)
+    return condition()
+
+
+def _node_environment(extra: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(extra)
+    root = str(Path(pjrt_cts.__file__).resolve().parent.parent)  # the node imports this same pjrt_cts
+    env["PYTHONPATH"] = os.pathsep.join([root, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def run_nodes(spec: LaunchSpec, *, timeout_s: float, kill_node: int | None = None,
+              detection_bound_s: float | None = None) -> list[NodeReport]:
+    """Run the nodes; every node is killed at `timeout_s` at the latest.
+
+    With `kill_node`, once every node has put its ready key the launcher SIGKILLs that node, then
+    puts the go key: the survivors run a collective that needs the dead node and must report an
+    error within `detection_bound_s` (they are killed, and marked so, past it).
+    """
+    started_nodes = list(range(spec.num_nodes)) if spec.started_nodes is None else list(spec.started_nodes)
+    deadline = time.monotonic() + timeout_s
+    store = KeyValueStore()
+    with KeyValueServer(store, lifetime_s=timeout_s + 30, max_get_timeout_s=max(timeout_s, spec.max_get_timeout_s)) as server:
+        env = _node_environment(spec.environment)
+        nodes: list[_Node] = []
+        try:
+            for node_id in started_nodes:
+                node_spec = {
+                    "node_id": node_id, "plugin": spec.plugin, "options": dict(spec.node_options[node_id]),
+                    "preload": [str(p) for p in spec.preload], "kv_address": server.address_string,
+                    "namespace": spec.namespace, "max_get_timeout_s": spec.max_get_timeout_s,
+                    "fail_puts": spec.fail_puts, "kv_callbacks": spec.kv_callbacks, "scenario": spec.scenario,
+                    "go_timeout_s": timeout_s,
+                }
+                command = [sys.executable, "-m", "pjrt_cts.multiprocess.node", json.dumps(node_spec)]
+                nodes.append(_Node(node_id, command, env))
+            if kill_node is not None:
+                _kill_and_release(store, nodes, kill_node, deadline, detection_bound_s or timeout_s)
+            for node in nodes:
+                if not _wait_until(node.finished, deadline):
+                    node.kill(f"still running after the {timeout_s:g} s bound")
+        finally:
+            for node in nodes:
+                node.kill("launcher cleanup")
+        return [node.collect() for node in nodes]
+
+
+def _kill_and_release(store: KeyValueStore, nodes: list[_Node], victim: int, deadline: float, bound_s: float) -> None:
+    def all_ready() -> bool:
+        ready = all(store_has(store, READY_KEY.format(n.report.node_id).encode()) for n in nodes)
+        return ready or any(n.finished() for n in nodes)
+
+    target = next((n for n in nodes if n.report.node_id == victim), None)
+    if not _wait_until(all_ready, deadline) or target is None or any(n.finished() for n in nodes):
+        for node in nodes:  # some node never got as far as the collective: its events say why
+            node.kill("a node ended or stalled before the victim could be killed")
+        return
+    target.kill("victim")
+    target.process.wait(timeout=10)
+    store.put(GO_KEY, str(time.time()).encode())
+    bound = min(deadline, time.monotonic() + bound_s)
+    for node in nodes:
+        if node is target:
+            continue
+        if not _wait_until(lambda: node.finished() or node.has_event("all_reduce", "all_reduce_error", "error"), bound):
+            node.kill(f"did not report the loss of node {victim} within {bound_s:g} s")
+
+
+def store_has(store: KeyValueStore, key: bytes) -> bool:
+    try:
+        store.try_get(key)
+        return True
+    except Exception:
+        return False

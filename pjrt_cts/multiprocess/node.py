@@ -1,0 +1,115 @@
+"""One node of a multi-process run: `python -m pjrt_cts.multiprocess.node SPEC_JSON`.
+
+Prints one `PJRT_CTS_NODE {json}` line per event on stdout (plugin logs may share the stream):
+started, client (topology) or error, then scenario events, then done. Exits 0 unless it crashed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+MARKER = "PJRT_CTS_NODE "
+GO_KEY = b"control/go"
+READY_KEY = "control/ready/{}"
+
+
+def emit(event: str, **fields: Any) -> None:
+    sys.stdout.write(MARKER + json.dumps({"event": event, "time": time.time(), **fields}) + "\n")
+    sys.stdout.flush()
+
+
+def describe_devices(devices: list[Any]) -> list[dict[str, Any]]:
+    return [{"id": d.id, "process_index": d.process_index, "kind": d.kind, "local_hardware_id": d.local_hardware_id}
+            for d in devices]
+
+
+def error_fields(error: BaseException) -> dict[str, Any]:
+    from pjrt_cts.runtime import PjrtError
+
+    if isinstance(error, PjrtError):
+        return {"function": error.function, "code": error.code, "message": error.message}
+    return {"function": "", "code": type(error).__name__, "message": str(error)}
+
+
+def run_all_reduce(client: Any) -> None:
+    import numpy as np
+
+    from pjrt_cts.multiprocess.programs import all_reduce_program, replica_input
+
+    devices = sorted(client.devices, key=lambda d: d.id)
+    replica_of = {device.id: r for r, device in enumerate(devices)}
+    started = time.monotonic()
+    try:
+        exe = client.compile(all_reduce_program(len(devices)), num_replicas=len(devices),
+                             device_assignment=[[d.id] for d in devices])
+        local = exe.addressable_devices
+        rows = [[client.buffer_from_numpy(replica_input(replica_of[d.id]), d)] for d in local]
+        outputs, events = exe.execute_sharded(rows, want_device_events=True)
+        for event in events:
+            event.wait()
+            event.close()
+        results = {str(d.id): np.asarray(row[0].to_numpy()).tolist() for d, row in zip(local, outputs)}
+    except Exception as error:
+        emit("all_reduce_error", seconds=time.monotonic() - started, **error_fields(error))
+        return
+    emit("all_reduce", num_replicas=len(devices), results=results, seconds=time.monotonic() - started)
+
+
+def main(spec: dict[str, Any]) -> int:
+    node_id = int(spec["node_id"])
+    emit("started", node_id=node_id, pid=os.getpid())
+    from pjrt_cts.kvstore import KeyValueCallbacks, RemoteKeyValueStore
+    from pjrt_cts.runtime import Plugin
+
+    store = RemoteKeyValueStore(spec["kv_address"], io_timeout_s=float(spec.get("io_timeout_s", 10.0)))
+    callbacks = KeyValueCallbacks(store, namespace=spec.get("namespace", "pjrt/"),
+                                  max_get_timeout_s=spec.get("max_get_timeout_s"), fail_puts=bool(spec.get("fail_puts")))
+    plugin = Plugin.load(spec["plugin"], preload=spec.get("preload", ()))
+    started = time.monotonic()
+    try:
+        client = plugin.create_client(spec["options"], kv_callbacks=callbacks if spec.get("kv_callbacks", True) else None)
+    except Exception as error:
+        emit("error", stage="client_create", seconds=time.monotonic() - started, kv=kv_summary(callbacks),
+             **error_fields(error))
+        return 0
+    emit("client", node_id=node_id, seconds=time.monotonic() - started, process_index=client.process_index,
+         platform=client.platform_name, devices=describe_devices(client.devices),
+         addressable=describe_devices(client.addressable_devices), kv=kv_summary(callbacks))
+    scenario = spec.get("scenario", "topology")
+    if scenario == "all_reduce":
+        run_all_reduce(client)
+    elif scenario == "after_peer_loss":
+        store.put(READY_KEY.format(node_id).encode(), b"1")
+        try:
+            store.get(GO_KEY, float(spec.get("go_timeout_s", 30.0)))  # the launcher kills the victim first
+        except Exception as error:
+            emit("error", stage="wait_for_go", **error_fields(error))
+        else:
+            run_all_reduce(client)
+    elif scenario == "hang":  # for the launcher's own tests: a node that never finishes
+        while True:
+            time.sleep(1)
+    client.close()
+    emit("done", node_id=node_id, kv=kv_summary(callbacks))
+    return 0
+
+
+def kv_summary(callbacks: Any) -> dict[str, Any]:
+    stats = callbacks.stats
+    return {
+        "calls": [[c.op, c.key.decode(errors="replace"), c.timeout_ms, c.error_code] for c in list(stats.calls)],
+        "allocations": stats.allocations, "frees": stats.frees, "outstanding": callbacks.outstanding_values,
+        "problems": list(stats.problems),
+    }
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(json.loads(sys.argv[1])))
+    except Exception as error:  # report, then fail the process: the launcher shows the traceback
+        emit("crash", traceback=traceback.format_exc(), **error_fields(error))
+        sys.exit(3)

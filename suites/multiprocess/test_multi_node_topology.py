@@ -1,0 +1,74 @@
+"""N plugin processes (nodes) with the plugin's multi-node options and shared KV callbacks: every node
+gets a client, the nodes agree on one global device list, and each addresses only its own devices."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from pjrt_cts import suite_support as support
+
+from pjrt_cts.multiprocess.checks import client_failures, clients_by_node, topology_observation
+
+
+def test_every_node_creates_a_client(topology_reports: list[Any]) -> None:
+    failures = client_failures(topology_reports)
+    assert not failures, "PJRT_Client_Create with multi-node options failed on some nodes:\n" + "\n".join(failures)
+
+
+def test_process_indices_are_distinct_per_node(topology_reports: list[Any], scheme: Any) -> None:
+    """Each node's PJRT_Client_ProcessIndex differs (the node id the scheme passed must be honoured)."""
+    clients = clients_by_node(topology_reports)
+    assert clients, "no node created a client: " + "; ".join(client_failures(topology_reports))
+    indices = {node: event["process_index"] for node, event in clients.items()}
+    if len(set(indices.values())) == len(indices):
+        return
+    observed = f"PJRT_Client_ProcessIndex per node: {indices} ({topology_observation(topology_reports)})"
+    if scheme.documented:
+        pytest.fail(f"process indices are not distinct across nodes: {observed}")
+    support.not_supported(f"{scheme.description}: the node id is ignored; {observed}")
+
+
+def test_every_node_sees_the_same_global_device_list(topology_reports: list[Any],
+                                                     require_global_topology: Callable[[], None]) -> None:
+    require_global_topology()
+    clients = clients_by_node(topology_reports)
+    lists = {node: [(d["id"], d["process_index"], d["kind"]) for d in sorted(e["devices"], key=lambda d: d["id"])]
+             for node, e in clients.items()}
+    reference_node, reference = next(iter(sorted(lists.items())))
+    for node, devices in lists.items():
+        assert devices == reference, (
+            f"PJRT_Client_Devices differs between node {reference_node} ({reference}) and node {node} ({devices})")
+
+
+def test_global_device_process_indices_name_their_owner(topology_reports: list[Any],
+                                                        require_global_topology: Callable[[], None]) -> None:
+    """A device's PJRT_DeviceDescription_ProcessIndex is the process index of the node that addresses it."""
+    require_global_topology()
+    clients = clients_by_node(topology_reports)
+    owner = {d["id"]: e["process_index"] for e in clients.values() for d in e["addressable"]}
+    for node, event in clients.items():
+        for device in event["devices"]:
+            assert device["process_index"] == owner[device["id"]], (
+                f"node {node}: device {device['id']} has process_index {device['process_index']}, but it is "
+                f"addressable on the node with process_index {owner[device['id']]}")
+
+
+def test_addressable_devices_are_the_local_ones(topology_reports: list[Any], scheme: Any, num_nodes: int,
+                                                local_device_count: int) -> None:
+    """Addressable devices belong to the node's own process and are among its devices; with the scheme's
+    visible-device split each node addresses exactly its share."""
+    clients = clients_by_node(topology_reports)
+    assert clients, "no node created a client: " + "; ".join(client_failures(topology_reports))
+    for node, event in clients.items():
+        device_ids = {d["id"] for d in event["devices"]}
+        for device in event["addressable"]:
+            assert device["id"] in device_ids, (
+                f"node {node}: addressable device {device['id']} is not in PJRT_Client_Devices {sorted(device_ids)}")
+            assert device["process_index"] == event["process_index"], (
+                f"node {node}: addressable device {device['id']} has process_index {device['process_index']}, "
+                f"PJRT_Client_ProcessIndex is {event['process_index']}")
+        if scheme.documented:
+            expected = scheme.devices_per_node(num_nodes, local_device_count)
+            assert len(event["addressable"]) == expected, (
+                f"node {node}: {len(event['addressable'])} addressable devices, its visible_devices share is {expected}")

@@ -1,0 +1,146 @@
+"""The single compare function: tolerance kinds, NaN / -0.0 / inf handling and its report."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pjrt_cts.golden import EXACT, Tolerance, compare, tolerance_for
+
+ULP2 = Tolerance("ulp", ulps=2, op_class="arith")
+REL = Tolerance("rel", rtol=1e-3, atol=1e-6, op_class="transcendental")
+
+
+def test_identical_arrays_match_under_every_kind() -> None:
+    x = np.array([1.5, -2.0, 3.25], np.float32)
+    for tolerance in (EXACT, ULP2, REL):
+        assert compare(x.copy(), x, tolerance) is None
+
+
+def test_nan_matches_nan_only() -> None:
+    nan = np.array([np.nan, 1.0], np.float32)
+    assert compare(nan.copy(), nan, EXACT) is None
+    assert compare(nan.copy(), nan, REL) is None
+    mismatch = compare(np.array([1.0, 1.0], np.float32), nan, REL)
+    assert mismatch is not None and mismatch.first_mismatch_index == (0,)
+    mismatch = compare(nan, np.array([2.0, 1.0], np.float32), ULP2)
+    assert mismatch is not None and mismatch.max_abs_err == np.inf
+
+
+def test_nan_payloads_are_not_compared() -> None:
+    quiet = np.array([np.nan], np.float32)
+    other = np.array([0x7FC00001], np.uint32).view(np.float32)
+    assert compare(other, quiet, EXACT) is None
+
+
+def test_signed_zero_is_exact_but_equal_numerically() -> None:
+    plus, minus = np.array([0.0], np.float64), np.array([-0.0], np.float64)
+    mismatch = compare(plus, minus, EXACT)
+    assert mismatch is not None and mismatch.num_mismatches == 1
+    assert compare(plus, minus, ULP2) is None
+    assert compare(plus, minus, REL) is None
+
+
+def test_infinities_must_match_exactly() -> None:
+    inf = np.array([np.inf, -np.inf], np.float32)
+    assert compare(inf.copy(), inf, REL) is None
+    assert compare(inf[::-1].copy(), inf, REL) is not None
+    big = np.array([3.4e38, -np.inf], np.float32)
+    mismatch = compare(big, inf, Tolerance("rel", rtol=1.0, atol=1.0))
+    assert mismatch is not None and mismatch.first_mismatch_index == (0,)
+
+
+def test_ulp_bound_is_measured_in_the_element_type() -> None:
+    one = np.array([1.0], np.float32)
+    two_ulps = np.nextafter(np.nextafter(one, np.float32(2)), np.float32(2))
+    three_ulps = np.nextafter(two_ulps, np.float32(2))
+    assert compare(two_ulps, one, ULP2) is None
+    assert compare(three_ulps, one, ULP2) is not None
+    bf16 = ml_dtypes.bfloat16
+    base = np.array([1.0], bf16)
+    next_up = (np.array([1.0], np.float32) + np.float32(2.0**-7)).astype(bf16)  # one bf16 ulp above 1
+    assert compare(next_up, base, Tolerance("ulp", ulps=1)) is None
+    assert compare(next_up, base, EXACT) is not None
+
+
+def test_subnormal_results_may_flush_to_zero() -> None:
+    tiny = np.finfo(np.float32).tiny
+    expected = np.array([tiny / 4], np.float32)
+    assert compare(np.array([0.0], np.float32), expected, ULP2) is None
+    assert compare(np.array([0.0], np.float32), expected, EXACT) is not None
+
+
+def test_relative_and_absolute_parts() -> None:
+    expected = np.array([1000.0, 0.0], np.float64)
+    assert compare(np.array([1000.9, 5e-7]), expected, REL) is None
+    mismatch = compare(np.array([1001.5, 0.0]), expected, REL)
+    assert mismatch is not None
+    assert mismatch.max_abs_err == pytest.approx(1.5)
+    assert mismatch.max_rel_err == pytest.approx(1.5e-3)
+
+
+def test_integers_and_booleans_compare_exactly() -> None:
+    expected = np.array([[1, 2], [3, -4]], np.int8)
+    actual = expected.copy()
+    actual[1, 0] = 4
+    mismatch = compare(actual, expected, REL)  # a float tolerance never loosens integers
+    assert mismatch is not None
+    assert mismatch.first_mismatch_index == (1, 0)
+    assert mismatch.max_abs_err == 1.0
+    assert compare(np.array([True, False]), np.array([True, True]), EXACT).first_mismatch_index == (1,)
+
+
+def test_complex_values_are_checked_per_component() -> None:
+    expected = np.array([1 + 1j, 2 - 2j], np.complex64)
+    assert compare(expected + np.complex64(1e-5j), expected, Tolerance("rel", rtol=1e-4, atol=1e-4)) is None
+    mismatch = compare(np.array([1 + 1j, 2 + 2j], np.complex64), expected, REL)
+    assert mismatch is not None and mismatch.first_mismatch_index == (1,)
+
+
+def test_shape_and_dtype_mismatches_are_reported() -> None:
+    x = np.zeros((2, 3), np.float32)
+    assert "shape mismatch" in compare(np.zeros((3, 2), np.float32), x, EXACT).message
+    assert "dtype mismatch" in compare(np.zeros((2, 3), np.float64), x, EXACT).message
+    rank0 = np.array(1.0, np.float32)
+    assert compare(np.array([1.0], np.float32), rank0, EXACT) is not None
+
+
+def test_zero_size_arrays_match() -> None:
+    assert compare(np.zeros((3, 0), np.int32), np.zeros((3, 0), np.int32), EXACT) is None
+
+
+def test_message_names_errors_index_and_dtype() -> None:
+    expected = np.arange(6, dtype=np.float32).reshape(2, 3)
+    actual = expected.copy()
+    actual[1, 2] += 0.5
+    mismatch = compare(actual, expected, ULP2)
+    text = str(mismatch)
+    assert "max abs err 0.5" in text
+    assert "max rel err 0.1" in text
+    assert "[1, 2]" in text
+    assert "f32" in text
+    assert mismatch.details() == {"max_abs_err": 0.5, "max_rel_err": pytest.approx(0.1), "first_mismatch_index": [1, 2],
+                                  "dtype": "f32", "num_mismatches": 1}
+
+
+def test_fp8_values_compare_in_their_own_format() -> None:
+    e4m3 = ml_dtypes.float8_e4m3fn
+    expected = np.array([1.0, 2.0, -0.5], e4m3)
+    assert compare(expected.copy(), expected, EXACT) is None
+    actual = np.array([1.125, 2.0, -0.5], e4m3)  # one e4m3 ulp above 1.0
+    assert compare(actual, expected, Tolerance("ulp", ulps=1)) is None
+    assert compare(actual, expected, EXACT).dtype == "f8e4m3fn"
+
+
+def test_tolerance_rules() -> None:
+    assert tolerance_for("s32", "transcendental") == Tolerance("exact")
+    assert tolerance_for("f32", "exact").kind == "exact"
+    assert tolerance_for("f32", "arith").kind == "ulp"
+    f32 = tolerance_for("f32", "transcendental")
+    reduction = tolerance_for("f32", "reduction")
+    assert f32.kind == "rel" and reduction.rtol > f32.rtol
+    assert tolerance_for("f64", "transcendental").rtol < f32.rtol
+    assert tolerance_for("c64", "fft").rtol == tolerance_for("f32", "fft").rtol
+    with pytest.raises(ValueError):
+        tolerance_for("f32", "no-such-class")
+    assert Tolerance.from_json(f32.to_json()) == f32

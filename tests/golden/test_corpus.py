@@ -1,0 +1,115 @@
+"""The shipped corpus: manifest integrity, hashes, coverage targets and data encoding."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pjrt_cts.golden import dtypes, load_manifest, synth
+from pjrt_cts.golden.check import check_corpus
+from pjrt_cts.golden.npzio import load_npz, npz_bytes
+
+REQUIRED_DTYPES = {"pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c64",
+                   "c128", "f8e4m3fn", "f8e5m2"}
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return load_manifest()
+
+
+def test_corpus_matches_its_manifest(manifest) -> None:
+    found, problems = check_corpus(manifest.root)
+    assert problems == []
+    assert len(found.cases) == len(manifest.cases)
+
+
+def test_coverage_targets(manifest) -> None:
+    stablehlo_ops = {op for op in manifest.ops() if op.startswith("stablehlo.")}
+    assert len(manifest.cases) >= 1500
+    assert len(stablehlo_ops) >= 90
+    assert REQUIRED_DTYPES <= set(manifest.dtype_names())
+    features = {feature for case in manifest.cases for feature in case.features}
+    assert {"num_devices:2", "num_devices:4", "spmd", "replicated", "donation", "large", "custom_layout",
+            "zero_size", "rank0"} <= features
+
+
+def test_every_case_has_program_and_current_bytecode(manifest) -> None:
+    for case in manifest.cases[::50]:
+        text = case.program_text()
+        assert "func.func public @main" in text
+        assert case.portable_bytecode("current").startswith(b"ML\xefR")
+        assert manifest.stablehlo_versions["current"] in case.portable_bytecode("current")[:40].decode("latin-1")
+
+
+def test_inputs_and_expected_follow_the_manifest(manifest) -> None:
+    for case in manifest.cases[::37]:
+        if case.large:
+            continue
+        rows_in, rows_out = case.input_rows(), case.expected_rows()
+        assert len(rows_in) == case.num_devices == len(rows_out)
+        for row in rows_in:
+            assert [list(a.shape) for a in row] == [s["shape"] for s in case.input_specs]
+            assert [dtypes.name_of(a.dtype) for a in row] == [s["dtype"] for s in case.input_specs]
+            for array in row:  # seeded inputs are never all zeros (control operands excepted)
+                assert array.size == 0 or np.any(array != 0) or case.family == "control"
+        for row in rows_out:
+            assert [list(a.shape) for a in row] == [s["shape"] for s in case.output_specs]
+
+
+def test_multi_device_cases_give_rows_per_device(manifest) -> None:
+    case = next(c for c in manifest.cases if c.num_partitions == 4)
+    assert case.use_spmd_partitioning and case.is_multi_device
+    assert len(case.inputs()) == 4 and len(case.expected()) == 4
+    replicated = next(c for c in manifest.cases if c.num_replicas == 2)
+    assert not replicated.use_spmd_partitioning and len(replicated.inputs()) == 2
+
+
+def test_bf16_and_fp8_round_trip_through_npz_bits(manifest) -> None:
+    case = next(c for c in manifest.cases if c.id.startswith("fp8.add.f8e4m3fn"))
+    a, b = case.inputs()
+    assert a.dtype == dtypes.dtype_of("f8e4m3fn")
+    raw = load_npz(case.path("data"))
+    assert raw["in.0.0"].dtype == np.uint8  # stored as bits: no pickling
+    assert np.array_equal(raw["in.0.0"], a.view(np.uint8))
+
+
+def test_large_cases_synthesize_deterministically(manifest) -> None:
+    large = [c for c in manifest.cases if c.large]
+    assert large and all("data" not in c.files for c in large)
+    nbytes = [sum(int(np.prod(s["shape"])) * dtypes.dtype_of(s["dtype"]).itemsize for s in c.input_specs) for c in large]
+    assert min(nbytes) >= 64 * 2**20
+    small = [{"shape": [3, 4], "dtype": "f32"}, {"shape": [5], "dtype": "u8"}]
+    first, second = synth.synthesize_inputs(7, small), synth.synthesize_inputs(7, small)
+    assert all(np.array_equal(x, y) for x, y in zip(first, second))
+    assert all(np.any(x != 0) for x in first)
+    assert synth.reference_outputs("add", [first[0], first[0]])[0].dtype == np.float32
+
+
+def test_npz_bytes_are_deterministic() -> None:
+    arrays = {"in.0.0": np.arange(5, dtype=np.int16), "out.0.0": np.array(2.5, np.float32)}
+    assert npz_bytes(arrays) == npz_bytes(dict(arrays))
+
+
+def test_check_detects_tampering(manifest, tmp_path: Path) -> None:
+    data = json.loads((manifest.root / "manifest.json").read_text())
+    picked = [entry for entry in data["cases"] if entry["id"].startswith("elementwise.add.f32")][:2]
+    for entry in picked:
+        for file in entry["files"].values():
+            target = tmp_path / file["path"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(manifest.root / file["path"], target)
+    data["cases"] = picked
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    assert check_corpus(tmp_path)[1] == []
+    program = tmp_path / picked[0]["files"]["mlir"]["path"]
+    program.write_text(program.read_text().replace("stablehlo.add", "stablehlo.subtract"))
+    (tmp_path / picked[1]["files"]["data"]["path"]).unlink()
+    (tmp_path / "elementwise" / "stray.mlir").write_text("module {}")
+    problems = check_corpus(tmp_path)[1]
+    assert any("sha256" in p and picked[0]["id"] in p for p in problems)
+    assert any("missing" in p and picked[1]["id"] in p for p in problems)
+    assert any("unreferenced" in p for p in problems)
