@@ -23,8 +23,16 @@ def emit(event: str, **fields: Any) -> None:
 
 
 def describe_devices(devices: list[Any]) -> list[dict[str, Any]]:
-    return [{"id": d.id, "process_index": d.process_index, "kind": d.kind, "local_hardware_id": d.local_hardware_id}
-            for d in devices]
+    """id / process_index / kind / local_hardware_id / is_addressable per device; a getter that fails on a
+    (possibly remote) device is recorded as "error: ..." rather than ending the node."""
+    def read(device: Any, name: str) -> Any:
+        try:
+            return getattr(device, name)
+        except Exception as error:  # noqa: BLE001 - reported in the event
+            return f"error: {error}"
+
+    names = ("id", "process_index", "kind", "local_hardware_id", "is_addressable")
+    return [{name: read(device, name) for name in names} for device in devices]
 
 
 def error_fields(error: BaseException) -> dict[str, Any]:

@@ -72,3 +72,15 @@ def test_addressable_devices_are_the_local_ones(topology_reports: list[Any], sch
             expected = scheme.devices_per_node(num_nodes, local_device_count)
             assert len(event["addressable"]) == expected, (
                 f"node {node}: {len(event['addressable'])} addressable devices, its visible_devices share is {expected}")
+
+
+def test_is_addressable_matches_the_addressable_device_list(topology_reports: list[Any]) -> None:
+    """PJRT_Device_IsAddressable is true exactly for the devices PJRT_Client_AddressableDevices lists."""
+    clients = clients_by_node(topology_reports)
+    assert clients, "no node created a client: " + "; ".join(client_failures(topology_reports))
+    for node, event in clients.items():
+        addressable = {d["id"] for d in event["addressable"]}
+        for device in event["devices"]:
+            assert device["is_addressable"] is (device["id"] in addressable), (
+                f"node {node}: PJRT_Device_IsAddressable of device {device['id']} is {device['is_addressable']}, "
+                f"PJRT_Client_AddressableDevices is {sorted(addressable)}")

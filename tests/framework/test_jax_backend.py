@@ -51,3 +51,25 @@ def test_plugin_registers_beside_builtin_cpu(path_of) -> None:
     assert not found["reference_is_plugin"] and found["default"] == "cpu"
     assert found["result"] == [0.0, 2.0, 4.0, 6.0] and found["result_on_plugin"]
     assert found["api_version"][0] == 0 and found["api_version"][1] in (81, 115)
+
+
+ADOPT_CHILD = """
+import json, sys
+from jax._src import xla_bridge
+from pjrt_cts.framework.jax_backend import capsule_address, jax_backend_for_plugin
+from pjrt_cts.runtime import Plugin
+plugin = Plugin.load(sys.argv[1])
+# What a JAX plugin package (jax_plugins.xla_cuda13 for "cuda") does at discovery, with its own options.
+c_api = xla_bridge.register_plugin("vendor_cpu", library_path=sys.argv[1], options={"cpu_device_count": 1})
+sut = jax_backend_for_plugin(sys.argv[1], {"cpu_device_count": 3}, api_address=plugin.api_address)
+print(json.dumps({"capsule_is_api": capsule_address(c_api) == plugin.api_address, "name": sut.name,
+                  "adopted": sut.adopted_from_jax, "devices": len(sut.devices)}))
+"""
+
+
+def test_registration_of_the_same_library_by_a_jax_plugin_package_is_adopted() -> None:
+    path = default_plugin_path()
+    done = subprocess.run([sys.executable, "-c", ADOPT_CHILD, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"capsule_is_api": True, "name": "vendor_cpu", "adopted": True, "devices": 3}
