@@ -13,6 +13,7 @@ options) within a worker; tests that delete or mutate an executable compile thei
 from __future__ import annotations
 
 import dataclasses
+import re
 import weakref
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -334,6 +335,43 @@ def run(executable: Any, client: Any, inputs: Sequence[np.ndarray], device: Any 
     buffers = [client.buffer_from_numpy(np.asarray(array), device) for array in inputs]
     outputs = executable.execute(buffers, **options)
     return [out.to_numpy() for out in outputs]
+
+
+_MAIN_SIGNATURE = re.compile(r"func\.func public @main\((?P<args>.*?)\)\s*->", re.S)
+_ARGUMENT = re.compile(r"%arg\d+\s*:")
+_LAYOUT_MODE = re.compile(r'mhlo\.layout_mode\s*=\s*"\{(?P<dims>[0-9, ]*)\}"')
+
+
+def declared_argument_layouts(case: Any) -> list[list[int] | None]:
+    """minor_to_major per argument from the program's `mhlo.layout_mode` (None: default row-major)."""
+    match = _MAIN_SIGNATURE.search(case.program_text())
+    if match is None:
+        return []
+    pieces = _ARGUMENT.split(match["args"])[1:]
+    layouts: list[list[int] | None] = []
+    for piece in pieces:
+        mode = _LAYOUT_MODE.search(piece)
+        layouts.append([int(d) for d in mode["dims"].split(",") if d.strip()] if mode else None)
+    return layouts
+
+
+def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
+    """Execute a golden case as a framework would: arguments in the layouts the program declares
+    (feature custom_layout), outputs read back row-major."""
+    inputs = case.inputs()
+    if "custom_layout" not in case.features:
+        return run(executable, client, inputs)
+    from pjrt_cts.runtime import MemoryLayout
+
+    device = executable.addressable_devices[0]
+    layouts = declared_argument_layouts(case)
+    buffers = []
+    for index, array in enumerate(inputs):
+        minor_to_major = layouts[index] if index < len(layouts) else None
+        layout = MemoryLayout.tiled(minor_to_major) if minor_to_major is not None else None
+        buffers.append(client.buffer_from_numpy(np.asarray(array), device, device_layout=layout))
+    outputs = executable.execute(buffers)
+    return [out.to_numpy(minor_to_major=list(range(len(out.dims)))[::-1]) for out in outputs]
 
 
 def mismatch_message(what: str, actual: Sequence[np.ndarray], expected: Sequence[np.ndarray],

@@ -41,7 +41,7 @@ def _transfer_table(transfers: dict[str, Any]) -> str:
             row = next((r for r in transfers[key] if r["bytes"] == size), None)
             title = f' title="median {row["median_s"] * 1e6:.1f} µs over {row["repeats"]} runs"' if row else ""
             cells.append(f'<td class="num"{title}>{_num(row["gbps"]) if row else "–"}</td>')
-        rows.append(f'<tr><td class="num">{escape(_size_text(size))}</td>{"".join(cells)}</tr>')
+        rows.append(f'<tr><td class="num" style="white-space:nowrap">{escape(_size_text(size))}</td>{"".join(cells)}</tr>')
     return f'<table><tr><th class="num">size</th>{head}</tr>{"".join(rows)}</table>'
 
 

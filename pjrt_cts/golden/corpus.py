@@ -69,6 +69,19 @@ class GoldenCase:
         )
 
     @property
+    def input_shapes(self) -> list[tuple[int, ...]]:
+        return [tuple(spec["shape"]) for spec in self.input_specs]
+
+    @property
+    def output_shapes(self) -> list[tuple[int, ...]]:
+        return [tuple(spec["shape"]) for spec in self.output_specs]
+
+    @property
+    def paths(self) -> dict[str, Path]:
+        """File kind ("mlir", "mlirbc.current", ..., "data") -> absolute path."""
+        return {kind: self.root / entry["path"] for kind, entry in self.files.items()}
+
+    @property
     def num_devices(self) -> int:
         return self.num_replicas * self.num_partitions
 
@@ -125,7 +138,22 @@ class GoldenCase:
 def _load_rows_cached(case_id: str, data_path: str, specs_json: str) -> tuple:
     arrays = load_npz(Path(data_path))
     specs = json.loads(specs_json)
-    return _split_rows(arrays, specs["inputs"], specs["outputs"], specs["devices"])
+    return _read_only(_split_rows(arrays, specs["inputs"], specs["outputs"], specs["devices"]))
+
+
+@functools.lru_cache(maxsize=1)  # one large case at a time: its arrays are >= 64 MiB each
+def _synthesize_rows_cached(case_id: str, seed: int, reference: str, specs_json: str) -> tuple:
+    inputs = synth.synthesize_inputs(seed, json.loads(specs_json))
+    return _read_only(([inputs], [synth.reference_outputs(reference, inputs)]))
+
+
+def _read_only(rows: tuple) -> tuple:
+    """Cached arrays are shared between callers: make accidental in-place edits fail loudly."""
+    for group in rows:
+        for row in group:
+            for array in row:
+                array.setflags(write=False)
+    return rows
 
 
 def _split_rows(arrays: dict[str, np.ndarray], in_specs: list, out_specs: list, devices: int) -> tuple:
@@ -138,10 +166,12 @@ def _split_rows(arrays: dict[str, np.ndarray], in_specs: list, out_specs: list, 
 
 def _load_rows(case: GoldenCase) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
     if case.large is not None:
-        inputs = synth.synthesize_inputs(int(case.large["seed"]), case.input_specs)
-        return [inputs], [synth.reference_outputs(case.large["reference"], inputs)]
-    specs = json.dumps({"inputs": case.input_specs, "outputs": case.output_specs, "devices": case.num_devices})
-    return _load_rows_cached(case.id, str(case.path("data")), specs)
+        inputs, outputs = _synthesize_rows_cached(case.id, int(case.large["seed"]), case.large["reference"],
+                                                  json.dumps(list(case.input_specs)))
+    else:
+        specs = json.dumps({"inputs": case.input_specs, "outputs": case.output_specs, "devices": case.num_devices})
+        inputs, outputs = _load_rows_cached(case.id, str(case.path("data")), specs)
+    return [list(row) for row in inputs], [list(row) for row in outputs]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pjrt_cts
-from pjrt_cts.kvstore import KeyValueServer, KeyValueStore
+from pjrt_cts.kvstore import KeyNotFound, KeyValueServer, KeyValueStore
 from pjrt_cts.multiprocess.node import GO_KEY, MARKER, READY_KEY
 
 _STDERR_TAIL_LINES = 40
+_EXIT_GRACE_S = 30.0  # after a peer-loss run has reported, time left for destroying clients and exiting
 
 
 @dataclass
@@ -24,10 +25,10 @@ class LaunchSpec:
     plugin: str
     num_nodes: int
     node_options: Sequence[dict[str, Any]]  # full create options per node
-    scenario: str = "topology"  # topology | all_reduce | after_peer_loss
+    scenario: str = "topology"  # topology | all_reduce | all_reduce_partitions | spmd_sum | after_peer_loss | hang
     preload: Sequence[str] = ()
     environment: dict[str, str] = field(default_factory=dict)
-    max_get_timeout_s: float = 20.0  # caps the plugin's KV get timeouts, so missing peers surface
+    max_get_timeout_s: float = 60.0  # caps the plugin's KV get timeouts, so missing peers surface
     fail_puts: bool = False
     kv_callbacks: bool = True
     started_nodes: Sequence[int] | None = None  # default: all; fewer to leave a peer missing
@@ -40,10 +41,15 @@ class NodeReport:
     events: list[dict[str, Any]] = field(default_factory=list)
     returncode: int | None = None
     killed_by_launcher: str = ""  # why the launcher killed it ("" if it exited by itself)
+    released_at: float | None = None  # wall-clock time the go key was put (after_peer_loss runs)
     stderr_lines: list[str] = field(default_factory=list)
 
     def event(self, name: str) -> dict[str, Any] | None:
         return next((e for e in self.events if e["event"] == name), None)
+
+    def seconds_after_release(self, event: dict[str, Any]) -> float | None:
+        """How long after the go key the node reported `event` (node and launcher share the host clock)."""
+        return None if self.released_at is None else float(event["time"]) - self.released_at
 
     @property
     def stderr_tail(self) -> str:
@@ -145,15 +151,16 @@ def run_nodes(spec: LaunchSpec, *, timeout_s: float, kill_node: int | None = Non
                     "preload": [str(p) for p in spec.preload], "kv_address": server.address_string,
                     "namespace": spec.namespace, "max_get_timeout_s": spec.max_get_timeout_s,
                     "fail_puts": spec.fail_puts, "kv_callbacks": spec.kv_callbacks, "scenario": spec.scenario,
-                    "go_timeout_s": timeout_s,
+                    "go_timeout_s": timeout_s, "watchdog_s": timeout_s + 30,
                 }
                 command = [sys.executable, "-m", "pjrt_cts.multiprocess.node", json.dumps(node_spec)]
                 nodes.append(_Node(node_id, command, env))
             if kill_node is not None:
                 _kill_and_release(store, nodes, kill_node, deadline, detection_bound_s or timeout_s)
+                deadline = min(deadline, time.monotonic() + _EXIT_GRACE_S)  # reported: now only exiting is left
             for node in nodes:
                 if not _wait_until(node.finished, deadline):
-                    node.kill(f"still running after the {timeout_s:g} s bound")
+                    node.kill(f"still running at the launcher's deadline ({timeout_s:g} s bound)")
         finally:
             for node in nodes:
                 node.kill("launcher cleanup")
@@ -172,12 +179,15 @@ def _kill_and_release(store: KeyValueStore, nodes: list[_Node], victim: int, dea
         return
     target.kill("victim")
     target.process.wait(timeout=10)
-    store.put(GO_KEY, str(time.time()).encode())
+    released_at = time.time()
+    for node in nodes:
+        node.report.released_at = released_at
+    store.put(GO_KEY, str(released_at).encode())
     bound = min(deadline, time.monotonic() + bound_s)
     for node in nodes:
         if node is target:
             continue
-        if not _wait_until(lambda: node.finished() or node.has_event("all_reduce", "all_reduce_error", "error"), bound):
+        if not _wait_until(lambda: node.finished() or node.has_event("collective", "collective_error", "error"), bound):
             node.kill(f"did not report the loss of node {victim} within {bound_s:g} s")
 
 
@@ -185,5 +195,5 @@ def store_has(store: KeyValueStore, key: bytes) -> bool:
     try:
         store.try_get(key)
         return True
-    except Exception:
+    except KeyNotFound:
         return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from typing import Any
@@ -43,32 +44,56 @@ def error_fields(error: BaseException) -> dict[str, Any]:
     return {"function": "", "code": type(error).__name__, "message": str(error)}
 
 
-def run_all_reduce(client: Any) -> None:
+COLLECTIVES = ("all_reduce", "all_reduce_partitions", "spmd_sum")
+
+
+def run_collective(client: Any, scenario: str) -> None:
+    """A program with one participant per device of the global topology (ordered by id): an all_reduce
+    over N replicas or N partitions, or a GSPMD sum of an argument sharded over N partitions. Each node
+    feeds its own devices (participant p gets replica_input(p)) and reports what they computed."""
     import numpy as np
 
-    from pjrt_cts.multiprocess.programs import all_reduce_program, replica_input
+    from pjrt_cts.multiprocess.programs import all_reduce_program, replica_input, spmd_sum_program
 
     devices = sorted(client.devices, key=lambda d: d.id)
-    replica_of = {device.id: r for r, device in enumerate(devices)}
+    participant_of = {device.id: p for p, device in enumerate(devices)}
+    count = len(devices)
     started = time.monotonic()
     try:
-        exe = client.compile(all_reduce_program(len(devices)), num_replicas=len(devices),
-                             device_assignment=[[d.id] for d in devices])
+        if scenario == "all_reduce":
+            exe = client.compile(all_reduce_program(count), num_replicas=count,
+                                 device_assignment=[[d.id] for d in devices])
+        else:
+            program = spmd_sum_program(count) if scenario == "spmd_sum" else all_reduce_program(count, True)
+            exe = client.compile(program, num_partitions=count, device_assignment=[[d.id for d in devices]],
+                                 use_spmd_partitioning=True)
         local = exe.addressable_devices
-        rows = [[client.buffer_from_numpy(replica_input(replica_of[d.id]), d)] for d in local]
+        rows = [[client.buffer_from_numpy(replica_input(participant_of[d.id]), d)] for d in local]
         outputs, events = exe.execute_sharded(rows, want_device_events=True)
         for event in events:
             event.wait()
             event.close()
         results = {str(d.id): np.asarray(row[0].to_numpy()).tolist() for d, row in zip(local, outputs)}
     except Exception as error:
-        emit("all_reduce_error", seconds=time.monotonic() - started, **error_fields(error))
+        emit("collective_error", scenario=scenario, seconds=time.monotonic() - started, **error_fields(error))
         return
-    emit("all_reduce", num_replicas=len(devices), results=results, seconds=time.monotonic() - started)
+    emit("collective", scenario=scenario, participants=count, results=results, seconds=time.monotonic() - started)
+
+
+def start_watchdog(seconds: float) -> None:
+    """Exit on our own after `seconds`, so a node orphaned by a dead launcher cannot hang forever."""
+    def expire() -> None:
+        emit("watchdog", seconds=seconds)
+        os._exit(124)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
 
 
 def main(spec: dict[str, Any]) -> int:
     node_id = int(spec["node_id"])
+    start_watchdog(float(spec.get("watchdog_s", 600.0)))
     emit("started", node_id=node_id, pid=os.getpid())
     from pjrt_cts.kvstore import KeyValueCallbacks, RemoteKeyValueStore
     from pjrt_cts.runtime import Plugin
@@ -88,8 +113,8 @@ def main(spec: dict[str, Any]) -> int:
          platform=client.platform_name, devices=describe_devices(client.devices),
          addressable=describe_devices(client.addressable_devices), kv=kv_summary(callbacks))
     scenario = spec.get("scenario", "topology")
-    if scenario == "all_reduce":
-        run_all_reduce(client)
+    if scenario in COLLECTIVES:
+        run_collective(client, scenario)
     elif scenario == "after_peer_loss":
         store.put(READY_KEY.format(node_id).encode(), b"1")
         try:
@@ -97,10 +122,11 @@ def main(spec: dict[str, Any]) -> int:
         except Exception as error:
             emit("error", stage="wait_for_go", **error_fields(error))
         else:
-            run_all_reduce(client)
+            run_collective(client, "all_reduce")
     elif scenario == "hang":  # for the launcher's own tests: a node that never finishes
         while True:
             time.sleep(1)
+    emit("closing", node_id=node_id)  # a node killed after this hung in PJRT_Client_Destroy
     client.close()
     emit("done", node_id=node_id, kv=kv_summary(callbacks))
     return 0

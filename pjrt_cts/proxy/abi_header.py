@@ -52,7 +52,7 @@ def generate() -> str:
     for slot in SLOTS:
         struct = getattr(S, slot.args_struct_name, None)
         sizes.append(str(struct.STRUCT_SIZE) if struct is not None and slot.name not in VOID_FUNCTIONS else "0")
-    lines.append(f"/* STRUCT_SIZE of each slot's args struct (0: not wrapped by generic checks). */")
+    lines.append("/* STRUCT_SIZE of each slot's args struct (0: not wrapped by generic checks). */")
     lines.append(f"static const unsigned int pjrt_slot_args_size[PJRT_NUM_SLOTS] = {{{', '.join(sizes)}}};")
     lines.append("#endif")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,10 @@ The child loads the plugin itself, runs just that test and streams its reports t
 worker replays them as its own. If the child dies (signal, abort, exit) or overruns its timeout,
 the worker reports CRASH / TIMEOUT for the test with the signal and the child's stderr tail, and
 simply carries on: only the child paid for the crash.
+
+To keep the price of isolation low, each worker keeps one spare child that has already started
+Python and imported pytest and the runtime (never the plugin) and waits on stdin for the pytest
+arguments of its one test; it is replaced as soon as it is used.
 """
 from __future__ import annotations
 
@@ -24,10 +28,31 @@ from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, timeout_for
 
 _PHASES = ("setup", "call", "teardown")
+# Imported by a spare child while it waits; none of them loads a plugin.
+_WARM_IMPORTS = ("pytest", "numpy", "pjrt_cts.model", "pjrt_cts.runtime", "pjrt_cts.runner.worker_plugin")
+_SPARE_CHILD_CODE = """\
+import json, os, sys
+for name in json.loads(sys.argv[1]):
+    try:
+        __import__(name)
+    except Exception:
+        pass
+line = sys.stdin.readline()
+if not line:
+    sys.exit(0)
+request = json.loads(line)
+null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(null, 0)
+os.close(null)
+os.chdir(request["cwd"])
+import pytest
+sys.exit(int(pytest.main(request["args"])))
+"""
+_spare: subprocess.Popen[str] | None = None
 
 
-def child_command(spec: RunSpec, reports_path: Path, nodeid: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", *spec.child_args, "--pjrt-cts-child-reports", str(reports_path), nodeid]
+def child_args(spec: RunSpec, reports_path: Path, nodeid: str) -> list[str]:
+    return [*spec.child_args, "--pjrt-cts-child-reports", str(reports_path), nodeid]
 
 
 def child_environment(spec: RunSpec) -> dict[str, str]:
@@ -55,12 +80,9 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
     handle, name = tempfile.mkstemp(prefix="isolated-", suffix=".jsonl", dir=spec.log_dir)
     os.close(handle)
     reports_path = Path(name)
+    proc = _start_child(spec, child_args(spec, reports_path, item.nodeid))
     began = time.time()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # stdout/stderr are inherited: fds 1 and 2 of the worker are its log.
-    proc = subprocess.Popen(child_command(spec, reports_path, item.nodeid), cwd=spec.rootdir,
-                            stdin=subprocess.DEVNULL, env=child_environment(spec))
+    _prepare_spare(spec)
     killed = False
     try:
         returncode = proc.wait(timeout=timeout + ISOLATION_GRACE_SECONDS)
@@ -111,6 +133,50 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
     synthetic.pjrt_cts = {"outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
                           "details": details}
     return [r for r in reports if r.when != "teardown"] + [synthetic]
+
+
+def _spawn_spare(spec: RunSpec) -> subprocess.Popen[str]:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # stdout/stderr are inherited: fds 1 and 2 of the worker are its log.
+    return subprocess.Popen([sys.executable, "-c", _SPARE_CHILD_CODE, json.dumps(_WARM_IMPORTS)],
+                            cwd=spec.rootdir, stdin=subprocess.PIPE, env=child_environment(spec), text=True)
+
+
+def _prepare_spare(spec: RunSpec) -> None:
+    global _spare
+    if _spare is None or _spare.poll() is not None:
+        _spare = _spawn_spare(spec)
+
+
+def _start_child(spec: RunSpec, args: list[str]) -> subprocess.Popen[str]:
+    """Hand the test to the spare child (or a new one if the spare is gone)."""
+    global _spare
+    for _attempt in range(2):
+        proc, _spare = (_spare if _spare is not None and _spare.poll() is None else _spawn_spare(spec)), None
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(json.dumps({"cwd": spec.rootdir, "args": args}) + "\n")
+            proc.stdin.close()
+            return proc
+        except OSError:  # it died while waiting: use a fresh one
+            proc.kill()
+            proc.wait()
+    raise RuntimeError("could not start a child process for an isolated test")
+
+
+def discard_spare() -> None:
+    """At worker exit: a spare child reads end-of-file on stdin and leaves."""
+    global _spare
+    if _spare is not None:
+        try:
+            if _spare.stdin is not None:
+                _spare.stdin.close()
+            _spare.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            _spare.kill()
+            _spare.wait()
+        _spare = None
 
 
 def _read_child_events(config: pytest.Config, path: Path) -> tuple[bool, list[pytest.TestReport]]:

@@ -333,3 +333,9 @@ class IsolationPlugin:
         assert worker.log_path is not None
         isolation.run_in_fresh_process(item, nextitem, worker.spec, worker.log_path)
         return True
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.worker.role == "worker":
+            from pjrt_cts.runner import isolation
+
+            isolation.discard_spare()

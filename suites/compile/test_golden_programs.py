@@ -13,14 +13,14 @@ from __future__ import annotations
 import pytest
 
 from _programs import (artifact_unreadable_reason, compiled_golden, golden_param, golden_version_params,
-                       mismatch_message, newest_readable_version, one_case_per_family, record_details, run)
+                       mismatch_message, newest_readable_version, one_case_per_family, record_details, run_golden)
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import buffer_type_of
 
 
 def _check_matches(request, client, case, executable, what: str) -> None:
-    actual = run(executable, client, case.inputs())
+    actual = run_golden(executable, client, case)
     message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id} {what}",
                                         actual, case.expected(), lambda _dtype: case.tolerance)
     if details:

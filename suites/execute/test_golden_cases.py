@@ -6,13 +6,13 @@ compile.golden_programs.test_golden_program_compiles_from_text).
 """
 from __future__ import annotations
 
-from _programs import compiled_golden, golden_param, mismatch_message, record_details, run
+from _programs import compiled_golden, golden_param, mismatch_message, record_details, run_golden
 
 
 @golden_param()
 def test_case_matches_reference(request, client, case):
     executable = compiled_golden(client, case, "text")
-    actual = run(executable, client, case.inputs())
+    actual = run_golden(executable, client, case)
     message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id}",
                                         actual, case.expected(), lambda _dtype: case.tolerance)
     if details:

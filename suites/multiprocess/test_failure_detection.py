@@ -6,7 +6,11 @@ from typing import Any, Callable
 
 import pytest
 
+from pjrt_cts.model import HardeningWarning
+
 MISSING_PEER_BOUND_S = 90.0
+# Runner timeouts leave room for the shared topology run (up to 90 s) that may happen in the same test.
+SHARED_RUN_ALLOWANCE_S = 150.0
 KV_GET_CAP_S = 5.0  # the callbacks cap the plugin's get timeouts to this
 PEER_LOSS_BOUND_S = 60.0
 
@@ -18,12 +22,12 @@ def _kv_calls(report: Any) -> list[list[Any]]:
 
 def _assert_reported_error(report: Any, bound_s: float, what: str) -> dict[str, Any]:
     assert not report.killed_by_launcher, f"{what}: node {report.node_id} hung past {bound_s:g} s: {report.summary()}"
-    error = report.event("error") or report.event("all_reduce_error")
+    error = report.event("error") or report.event("collective_error")
     assert error is not None, f"{what}: node {report.node_id} reported no error: {report.summary()}"
     return error
 
 
-@pytest.mark.timeout(MISSING_PEER_BOUND_S + 60)
+@pytest.mark.timeout(MISSING_PEER_BOUND_S + SHARED_RUN_ALLOWANCE_S)
 def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]], require_kv_usage: Callable[[], None],
                                             num_nodes: int) -> None:
     """Only node 0 of N starts: its KV gets for the others time out (DEADLINE_EXCEEDED from the callback),
@@ -37,7 +41,7 @@ def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]], re
     assert timed_out, f"node 0 failed with {error.get('code')}: {error.get('message')} but no KV get timed out first"
 
 
-@pytest.mark.timeout(MISSING_PEER_BOUND_S + 60)
+@pytest.mark.timeout(MISSING_PEER_BOUND_S + SHARED_RUN_ALLOWANCE_S)
 def test_failed_kv_put_fails_client_create(launch: Callable[..., list[Any]], require_kv_usage: Callable[[], None]) -> None:
     """Every put answers UNAVAILABLE: each node's PJRT_Client_Create must fail (within the bound)."""
     require_kv_usage()
@@ -51,22 +55,34 @@ def test_failed_kv_put_fails_client_create(launch: Callable[..., list[Any]], req
         _assert_reported_error(report, MISSING_PEER_BOUND_S, "failed put")
 
 
-@pytest.mark.timeout(MISSING_PEER_BOUND_S + PEER_LOSS_BOUND_S + 60)
+@pytest.mark.timeout(MISSING_PEER_BOUND_S + PEER_LOSS_BOUND_S + SHARED_RUN_ALLOWANCE_S)
 @pytest.mark.parametrize("victim", ["first", "last"])
 def test_peer_death_is_reported_within_bound(launch: Callable[..., list[Any]],
                                              require_global_topology: Callable[[], None], num_nodes: int,
                                              victim: str) -> None:
     """All nodes create clients; one is SIGKILLed; the others then run an all_reduce that needs it and
-    must report an error within PEER_LOSS_BOUND_S (killed and FAIL past it)."""
+    must report an error within PEER_LOSS_BOUND_S (killed and FAIL past it). A survivor that reports in
+    time but then hangs destroying its client is a WARNING."""
     require_global_topology()
     victim_id = 0 if victim == "first" else num_nodes - 1
     reports = launch("after_peer_loss", MISSING_PEER_BOUND_S + PEER_LOSS_BOUND_S, kill_node=victim_id,
                      detection_bound_s=PEER_LOSS_BOUND_S, max_get_timeout_s=KV_GET_CAP_S * 4)
-    survivors = [r for r in reports if r.node_id != victim_id]
     not_ready = [r for r in reports if r.event("client") is None]
     assert not not_ready, "nodes failed before the victim was killed:\n" + "\n".join(r.summary() for r in not_ready)
-    for report in survivors:
-        result = report.event("all_reduce")
+    hung_after_reporting = []
+    for report in (r for r in reports if r.node_id != victim_id):
+        result = report.event("collective")
         assert result is None, (f"node {report.node_id}: the all_reduce over every node succeeded although node "
                                 f"{victim_id} was dead: {result}")
-        _assert_reported_error(report, PEER_LOSS_BOUND_S, f"death of node {victim_id}")
+        error = report.event("collective_error")
+        assert error is not None, (f"death of node {victim_id}: node {report.node_id} reported no error within "
+                                   f"{PEER_LOSS_BOUND_S:g} s: {report.summary()}")
+        latency = report.seconds_after_release(error)
+        assert latency is not None and latency <= PEER_LOSS_BOUND_S + 1, (
+            f"node {report.node_id} reported the death of node {victim_id} only after {latency} s")
+        if report.killed_by_launcher:
+            hung_after_reporting.append(f"node {report.node_id} reported {error.get('code')}: "
+                                        f"{error.get('message')} after {latency:.1f} s, then had to be killed "
+                                        f"({report.killed_by_launcher}; last event {report.events[-1]['event']})")
+    if hung_after_reporting:
+        raise HardeningWarning("; ".join(hung_after_reporting))

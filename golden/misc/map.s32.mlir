@@ -1,0 +1,11 @@
+module @jit_mapped attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xi32>, %arg1: tensor<2x3xi32>) -> (tensor<2x3xi32> {jax.result_info = "result"}) {
+    %0 = "stablehlo.map"(%arg0, %arg1) <{dimensions = array<i64: 0, 1>}> ({
+    ^bb0(%arg2: tensor<i32>, %arg3: tensor<i32>):
+      %1 = stablehlo.multiply %arg2, %arg3 : tensor<i32>
+      %2 = stablehlo.add %1, %arg2 : tensor<i32>
+      stablehlo.return %2 : tensor<i32>
+    }) : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+    return %0 : tensor<2x3xi32>
+  }
+}

@@ -1,0 +1,12 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<6x7xf16>) -> (tensor<6x7xf16> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0xFC00> : tensor<f16>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f16>) -> tensor<f16>
+    %1 = "stablehlo.reduce_window"(%arg0, %0) <{base_dilations = array<i64: 1, 1>, padding = dense<1> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>}> ({
+    ^bb0(%arg1: tensor<f16>, %arg2: tensor<f16>):
+      %2 = stablehlo.maximum %arg1, %arg2 : tensor<f16>
+      stablehlo.return %2 : tensor<f16>
+    }) : (tensor<6x7xf16>, tensor<f16>) -> tensor<6x7xf16>
+    return %1 : tensor<6x7xf16>
+  }
+}

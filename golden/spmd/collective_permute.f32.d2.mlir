@@ -1,0 +1,14 @@
+module @jit_fn attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x3xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) -> (tensor<4x3xf32> {jax.result_info = "result", mhlo.sharding = "{devices=[2,1]<=[2]}"}) {
+    %0 = stablehlo.custom_call @Sharding(%arg0) {backend_config = "", mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {backend_config = "", mhlo.sharding = "{manual}"} : (tensor<4x3xf32>) -> tensor<2x3xf32>
+    %2 = call @shmap_body(%1) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %3 = stablehlo.custom_call @Sharding(%2) {backend_config = "", mhlo.sharding = "{manual}"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {backend_config = "", mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+    return %4 : tensor<4x3xf32>
+  }
+  func.func private @shmap_body(%arg0: tensor<2x3xf32>) -> (tensor<2x3xf32> {jax.result_info = "[('x',), None]"}) {
+    %0 = "stablehlo.collective_permute"(%arg0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    return %0 : tensor<2x3xf32>
+  }
+}
