@@ -1,8 +1,7 @@
 module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<4x6xf32> {mhlo.layout_mode = "{0,1}", mhlo.sharding = "{replicated}"}) -> (tensor<4x6xf32> {jax.result_info = "result"}) {
-    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x6xf32>
-    %1 = stablehlo.add %arg0, %0 : tensor<4x6xf32>
-    return %1 : tensor<4x6xf32>
+  func.func public @main(%arg0: tensor<4x6xf32> {mhlo.layout_mode = "{0,1}", mhlo.sharding = "{replicated}"}) -> (tensor<4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
   }
 }

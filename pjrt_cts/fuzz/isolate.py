@@ -42,16 +42,17 @@ class ChildOutcome:
             return f"hung (killed after {self.seconds:.1f}s)"
         if self.status == "crashed":
             how = f"signal {self.signal}" if self.signal else f"exit status {self.returncode}"
-            last = _last_meaningful_line(self.stderr_tail)
+            last = last_words(self.stderr_tail)
             return f"crashed ({how})" + (f": {last}" if last else "")
         return f"answered {self.result}"
 
 
-def _last_meaningful_line(text: str) -> str:
+def last_words(text: str) -> str:
     """The plugin's own last words: a fatal log line if any, else the last line Python did not write."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     for line in reversed(lines):
-        if "Check failed" in line or line.startswith("F0") or line.startswith("F1") or "FATAL" in line:
+        if (line.startswith(("F0", "F1", "LLVM ERROR", "what():", "terminate called")) or "Check failed" in line
+                or "FATAL" in line or "double free" in line):
             return line[:300]
     skip = ("Fatal Python error", "Current thread", "Thread 0x", "File ", "<no Python", "Extension modules",
             "Stack (most recent", "I0000", "WARNING: All log messages")

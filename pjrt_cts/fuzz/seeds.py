@@ -6,7 +6,7 @@ outputs, so that callers can both mutate it (robustness) and execute it (version
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ class SeedProgram:
     reference: Callable[[Sequence[np.ndarray]], list[np.ndarray]]
     source: str = "builtin"  # "builtin" or "golden:<case id>"
     bytecode: dict[str, tuple[str, bytes]] = dataclasses.field(default_factory=dict)  # label -> (version, bytes)
+    tolerance: Any = None  # pjrt_cts.golden.Tolerance of the expected outputs; None: the caller's default
 
     def inputs(self) -> list[np.ndarray]:
         return self.make_inputs()
@@ -128,30 +129,40 @@ BUILTIN_SEEDS: tuple[SeedProgram, ...] = (
 )
 
 
-def golden_seeds(limit: int = 24) -> list[SeedProgram]:
-    """Single-device golden cases (text + stored bytecode), or [] when the corpus is not there."""
+def golden_seeds(limit: int = 24, families: Sequence[str] = ()) -> list[SeedProgram]:
+    """Single-device golden cases (text + stored bytecode), one per family in turn (the `families`
+    given first, then the others by name) so that a few seeds cover many kinds of ops; [] when the
+    corpus is not there."""
     try:
         from pjrt_cts.golden import load_manifest
 
         manifest = load_manifest()
     except Exception:  # no corpus shipped / unreadable: the caller falls back to the built-in seeds
         return []
-    seeds: list[SeedProgram] = []
+    by_family: dict[str, list] = {}
     for case in manifest.cases:
         if case.is_multi_device or case.donation or case.large is not None or "mlir" not in case.files:
             continue
-        bytecode: dict[str, tuple[str, bytes]] = {}
-        for label, version in case.bytecode_versions.items():
-            if version and f"mlirbc.{label}" in case.files:
-                bytecode[label] = (version, case.path(f"mlirbc.{label}").read_bytes())
-        seeds.append(SeedProgram(
-            name=case.id, text=case.program_text(), make_inputs=lambda case=case: list(case.inputs()),
-            reference=lambda _inputs, case=case: list(case.expected()), source=f"golden:{case.id}",
-            bytecode=bytecode,
-        ))
-        if len(seeds) >= limit:
-            break
-    return seeds
+        by_family.setdefault(case.family, []).append(case)
+    order = [f for f in families if f in by_family] + sorted(f for f in by_family if f not in families)
+    picked: list = []
+    depth = 0
+    while len(picked) < limit and any(depth < len(by_family[f]) for f in order):
+        picked.extend(by_family[f][depth] for f in order if depth < len(by_family[f]))
+        depth += 1
+    return [_golden_seed(case) for case in picked[:limit]]
+
+
+def _golden_seed(case: object) -> SeedProgram:
+    bytecode: dict[str, tuple[str, bytes]] = {}
+    for label, version in case.bytecode_versions.items():  # type: ignore[attr-defined]
+        if version and f"mlirbc.{label}" in case.files:  # type: ignore[attr-defined]
+            bytecode[label] = (version, case.path(f"mlirbc.{label}").read_bytes())  # type: ignore[attr-defined]
+    return SeedProgram(
+        name=case.id, text=case.program_text(), make_inputs=lambda: list(case.inputs()),  # type: ignore[attr-defined]
+        reference=lambda _inputs: list(case.expected()), source=f"golden:{case.id}",  # type: ignore[attr-defined]
+        bytecode=bytecode, tolerance=case.tolerance,  # type: ignore[attr-defined]
+    )
 
 
 def seed_programs() -> list[SeedProgram]:

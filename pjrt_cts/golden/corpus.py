@@ -52,6 +52,7 @@ class GoldenCase:
     bytecode_skipped: dict[str, str]  # version label -> reason
     files: dict[str, dict]  # kind -> {"path": relative path, "sha256": hex}
     large: dict | None  # {"seed": int, "reference": name} for run-time synthesized cases
+    layouts: dict | None  # {"inputs": [minor_to_major | None], "outputs": [...]} when the program fixes layouts
     root: Path
     raw: dict = dataclasses.field(repr=False, compare=False, default_factory=dict)
 
@@ -65,7 +66,7 @@ class GoldenCase:
             use_spmd_partitioning=bool(entry["use_spmd_partitioning"]), donation=entry.get("donation"),
             numpy_reference=entry.get("numpy_reference"), bytecode_versions=dict(entry["bytecode_versions"]),
             bytecode_skipped=dict(entry.get("bytecode_skipped", {})), files=dict(entry["files"]),
-            large=entry.get("large"), root=root, raw=entry,
+            large=entry.get("large"), layouts=entry.get("layouts"), root=root, raw=entry,
         )
 
     @property

@@ -56,14 +56,18 @@ def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
         return CaseResult(case.id, "ERROR", f"compile: {exc}", compile_seconds=time.perf_counter() - started)
     compiled = time.perf_counter()
     input_rows, expected_rows = case.input_rows(), case.expected_rows()
+    input_layouts = (case.layouts or {}).get("inputs") or [None] * len(case.input_specs)
+    output_layouts = (case.layouts or {}).get("outputs") or [None] * len(case.output_specs)
     try:
-        argument_rows = [[client.buffer_from_numpy(array, devices[d]) for array in row]
+        argument_rows = [[_to_device(client, array, devices[d], layout) for array, layout in zip(row, input_layouts)]
                          for d, row in enumerate(input_rows)]
         if case.is_multi_device:
             output_rows, _ = executable.execute_sharded(argument_rows)
         else:
             output_rows = [executable.execute(argument_rows[0])]
-        actual_rows = [[buffer.to_numpy() for buffer in row] for row in output_rows]
+        # Outputs with a program-fixed layout are read back row-major explicitly.
+        actual_rows = [[buffer.to_numpy(list(range(len(buffer.dims)))[::-1]) if layout else buffer.to_numpy()
+                        for buffer, layout in zip(row, output_layouts)] for row in output_rows]
     except (PjrtError, Unsupported) as exc:
         return CaseResult(case.id, "ERROR", f"execute: {exc}", compile_seconds=compiled - started,
                           execute_seconds=time.perf_counter() - compiled)
@@ -81,6 +85,15 @@ def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
                 details = dict(mismatch.details(), case_id=case.id, op=",".join(case.ops))
                 return CaseResult(case.id, "FAIL", f"{where}: {mismatch}", details, **timing)
     return CaseResult(case.id, "PASS", **timing)
+
+
+def _to_device(client: Any, array: Any, device: Any, minor_to_major: list[int] | None) -> Any:
+    """A device buffer of `array`, in the layout the program's parameter asks for (if it fixes one)."""
+    if minor_to_major is None:
+        return client.buffer_from_numpy(array, device)
+    from pjrt_cts.runtime import MemoryLayout
+
+    return client.buffer_from_numpy(array, device, device_layout=MemoryLayout.tiled(minor_to_major))
 
 
 def _select(cases: Sequence[GoldenCase], only: Sequence[str]) -> list[GoldenCase]:

@@ -134,6 +134,8 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
     passthrough = baselines[PASSTHROUGH_LABEL]
     real = baselines.get(REAL_LABEL)
     differences = proxy_differences(real.selected(), passthrough.selected()) if real else {}
+    if differences and real is not None:
+        differences = _confirm_differences(runner, options, proxy, differences, say)
     say(f"selftest: passthrough {len(passthrough.selected())} tests in {passthrough.wall_seconds:.0f}s, "
         f"{len(differences)} differing from the real plugin")
 
@@ -167,6 +169,23 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
     report = SelftestReport(verdicts, passthrough, real, differences, time.monotonic() - began, options, layers_present)
     (out / "selftest.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
     return report
+
+
+def _confirm_differences(runner: SuiteRunner, options: SelftestOptions, proxy: Path,
+                         differences: dict[str, tuple[str, str]],
+                         say: Callable[[str], None]) -> dict[str, tuple[str, str]]:
+    """Rerun the differing tests on both sides once: only a difference that repeats is a proxy bug
+    (a test that is flaky on the real plugin alone is not the proxy's doing)."""
+    say(f"selftest: {len(differences)} test(s) differ between the real plugin and the passthrough; rerunning them")
+    layers = sorted({test_id.split(".", 1)[0] for test_id in differences})
+    recheck = SuiteSelection(layers=layers, patterns=sorted(differences))
+    out = options.out_dir
+    reruns = run_all(runner, [
+        SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH), out / "recheck-passthrough", recheck),
+        SuiteJob(REAL_LABEL, options.target, {}, out / "recheck-real", recheck),
+    ], options.parallel)
+    again = proxy_differences(reruns[REAL_LABEL].selected(), reruns[PASSTHROUGH_LABEL].selected())
+    return {test_id: pair for test_id, pair in differences.items() if test_id in again}
 
 
 def default_parallelism() -> int:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.fuzz import fuzz_seed, mutants, plugin_child_command, reproduce_command, run_inputs
+from pjrt_cts.fuzz.isolate import last_words
 from pjrt_cts.fuzz.seeds import bytecode_corpus, seed_programs
 from pjrt_cts.model import NotSupported
 
@@ -74,11 +75,11 @@ def _run_batch(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path
     if summary.findings:
         first = summary.findings[0]
         record.details(repro_file=str(first.input_file), repro_report=str(first.report_file))
-        last_words = first.stderr_tail.strip().splitlines()[-1:] if first.stderr_tail.strip() else []
+        words = last_words(first.stderr_tail)
         raise AssertionError(
             f"PJRT_Client_Compile must reject malformed MLIR {family} with an error: {len(summary.findings)} of "
             f"{len(inputs)} inputs (seed {seed}) crashed or hung; first: {first.one_line()}"
-            + (f"; stderr: {last_words[0][:200]}" if last_words else "")
+            + (f"; plugin said: {words[:200]}" if words else "")
             + f"; all: {', '.join(str(f.input_file.name) for f in summary.findings)}")
 
 
@@ -116,6 +117,7 @@ def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_o
         finding = summary.findings[0]
         command = reproduce_command(plugin_path, create_options, finding.input_file)
         record.details(repro_file=str(finding.input_file), repro_command=shlex.join(command))
+        words = last_words(finding.stderr_tail)
         raise AssertionError(
-            f"PJRT_Client_Compile must reject malformed MLIR bytecode with an error: {finding.one_line()}; "
-            f"reproduce: {shlex.join(command)}")
+            f"PJRT_Client_Compile must reject malformed MLIR bytecode with an error: {finding.one_line()}"
+            + (f"; plugin said: {words[:200]}" if words else "") + f"; reproduce: {shlex.join(command)}")

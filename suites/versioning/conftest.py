@@ -109,6 +109,15 @@ class StablehloWindow:
         return {"minimum": self.minimum, "current": self.current,
                 "intermediate": intermediate_version(self.minimum, self.current)}[label]
 
+    def target_for(self, label: str, seed: Any) -> Version:
+        """The version to test for `label`; for "intermediate", the corpus's stored intermediate artifact
+        when it lies strictly inside the window (so stored bytecode is used)."""
+        if label == "intermediate" and "intermediate" in seed.bytecode:
+            stored = parse_version(seed.bytecode["intermediate"][0])
+            if self.minimum < stored < self.current:
+                return stored
+        return self.target(label)
+
 
 @pytest.fixture(scope="session")
 def stablehlo_window(plugin: Any) -> StablehloWindow:
@@ -163,16 +172,20 @@ def portable_artifact(portable_serializer: PortableSerializer | None) -> Callabl
     from pjrt_cts.model import NotSupported
 
     def make(seed: Any, target: Version) -> Artifact:
-        for version, data in seed.bytecode.values():
-            if parse_version(version) == target:
-                return Artifact(data, target, "golden")
+        stored = sorted(((parse_version(v), data) for v, data in seed.bytecode.values()), reverse=True)
+        best = min(target, portable_serializer.current) if portable_serializer is not None else target
+        for version, data in stored:  # the corpus's own artifact at exactly the version wanted
+            if version == best:
+                return Artifact(data, version, "golden")
         if portable_serializer is None:
-            raise NotSupported(f"no stored artifact at {version_text(target)} and jax is not installed to make one")
-        version = min(target, portable_serializer.current)
-        if version < portable_serializer.minimum:
-            raise NotSupported(f"jaxlib cannot serialize StableHLO {version_text(version)} "
+            usable = [(v, d) for v, d in stored if v <= target]
+            if usable:  # the newest stored artifact the plugin should read
+                return Artifact(usable[0][1], usable[0][0], "golden")
+            raise NotSupported(f"no stored artifact at or below {version_text(target)} and jax is not installed")
+        if best < portable_serializer.minimum:
+            raise NotSupported(f"jaxlib cannot serialize StableHLO {version_text(best)} "
                                f"(supports {version_text(portable_serializer.minimum)}+)")
-        return Artifact(portable_serializer.serialize(seed.text, version), version,
+        return Artifact(portable_serializer.serialize(seed.text, best), best,
                         f"jaxlib {version_text(portable_serializer.current)}")
 
     return make

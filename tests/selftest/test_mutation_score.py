@@ -5,6 +5,7 @@ a few minutes on 2 cores (one short `pjrt-cts run` per defect, two at a time).
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ MIN_SCORE = 0.95
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) to build the proxy plugin")
 def test_targeted_selftest_score_and_green_passthrough(tmp_path: Path) -> None:
     options = SelftestOptions(target=Path(default_plugin_path()), out_dir=tmp_path / "selftest", profile="cpu",
                               defects=list(DEFECTS), parallel=2, workers=1, test_timeout=30.0, wall_limit=240.0)

@@ -62,6 +62,19 @@ def _build_shard(only: Sequence[str], shard: int, num_shards: int) -> tuple[list
     return built, failures
 
 
+def _merge_into_existing(out_dir: Path, built: list, only: Sequence[str]) -> list:
+    """Keep the existing corpus's cases that `only` does not select (their files stay as they are)."""
+    import json
+
+    from pjrt_cts.golden.generator.core import BuiltCase
+
+    existing = json.loads((out_dir / "manifest.json").read_text())["cases"]
+    rebuilt = {case.entry["id"] for case in built}
+    kept = [BuiltCase(entry, {}) for entry in existing
+            if entry["id"] not in rebuilt and not any(fnmatch.fnmatchcase(entry["id"], p) for p in only)]
+    return sorted(kept + built, key=lambda case: case.entry["id"])
+
+
 def regenerate(out_dir: Path, only: Sequence[str] = (), verbose: bool = True, jobs: int = 1) -> int:
     """Build every case (or those whose id matches a glob in `only`) into `out_dir`; returns #failures.
 
@@ -88,6 +101,8 @@ def regenerate(out_dir: Path, only: Sequence[str] = (), verbose: bool = True, jo
         print(f"{len(failures)} case(s) failed; corpus not written", file=sys.stderr)
         return len(failures)
     built.sort(key=lambda case: case.entry["id"])
+    if only and (out_dir / "manifest.json").is_file():
+        built = _merge_into_existing(out_dir, built, only)
     write_corpus(out_dir, built, prune=not only)
     if verbose:
         print(f"wrote {len(built)} cases to {out_dir} in {time.monotonic() - started:.1f}s")

@@ -96,6 +96,28 @@ def donation_info(text: str) -> dict | None:
     return {"kinds": kinds, "aliases": aliases, "buffer_donors": donors}
 
 
+_LAYOUT_MODE = re.compile(r'mhlo\.layout_mode = "\{([0-9,]*)\}"')
+
+
+def layouts_info(text: str, num_inputs: int, num_outputs: int) -> dict | None:
+    """minor_to_major per main argument/result where the program fixes a layout (mhlo.layout_mode)."""
+    main = next((line for line in text.splitlines() if "func.func public @main" in line), "")
+    arguments, _, results = main.partition(") -> ")
+    def parse(part: str, count: int, marker: str) -> list:
+        found: list = [None] * count
+        pieces = re.split(marker, part)[1:]
+        for index, piece in enumerate(pieces[:count]):
+            match = _LAYOUT_MODE.search(piece.split("%arg")[0] if marker.startswith("%") else piece)
+            if match:
+                found[index] = [int(v) for v in match.group(1).split(",") if v != ""]
+        return found
+    inputs = parse(arguments, num_inputs, r"%arg\d+: ")
+    outputs = parse(results, num_outputs, r"tensor<")
+    if not any(inputs) and not any(outputs):
+        return None
+    return {"inputs": inputs, "outputs": outputs}
+
+
 def program_ops(text: str) -> list[str]:
     """StableHLO (and other non-builtin) op names in the program, from the parsed module."""
     from jax._src.interpreters import mlir
@@ -329,6 +351,7 @@ def build_case(spec: CaseSpec) -> BuiltCase:
         "num_partitions": spec.num_devices if spec.mode == "spmd" else 1,
         "use_spmd_partitioning": spec.mode == "spmd",
         "donation": donation,
+        "layouts": layouts_info(text, len(input_rows[0]), len(output_rows[0])),
         "numpy_reference": spec.numpy_ref_name if spec.numpy_ref is not None else spec.large_reference,
         "bytecode_versions": recorded,
         "bytecode_skipped": skipped,

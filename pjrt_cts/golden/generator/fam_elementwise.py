@@ -356,6 +356,12 @@ def _special_cases() -> Iterator[CaseSpec]:
                                numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.{name}", expect_ops=(op,),
                                features=["special_values", "nan_propagation"])
                 grid_a, grid_b = grid_a[~has_nan], grid_b[~has_nan]
+                # IEEE-754 maximum/minimum order -0.0 below +0.0: also a separate finding.
+                both_zero = (grid_a.astype(np.float64) == 0) & (grid_b.astype(np.float64) == 0)
+                yield CaseSpec(f"special.{name}_signed_zero.{dtype}", fn, [grid_a[both_zero], grid_b[both_zero]],
+                               op_class=op_class, numpy_ref=nary_ref(ref), numpy_ref_name=f"numpy.{name}",
+                               expect_ops=(op,), features=["special_values", "signed_zero"], zero_inputs_ok=(0, 1))
+                grid_a, grid_b = grid_a[~both_zero], grid_b[~both_zero]
             yield CaseSpec(case_id, fn, [grid_a, grid_b], op_class=op_class, numpy_ref=nary_ref(ref),
                            numpy_ref_name=f"numpy.{name}", expect_ops=(op,), features=["special_values"])
         for name in SPECIAL_UNARY:

@@ -265,19 +265,20 @@ def _layout_cases() -> Iterator[CaseSpec]:
     for dtype in ("f32", "s32", "f64"):
         case_id = f"layout.column_major_in_out.{dtype}"
         x = random_array(rng_for(case_id), (3, 5), dtype)
-        yield CaseSpec(case_id, lambda v: v * 2, [x], op_class="arith",
-                       numpy_ref=lambda xs: [xs[0] * 2], numpy_ref_name="numpy.multiply", features=["custom_layout"],
+        # Not elementwise: reading a buffer in the wrong layout cannot cancel out.
+        yield CaseSpec(case_id, lambda v: lax.rev(v, (0,)) * 2, [x], op_class="arith",
+                       numpy_ref=lambda xs: [xs[0][::-1] * 2], numpy_ref_name="numpy.flip", features=["custom_layout"],
                        jit_kwargs={"in_shardings": column_major, "out_shardings": column_major})
     case_id = "layout.column_major_input_only.f32"
     x = random_array(rng_for(case_id), (4, 6), "f32")
-    yield CaseSpec(case_id, lambda v: v + 1, [x], op_class="arith", numpy_ref=lambda xs: [xs[0] + 1],
-                   numpy_ref_name="numpy.add", features=["custom_layout"],
+    yield CaseSpec(case_id, lambda v: v.sum(axis=1), [x], op_class="reduction",
+                   numpy_ref=lambda xs: [xs[0].sum(axis=1)], numpy_ref_name="numpy.sum", features=["custom_layout"],
                    jit_kwargs={"in_shardings": column_major})
     rank3 = Format(Layout(major_to_minor=(2, 0, 1)), device)
     case_id = "layout.rank3_permuted.f32"
     x = random_array(rng_for(case_id), (2, 3, 4), "f32")
-    yield CaseSpec(case_id, lambda v: v - 1, [x], op_class="arith", numpy_ref=lambda xs: [xs[0] - 1],
-                   numpy_ref_name="numpy.subtract", features=["custom_layout"],
+    yield CaseSpec(case_id, lambda v: jnp.cumsum(v, axis=2), [x], op_class="reduction",
+                   numpy_ref=lambda xs: [np.cumsum(xs[0], axis=2)], numpy_ref_name="numpy.cumsum", features=["custom_layout"],
                    jit_kwargs={"in_shardings": rank3, "out_shardings": rank3})
 
 
