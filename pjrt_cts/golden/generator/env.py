@@ -15,7 +15,13 @@ if "jax" not in __import__("sys").modules:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # GSPMD deprecation notices
 
+import warnings  # noqa: E402
+
 import jax  # noqa: E402
+import numpy  # noqa: E402
+
+# convert.c64_to_f32 and friends discard the imaginary part on purpose (JAX emits stablehlo.real).
+warnings.filterwarnings("ignore", category=numpy.exceptions.ComplexWarning)
 
 jax.config.update("jax_enable_x64", True)
 # GSPMD (mhlo.sharding) instead of Shardy: older plugins cannot read the sdy dialect and portable
