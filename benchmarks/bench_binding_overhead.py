@@ -43,10 +43,10 @@ def time_per_call(step: Callable[[], None], iterations: int, rounds: int) -> flo
     return best
 
 
-def pjrt_cts_step(plugin_path: str) -> tuple[Callable[[], None], Callable[[], None]]:
+def pjrt_cts_step(plugin_path: str, options: dict, preload: list[str]) -> tuple[Callable[[], None], Callable[[], None]]:
     from pjrt_cts.runtime import Plugin
 
-    client = Plugin.load(plugin_path).create_client({"cpu_device_count": 1})
+    client = Plugin.load(plugin_path, preload=preload).create_client(options)
     executable = client.compile(ADD)
     x = client.buffer_from_numpy(np.arange(4, dtype=np.float32))
 
@@ -62,14 +62,14 @@ def pjrt_cts_step(plugin_path: str) -> tuple[Callable[[], None], Callable[[], No
     return execute_and_wait, dispatch_only
 
 
-def jaxlib_step(plugin_path: str) -> tuple[Callable[[], None], Callable[[], None]]:
+def jaxlib_step(plugin_path: str, options: dict) -> tuple[Callable[[], None], Callable[[], None]]:
     from jax._src import core, sharding_impls
     from jax._src.lib import _jax
     from jax._src.lib import xla_client
 
     xla_client.load_pjrt_plugin_dynamically("pjrt_cts_bench", plugin_path)
     xla_client.initialize_pjrt_plugin("pjrt_cts_bench")
-    client = xla_client.make_c_api_client("pjrt_cts_bench", {"cpu_device_count": 1})
+    client = xla_client.make_c_api_client("pjrt_cts_bench", options)
     device = client.devices()[0]
     executable = client.compile_and_load(ADD, client.devices())
     aval = core.ShapedArray((4,), np.float32)
@@ -88,15 +88,25 @@ def jaxlib_step(plugin_path: str) -> tuple[Callable[[], None], Callable[[], None
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--plugin", default=None, help="plugin .so (default: bundled CPU plugin)")
+    parser.add_argument("--profile", default=None, help="plugin profile: its library, create options and preloads")
     parser.add_argument("--iterations", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from pjrt_cts.runtime import default_plugin_path
 
-    plugin_path = args.plugin or str(default_plugin_path())
-    ours_wait, ours_dispatch = pjrt_cts_step(plugin_path)
-    theirs_wait, theirs_dispatch = jaxlib_step(plugin_path)
+    options: dict = {"cpu_device_count": 1}
+    preload: list[str] = []
+    if args.profile:
+        from pjrt_cts.profiles import get_profile
+
+        profile = get_profile(args.profile)
+        plugin_path = args.plugin or str(profile.resolve_library())
+        options, preload = dict(profile.create_options), [str(p) for p in profile.preload_libraries()]
+    else:
+        plugin_path = args.plugin or str(default_plugin_path())
+    ours_wait, ours_dispatch = pjrt_cts_step(plugin_path, options, preload)
+    theirs_wait, theirs_dispatch = jaxlib_step(plugin_path, options)
     results = {}
     for label, ours, theirs in (("execute+wait", ours_wait, theirs_wait), ("dispatch", ours_dispatch, theirs_dispatch)):
         ours_s = time_per_call(ours, args.iterations, args.rounds)

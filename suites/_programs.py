@@ -343,7 +343,9 @@ _LAYOUT_MODE = re.compile(r'mhlo\.layout_mode\s*=\s*"\{(?P<dims>[0-9, ]*)\}"')
 
 
 def declared_argument_layouts(case: Any) -> list[list[int] | None]:
-    """minor_to_major per argument from the program's `mhlo.layout_mode` (None: default row-major)."""
+    """minor_to_major per argument from the program's `mhlo.layout_mode` (None: default row-major).
+
+    Fallback for corpora whose manifest does not record `layouts`."""
     match = _MAIN_SIGNATURE.search(case.program_text())
     if match is None:
         return []
@@ -357,14 +359,15 @@ def declared_argument_layouts(case: Any) -> list[list[int] | None]:
 
 def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
     """Execute a golden case as a framework would: arguments in the layouts the program declares
-    (feature custom_layout), outputs read back row-major."""
+    (feature custom_layout; the manifest's `layouts`), outputs read back row-major."""
     inputs = case.inputs()
     if "custom_layout" not in case.features:
         return run(executable, client, inputs)
     from pjrt_cts.runtime import MemoryLayout
 
     device = executable.addressable_devices[0]
-    layouts = declared_argument_layouts(case)
+    manifest_layouts = getattr(case, "layouts", None) or {}
+    layouts = manifest_layouts.get("inputs") or declared_argument_layouts(case)
     buffers = []
     for index, array in enumerate(inputs):
         minor_to_major = layouts[index] if index < len(layouts) else None

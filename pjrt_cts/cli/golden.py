@@ -64,12 +64,10 @@ def _regenerate(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from tabulate import tabulate
 
-    from pjrt_cts.golden import load_manifest
     from pjrt_cts.golden.listing import filter_cases, table_by_dtype, table_by_op
 
     manifest = _manifest(args.corpus)
     cases = filter_cases(manifest, op=args.op, dtype=args.dtype, family=args.family, pattern=args.pattern)
-    del load_manifest
     if args.by == "op":
         rows = table_by_op(cases)
         print(tabulate(rows, headers=["op", "cases", "element types"]))

@@ -39,6 +39,15 @@ from typing import Any, Mapping, Sequence
 SUT_BACKEND_NAME = "pjrt_cts_sut"
 REFERENCE_PLATFORM = "cpu"
 
+# JAX names GPU backends "gpu" (backend.platform, device.platform) while the PJRT plugin says "cuda" or
+# "rocm"; jax.export wants the specific name. Both spellings name the same platform.
+_JAX_PLATFORM_OF_PJRT = {"cuda": "gpu", "rocm": "gpu"}
+
+
+def jax_platform_of(pjrt_platform_name: str) -> str:
+    """The platform name JAX reports for a plugin whose PJRT_Client_PlatformName is `pjrt_platform_name`."""
+    return _JAX_PLATFORM_OF_PJRT.get(pjrt_platform_name, pjrt_platform_name)
+
 
 class JaxBackendError(RuntimeError):
     """JAX could not create a backend for the plugin (names the registration and JAX's error)."""

@@ -66,10 +66,10 @@ def test_serialized_executable_reloads(sut_device: Any, cpu_device: Any, jax_sut
     assert_matches_reference(np.asarray(out), _expected(cpu_device), "reloaded executable", kind="reduction")
 
 
-def test_export_serialize_deserialize_call(sut_device: Any, cpu_device: Any, jax_sut: Any) -> None:
+def test_export_serialize_deserialize_call(sut_device: Any, cpu_device: Any, jax_sut: Any, client: Any) -> None:
     _require_export_serialization()
     x = jax.device_put(_data(), sut_device)
-    exported = jax.export.export(jax.jit(_program), platforms=[jax_sut.platform])(
+    exported = jax.export.export(jax.jit(_program), platforms=[client.platform_name])(
         jax.ShapeDtypeStruct(x.shape, x.dtype))
     blob = exported.serialize()
     restored = jax.export.deserialize(blob)
@@ -79,12 +79,12 @@ def test_export_serialize_deserialize_call(sut_device: Any, cpu_device: Any, jax
     assert_matches_reference(np.asarray(out), _expected(cpu_device), "jax.export round trip", kind="reduction")
 
 
-def test_export_with_symbolic_batch_and_vjp(sut_device: Any, cpu_device: Any, jax_sut: Any) -> None:
+def test_export_with_symbolic_batch_and_vjp(sut_device: Any, cpu_device: Any, jax_sut: Any, client: Any) -> None:
     """Shape-polymorphic export, and the gradient of a deserialized function."""
     _require_export_serialization()
     batch = jax.export.symbolic_shape("b")[0]
     fn = jax.jit(lambda v: jnp.sum(jnp.sin(v) * v, axis=1))
-    exported = jax.export.export(fn, platforms=[jax_sut.platform])(jax.ShapeDtypeStruct((batch, 8), jnp.float32))
+    exported = jax.export.export(fn, platforms=[client.platform_name])(jax.ShapeDtypeStruct((batch, 8), jnp.float32))
     restored = jax.export.deserialize(exported.serialize(vjp_order=1))
 
     def both(v: Any) -> Any:

@@ -32,6 +32,8 @@ def test_coverage_targets(manifest) -> None:
     assert len(manifest.cases) >= 1500
     assert len(stablehlo_ops) >= 90
     assert REQUIRED_DTYPES <= set(manifest.dtype_names())
+    donation_kinds = {kind for case in manifest.cases if case.donation for kind in case.donation["kinds"]}
+    assert donation_kinds == {"tf.aliasing_output", "jax.buffer_donor"}
     features = {feature for case in manifest.cases for feature in case.features}
     assert {"num_devices:2", "num_devices:4", "spmd", "replicated", "donation", "large", "custom_layout",
             "zero_size", "rank0"} <= features

@@ -4,10 +4,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import os
-import sys
 import json
+import os
 import re
+import sys
 import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -22,7 +22,6 @@ from pjrt_cts.golden.npzio import npz_bytes
 from pjrt_cts.golden.tolerance import Tolerance, tolerance_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401  (configures jax first)
 
-import jax.numpy as jnp  # noqa: E402
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
 from jaxlib.mlir.dialects import stablehlo as stablehlo_bindings  # noqa: E402
 
@@ -75,21 +74,27 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_MAIN_ARG = re.compile(r"%arg(\d+): [^{,)]*?(?: \{([^}]*)\})?(?=[,)]|$)")
+_MAIN_ARG = re.compile(r"%arg(\d+): ")
+
+
+def _main_arguments(text: str) -> dict[int, str]:
+    """Argument number -> its declaration text (type and attributes) in the public main's signature."""
+    main = next((line for line in text.splitlines() if "func.func public @main" in line), "")
+    signature = main.split(") -> ", 1)[0]
+    starts = list(_MAIN_ARG.finditer(signature))
+    return {int(m.group(1)): signature[m.end(): starts[i + 1].start() if i + 1 < len(starts) else len(signature)]
+            for i, m in enumerate(starts)}
 
 
 def donation_info(text: str) -> dict | None:
-    main = next((line for line in text.splitlines() if "func.func public @main" in line), "")
-    signature = main.split(") -> ", 1)[0]
     aliases: dict[str, int] = {}
     donors: list[int] = []
-    for match in _MAIN_ARG.finditer(signature):
-        attrs = match.group(2) or ""
-        alias = re.search(r"tf\.aliasing_output = (\d+)", attrs)
+    for number, declaration in _main_arguments(text).items():
+        alias = re.search(r"tf\.aliasing_output = (\d+)", declaration)
         if alias:
-            aliases[match.group(1)] = int(alias.group(1))
-        if "jax.buffer_donor = true" in attrs:
-            donors.append(int(match.group(1)))
+            aliases[str(number)] = int(alias.group(1))
+        if "jax.buffer_donor = true" in declaration:
+            donors.append(number)
     if not aliases and not donors:
         return None
     kinds = (["tf.aliasing_output"] if aliases else []) + (["jax.buffer_donor"] if donors else [])
@@ -291,7 +296,7 @@ def build_case(spec: CaseSpec) -> BuiltCase:
             with np.errstate(all="ignore"):
                 np_out = np_out.astype(jax_out.dtype) if np_out.dtype != jax_out.dtype else np_out
             mismatch = compare(jax_out, np_out.reshape(jax_out.shape) if np_out.size == jax_out.size else np_out,
-                               _output_tolerance(tolerance, jax_out))
+                               tolerance)
             if mismatch is not None:
                 raise GenerationError(f"{spec.id}: JAX output {i} disagrees with numpy ({spec.numpy_ref_name}): {mismatch}")
 
@@ -359,10 +364,6 @@ def build_case(spec: CaseSpec) -> BuiltCase:
         "files": {kind: {"path": path, "sha256": sha256_bytes(files[path])} for kind, path in file_entries.items()},
     }
     return BuiltCase(entry, files)
-
-
-def _output_tolerance(tolerance: Tolerance, array: np.ndarray) -> Tolerance:
-    return tolerance
 
 
 def manifest_bytes(entries: list[dict]) -> bytes:

@@ -5,7 +5,6 @@ from typing import Iterator
 
 import numpy as np
 
-from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
 from pjrt_cts.golden.generator.inputs import random_array, wide

@@ -11,7 +11,7 @@ from pjrt_cts.golden import dtypes, synth
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
 from pjrt_cts.golden.generator.inputs import random_array, wide
-from pjrt_cts.golden.generator.prims import add_region, emit, i64_tensor, scalar_type, tensor_type
+from pjrt_cts.golden.generator.prims import emit, i64_tensor, scalar_type, tensor_type
 
 import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402

@@ -123,9 +123,9 @@ def _reduce_window_cases() -> Iterator[CaseSpec]:
     x = random_array(rng_for(case_id), (8, 8), "f32")
     yield CaseSpec(case_id, lambda v: lax.reduce_window(v, np.float32(0), lax.add, (2, 2), (1, 1), ((0, 0), (0, 0)),
                                                         window_dilation=(2, 3)), [x], op_class="reduction",
-                   numpy_ref=lambda xs: [_window_ref(xs[0][:, :], np.sum, 0.0, (3, 4), (1, 1), ((0, 0), (0, 0)))
-                                         if False else np.stack([np.array([xs[0][i, j] + xs[0][i, j + 3] + xs[0][i + 2, j] + xs[0][i + 2, j + 3]
-                                                                           for j in range(5)]) for i in range(6)]).astype(np.float32)],
+                   # A 2x2 window dilated by (2, 3) touches (i, j), (i, j+3), (i+2, j), (i+2, j+3).
+                   numpy_ref=lambda xs: [np.stack([np.array([xs[0][i, j] + xs[0][i, j + 3] + xs[0][i + 2, j] + xs[0][i + 2, j + 3]
+                                                             for j in range(5)]) for i in range(6)]).astype(np.float32)],
                    numpy_ref_name="numpy.window_sum_dilated", expect_ops=("stablehlo.reduce_window",))
     case_id = "reduce_window.max_base_dilated.f32"
     x = random_array(rng_for(case_id), (4, 4), "f32")
