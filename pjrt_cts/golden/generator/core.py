@@ -8,6 +8,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -141,18 +142,29 @@ def program_ops(text: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """MLIR prints conversion diagnostics to fd 2; failures are reported in the manifest instead."""
+def _captured_stderr() -> Iterator[list[str]]:
+    """MLIR prints conversion diagnostics to fd 2: capture them for the manifest's skip reasons."""
     sys.stderr.flush()
     saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as capture:
+        try:
+            os.dup2(capture.fileno(), 2)
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            lines.extend(capture.read().decode("utf-8", "replace").splitlines())
+
+
+def _first_error(diagnostics: list[str]) -> str:
+    """The first MLIR error without its location prefix and operand dump, e.g. which VHLO op has no older form."""
+    for line in diagnostics:
+        if "error:" in line:
+            message = line.split("error:", 1)[1].strip()
+            return re.split(r': [%"]', message, maxsplit=1)[0][:200]
+    return ""
 
 
 def serialize(text: str) -> tuple[dict[str, bytes], dict[str, str], dict[str, str | None]]:
@@ -166,11 +178,12 @@ def serialize(text: str) -> tuple[dict[str, bytes], dict[str, str], dict[str, st
     recorded: dict[str, str | None] = {}
     for label, version in versions.items():
         try:
-            with _quiet_stderr():
+            with _captured_stderr() as diagnostics:
                 artifacts[label] = bytes(stablehlo_bindings.serialize_portable_artifact_str(text, version))
             recorded[label] = version
         except Exception as exc:  # the bindings raise a bare ValueError/RuntimeError
-            skipped[label] = f"serialize_portable_artifact to {version} failed: {str(exc).strip()}"
+            detail = _first_error(diagnostics) or str(exc).strip()
+            skipped[label] = f"serialize_portable_artifact to {version} failed: {detail}"
             recorded[label] = None
     if "current" not in artifacts:
         raise GenerationError(f"cannot serialize at the current version: {skipped['current']}")
