@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
+from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.levels import LEVELS, evaluate_levels
 from pjrt_cts.model import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import CoverageMatrix, build_matrix, load_golden_manifest
@@ -104,6 +106,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     matrix = build_matrix({"tests": tests}, load_golden_manifest())
     findings = _findings(tests, link_base)
     return {
+        "bench_section": Markup(render_bench_section(results["bench"])) if results.get("bench") else None,
         "title": _title(plugin),
         "tool": results.get("tool") or {},
         "started_at": results.get("started_at") or "",
