@@ -259,6 +259,13 @@ def _lower_and_run(spec: CaseSpec) -> tuple[str, list[list[np.ndarray]], list[li
     raise GenerationError(f"unknown mode {spec.mode!r}")
 
 
+def _reduced_elements(spec: CaseSpec, outputs: list[np.ndarray]) -> int:
+    """Inputs per output element of a reduction (first input over first output); 1 for other ops."""
+    if spec.op_class != "reduction" or callable(spec.inputs) or not spec.inputs or not outputs:
+        return 1
+    return max(1, int(np.asarray(spec.inputs[0]).size) // max(1, int(np.asarray(outputs[0]).size)))
+
+
 def _global_outputs_for_check(spec: CaseSpec, output_rows: list[list[np.ndarray]]) -> list[np.ndarray]:
     if spec.mode == "single":
         return output_rows[0]
@@ -295,7 +302,8 @@ def build_case(spec: CaseSpec) -> BuiltCase:
     else:
         # The loosest rule over the outputs' types (an exact output of a mixed op stays exact in compare
         # because integers are always compared exactly).
-        candidates = [tolerance_for(name, spec.op_class) for name in out_names] or [tolerance_for("f32", "exact")]
+        reduced = _reduced_elements(spec, output_rows[0])
+        candidates = [tolerance_for(name, spec.op_class, reduced) for name in out_names] or [tolerance_for("f32", "exact")]
         tolerance = max(candidates, key=lambda t: (t.kind != "exact", t.ulps, t.rtol, t.atol))
     if spec.numpy_ref is not None:
         try:

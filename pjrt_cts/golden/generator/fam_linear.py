@@ -14,6 +14,10 @@ from pjrt_cts.golden.generator.prims import emit
 from jax import lax  # noqa: E402
 from jax._src.lib.mlir.dialects import hlo  # noqa: E402
 
+# DEFAULT precision lets a backend use its fastest mode (TF32 tensor cores on NVIDIA GPUs, ~1e-3 relative
+# error), so the reference comparison would judge a precision policy, not correctness: ask for HIGHEST.
+HIGHEST = lax.Precision.HIGHEST
+
 DOT_DTYPES = ("f16", "bf16", "f32", "f64", "c64", "c128", "s8", "s16", "s32", "s64", "u8", "u32")
 
 # name -> (lhs shape, rhs shape, dimension_numbers, einsum for numpy)
@@ -48,7 +52,7 @@ def _dot_cases() -> Iterator[CaseSpec]:
             kind = "small" if dtype[0] in "su" else "normal"
             a, b = random_array(rng, lhs, dtype, kind), random_array(rng, rhs, dtype, kind)
             out_dtype = dtypes.dtype_of(dtype)
-            yield CaseSpec(case_id, lambda x, y, d=dims: lax.dot_general(x, y, d), [a, b], op_class="matmul",
+            yield CaseSpec(case_id, lambda x, y, d=dims: lax.dot_general(x, y, d, precision=HIGHEST), [a, b], op_class="matmul",
                            numpy_ref=_dot_ref(spec, out_dtype), numpy_ref_name="numpy.einsum",
                            expect_ops=("stablehlo.dot_general",))
     # Mixed precision: narrow inputs, wide accumulation/result (preferred_element_type).
@@ -61,7 +65,7 @@ def _dot_cases() -> Iterator[CaseSpec]:
             kind = "small" if src[0] in "su" else "normal"
             a, b = random_array(rng, lhs, src, kind), random_array(rng, rhs, src, kind)
             out_dtype = dtypes.dtype_of(dst)
-            yield CaseSpec(case_id, lambda x, y, d=dims, o=out_dtype: lax.dot_general(x, y, d, preferred_element_type=o),
+            yield CaseSpec(case_id, lambda x, y, d=dims, o=out_dtype: lax.dot_general(x, y, d, precision=HIGHEST, preferred_element_type=o),
                            [a, b], op_class="matmul", numpy_ref=_dot_ref(spec, out_dtype), numpy_ref_name="numpy.einsum",
                            expect_ops=("stablehlo.dot_general",), features=["mixed_precision"])
 
