@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
@@ -143,6 +144,7 @@ class LoadedExecutable(OwnedHandle):
         self._own(handle, destroy, parent=client)
         self._execute = plugin.function("LoadedExecutable_Execute")
         self._options = S.PJRT_ExecuteOptions()  # reused by every execute(): no per-call allocation
+        self._scratch = threading.local()  # per-thread ctypes memory of the single-device execute() path
 
     @cached_property
     def executable(self) -> Executable:
@@ -196,8 +198,27 @@ class LoadedExecutable(OwnedHandle):
     # ---- execution ---------------------------------------------------------------------------------
     def execute(self, arguments: Sequence[Buffer], *, device: Device | None = None, **options: object) -> list[Buffer]:
         """Run on one device (the executable's only device, or `device` via execute_device)."""
-        outputs, _ = self.execute_sharded([arguments], execute_device=device, **options)  # type: ignore[arg-type]
-        return outputs[0]
+        if options:
+            outputs, _ = self.execute_sharded([arguments], execute_device=device, **options)  # type: ignore[arg-type]
+            return outputs[0]
+        scratch = self._single_device_scratch(len(arguments))
+        scratch.args.executable = self.handle  # raises once closed: never a stale handle
+        handles = scratch.arguments
+        for index, buffer in enumerate(arguments):
+            handles[index] = buffer.handle
+        scratch.args.execute_device = device.handle if device is not None else None
+        error = self._execute(scratch.address)
+        if error:
+            raise self.plugin.consume_error(error, "PJRT_LoadedExecutable_Execute")
+        client, results = self.client, scratch.outputs
+        return [Buffer(client, results[index]) for index in range(self.num_outputs)]
+
+    def _single_device_scratch(self, num_args: int) -> "_ExecuteScratch":
+        by_arity = self._scratch.__dict__
+        scratch = by_arity.get(num_args)
+        if scratch is None:
+            scratch = by_arity[num_args] = _ExecuteScratch(self, num_args)
+        return scratch
 
     def execute_sharded(
         self,
@@ -251,3 +272,23 @@ class LoadedExecutable(OwnedHandle):
         outputs = [[Buffer(client, h) for h in row[:num_outputs]] for row in out_arrays]
         device_events = [Event(self.plugin, h, "PJRT_LoadedExecutable_Execute device_complete_event") for h in events] if events is not None else []
         return outputs, device_events
+
+
+class _ExecuteScratch:
+    """The ctypes memory of one single-device Execute call shape, reused by one thread (the hot path)."""
+
+    def __init__(self, executable: LoadedExecutable, num_args: int) -> None:
+        self.arguments = (ctypes.c_void_p * max(1, num_args))()
+        self.argument_lists = (ctypes.c_void_p * 1)(ctypes.addressof(self.arguments))
+        self.outputs = (ctypes.c_void_p * max(1, executable.num_outputs))()
+        self.output_lists = (ctypes.c_void_p * 1)(ctypes.addressof(self.outputs))
+        self.args = S.PJRT_LoadedExecutable_Execute_Args(
+            executable=executable.handle,
+            options=ctypes.addressof(executable._options),
+            argument_lists=ctypes.addressof(self.argument_lists),
+            num_devices=1,
+            num_args=num_args,
+            output_lists=ctypes.addressof(self.output_lists),
+            device_complete_events=None,
+        )
+        self.address = ctypes.addressof(self.args)

@@ -193,7 +193,9 @@ class RiskyCall:
 
 
 @pytest.fixture
-def risky_call(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path, record: Recorder) -> RiskyCall:
+def risky_call(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path, record: Recorder, client: Any) -> RiskyCall:
+    # `client`: the child scripts create a client too; where the plugin cannot (no device), the test is
+    # NOT_SUPPORTED with the plugin's Client_Create error, like every device layer.
     return RiskyCall(plugin_path, create_options, repro_dir, record)
 
 
