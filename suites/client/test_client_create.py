@@ -64,7 +64,8 @@ def test_create_with_no_options(plugin: Any, create_options: dict[str, Any]) -> 
         assert created.addressable_devices, "PJRT_Client_Create({}) should give a client with devices, but it has none"
 
 
-def test_create_with_configured_options(plugin: Any, create_options: dict[str, Any]) -> None:
+def test_create_with_configured_options(plugin: Any, create_options: dict[str, Any], client: Any) -> None:
+    # `client`: where the session cannot create a client at all (no device), this is NOT_SUPPORTED.
     with _create(plugin, create_options) as created:
         assert created.addressable_devices, f"PJRT_Client_Create({create_options}) gave a client without devices"
 
@@ -116,7 +117,8 @@ def test_wrong_option_type_is_invalid_argument(
     support.expect_error(create, "INVALID_ARGUMENT", function=f"PJRT_Client_Create({name}={value!r}, wrong type)")
 
 
-def test_destroy_then_create_again(plugin: Any, create_options: dict[str, Any]) -> None:
+def test_destroy_then_create_again(plugin: Any, create_options: dict[str, Any], client: Any) -> None:
+    # `client`: where the session cannot create a client at all (no device), this is NOT_SUPPORTED.
     with _create(plugin, create_options) as first:
         platform, count = first.platform_name, len(first.devices)
     with _create(plugin, create_options) as second:
@@ -141,7 +143,8 @@ def test_two_clients_in_one_process(plugin: Any, create_options: dict[str, Any],
     mine.close()
 
 
-def test_create_and_destroy_repeatedly(plugin: Any, create_options: dict[str, Any]) -> None:
+def test_create_and_destroy_repeatedly(plugin: Any, create_options: dict[str, Any], client: Any) -> None:
+    # `client`: where the session cannot create a client at all (no device), this is NOT_SUPPORTED.
     counts = []
     for _ in range(3):
         with _create(plugin, create_options) as created:

@@ -27,6 +27,11 @@ INPUTS_PER_BATCH = 100  # 1,000 text + 500 bytecode inputs per run
 INPUT_TIMEOUT = 10.0  # a tiny program compiles in ~50 ms; no answer in 10 s is a hang
 
 
+@pytest.fixture(autouse=True)
+def _needs_a_client(client: Any) -> None:
+    """The fuzz child compiles with a client: a plugin that cannot create one (no device) is NOT_SUPPORTED."""
+
+
 @pytest.fixture(scope="module")
 def text_corpus() -> list[tuple[str, bytes]]:
     return [(seed.name, seed.text.encode()) for seed in seed_programs()]
