@@ -5,16 +5,32 @@ controller, which imports this file while collecting) load the plugin under test
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from pjrt_cts import suite_support as support
 
+_SUITES_DIR = Path(__file__).resolve().parent
+if str(_SUITES_DIR) not in sys.path:  # suites/_programs.py is shared by the layers, whatever the import mode
+    sys.path.insert(0, str(_SUITES_DIR))
+# Layers whose golden-driven tests are dropped when they get no case (no corpus, or no single-device case)
+# instead of reporting pytest's empty-parameter-set skip.
+_GOLDEN_DRIVEN_LAYERS = ("compile", "execute", "executable")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "isolated: run in a fresh subprocess (the test may crash the plugin)")
     config.addinivalue_line("markers", "feature(name): feature tag recorded in results.json")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from _programs import drop_empty_parametrizations
+
+    for layer in _GOLDEN_DRIVEN_LAYERS:
+        drop_empty_parametrizations(config, items, _SUITES_DIR / layer)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 _SHT_DYNSYM = 11
 _SHT_DYNAMIC = 6
@@ -88,27 +89,8 @@ def dynamic_info(path: str | Path) -> DynamicInfo:
     return info
 
 
-def defined_dynamic_symbols(path: str | Path) -> set[str]:
-    """Names the library exports (defined entries of .dynsym), without symbol versions."""
-    names: set[str] = set()
-    with open(path, "rb") as data_file:
-        sections = _sections(data_file)
-        for section in sections:
-            if section.type != _SHT_DYNSYM:
-                continue
-            strings = _read(data_file, sections[section.link])
-            symbols = _read(data_file, section)
-            entsize = section.entsize or 24
-            for offset in range(0, len(symbols) - entsize + 1, entsize):
-                st_name, _info, _other, st_shndx = struct.unpack_from("<IBBH", symbols, offset)
-                if st_shndx != _SHN_UNDEF and st_name:
-                    names.add(_string(strings, st_name))
-    return names
-
-
-def undefined_dynamic_symbols(path: str | Path) -> set[str]:
-    """Names the library needs from others (undefined, non-weak entries of .dynsym)."""
-    names: set[str] = set()
+def _dynamic_symbols(path: str | Path) -> Iterator[tuple[str, int, int]]:
+    """(name, st_info, st_shndx) of every named entry of the library's .dynsym."""
     with open(path, "rb") as data_file:
         sections = _sections(data_file)
         for section in sections:
@@ -119,6 +101,15 @@ def undefined_dynamic_symbols(path: str | Path) -> set[str]:
             entsize = section.entsize or 24
             for offset in range(0, len(symbols) - entsize + 1, entsize):
                 st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", symbols, offset)
-                if st_shndx == _SHN_UNDEF and st_name and (st_info >> 4) != _STB_WEAK:
-                    names.add(_string(strings, st_name))
-    return names
+                if st_name:
+                    yield _string(strings, st_name), st_info, st_shndx
+
+
+def defined_dynamic_symbols(path: str | Path) -> set[str]:
+    """Names the library exports (defined entries of .dynsym), without symbol versions."""
+    return {name for name, _info, shndx in _dynamic_symbols(path) if shndx != _SHN_UNDEF}
+
+
+def undefined_dynamic_symbols(path: str | Path) -> set[str]:
+    """Names the library needs from others (undefined, non-weak entries of .dynsym)."""
+    return {name for name, info, shndx in _dynamic_symbols(path) if shndx == _SHN_UNDEF and (info >> 4) != _STB_WEAK}
