@@ -18,14 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.cli.results_arg import read_results
     from pjrt_cts.report.badge import badge_message, write_badge
-    from pjrt_cts.report.results import ResultsError, load_results
 
-    try:
-        results = load_results(args.results)
-    except ResultsError as exc:
-        raise UsageError(str(exc)) from exc
+    results = read_results(args.results)
     write_badge(results, args.output, args.label)
     print(f"wrote {args.output} ({args.label}: {badge_message(results)[0]})")
     return 0

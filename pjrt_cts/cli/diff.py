@@ -20,14 +20,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.cli.results_arg import read_results
     from pjrt_cts.report.diff import diff_runs, format_diff
-    from pjrt_cts.report.results import ResultsError, load_results
 
-    try:
-        old, new = load_results(args.old), load_results(args.new)
-    except ResultsError as exc:
-        raise UsageError(str(exc)) from exc
+    old, new = read_results(args.old), read_results(args.new)
     diff = diff_runs(old, new)
     if args.format == "json":
         print(json.dumps(diff.to_dict(), indent=2))

@@ -35,13 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.cli.main import UsageError
     from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
-    from pjrt_cts.report.results import ResultsError, load_results
+    from pjrt_cts.cli.results_arg import read_results
 
-    try:
-        results = load_results(args.results)
-        baseline = load_results(args.baseline) if args.baseline else None
-    except ResultsError as exc:
-        raise UsageError(str(exc)) from exc
+    results = read_results(args.results)
+    baseline = read_results(args.baseline) if args.baseline else None
     try:
         gate = evaluate_gate(results, baseline, args.level)
     except KeyError as exc:

@@ -17,14 +17,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.cli.results_arg import read_results
     from pjrt_cts.report.html import write_report
-    from pjrt_cts.report.results import ResultsError, load_results
 
-    try:
-        results = load_results(args.results)
-    except ResultsError as exc:
-        raise UsageError(str(exc)) from exc
+    results = read_results(args.results)
     output = args.output or args.results.with_name("report.html")
     write_report(results, output, results_dir=args.results.parent)
     print(f"wrote {output}")

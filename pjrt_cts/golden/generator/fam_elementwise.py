@@ -149,12 +149,16 @@ def _float_cases() -> Iterator[CaseSpec]:
         yield CaseSpec(case_id, lambda lo, v, hi: lax.clamp(lo, v, hi), [low, x, high],
                        numpy_ref=nary_ref(lambda lo, v, hi: np.minimum(np.maximum(v, lo), hi)), numpy_ref_name="numpy.clip",
                        expect_ops=("stablehlo.clamp",))
-        case_id = f"elementwise.select.{dtype}.r2"
-        rng = rng_for(case_id)
-        p = random_array(rng, SHAPES["r2"], "pred")
-        a, b = random_array(rng, SHAPES["r2"], dtype), random_array(rng, SHAPES["r2"], dtype)
-        yield CaseSpec(case_id, lax.select, [p, a, b], numpy_ref=nary_ref(np.where), numpy_ref_name="numpy.where",
-                       expect_ops=("stablehlo.select",))
+        yield _select_case(dtype)
+
+
+def _select_case(dtype: str) -> CaseSpec:
+    case_id = f"elementwise.select.{dtype}.r2"
+    rng = rng_for(case_id)
+    p = random_array(rng, SHAPES["r2"], "pred")
+    a, b = random_array(rng, SHAPES["r2"], dtype), random_array(rng, SHAPES["r2"], dtype)
+    return CaseSpec(case_id, lax.select, [p, a, b], numpy_ref=nary_ref(np.where), numpy_ref_name="numpy.where",
+                    expect_ops=("stablehlo.select",))
 
 
 # ---- integers ---------------------------------------------------------------------------------------
@@ -274,12 +278,7 @@ def _int_cases() -> Iterator[CaseSpec]:
         yield CaseSpec(case_id, lambda lo, v, hi: lax.clamp(lo, v, hi), [low, x, high],
                        numpy_ref=nary_ref(lambda lo, v, hi: np.minimum(np.maximum(v, lo), hi)), numpy_ref_name="numpy.clip",
                        expect_ops=("stablehlo.clamp",))
-        case_id = f"elementwise.select.{dtype}.r2"
-        rng = rng_for(case_id)
-        p = random_array(rng, SHAPES["r2"], "pred")
-        a, b = random_array(rng, SHAPES["r2"], dtype), random_array(rng, SHAPES["r2"], dtype)
-        yield CaseSpec(case_id, lax.select, [p, a, b], numpy_ref=nary_ref(np.where), numpy_ref_name="numpy.where",
-                       expect_ops=("stablehlo.select",))
+        yield _select_case(dtype)
     for name, fn, ref, op in (("and", lax.bitwise_and, np.logical_and, "stablehlo.and"),
                               ("or", lax.bitwise_or, np.logical_or, "stablehlo.or"),
                               ("xor", lax.bitwise_xor, np.logical_xor, "stablehlo.xor")):

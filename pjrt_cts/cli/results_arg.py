@@ -1,0 +1,16 @@
+"""Reading a results.json named on the command line: an unreadable one is a usage error (exit 2)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pjrt_cts.cli.main import UsageError
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    from pjrt_cts.report.results import ResultsError, load_results
+
+    try:
+        return load_results(path)
+    except ResultsError as exc:
+        raise UsageError(str(exc)) from exc
