@@ -31,6 +31,6 @@ for pkg, directory in DATA_TREES.items():
 
 packages = find_packages(include=["pjrt_cts", "pjrt_cts.*"]) + [p for p in package_dir if p != "pjrt_cts"]
 package_data = {pkg: ["*"] for pkg in package_dir if pkg != "pjrt_cts"}
-package_data["pjrt_cts"] = ["**/*.c", "**/*.html", "**/*.j2", "**/*.css", "**/*.toml", "**/*.json"]
+package_data["pjrt_cts"] = ["**/*.c", "**/*.txt", "**/*.html", "**/*.j2", "**/*.css", "**/*.toml", "**/*.json"]
 
 setup(packages=sorted(set(packages)), package_dir=package_dir, package_data=package_data)

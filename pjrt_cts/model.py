@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import re
 
 
@@ -77,3 +78,14 @@ def test_id_from_nodeid(nodeid: str) -> str:
 
 def layer_of(test_id: str) -> str:
     return test_id.split(".", 1)[0]
+
+
+def id_matches(test_id: str, pattern: str) -> bool:
+    """Whole-id match of the id pattern syntax used by expectation files and level contracts: `*` is any run
+    of characters, `?` one character, everything else literal (`[` and `]` delimit parameters in ids)."""
+    return _compiled_pattern(pattern).fullmatch(test_id) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)

@@ -39,6 +39,14 @@ _VERSIONED_LIBRARY = re.compile(r"^lib.*\.so\.\d+(\.\d+)*$")
 _DEFAULT_LIBRARY_DIRS = ("/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")
 
 
+NO_DEVICE_CODES_ENV = "PJRT_CTS_NO_DEVICE_CODES"  # read by the suites' client fixture
+_PJRT_ERROR_CODE_NAMES = frozenset({
+    "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+    "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+})
+
+
 class ProfileError(ValueError):
     """A profile.toml is malformed (names the file and the offending key)."""
 
@@ -173,7 +181,8 @@ class Profile:
         self.file = directory / "profile.toml"
         where = str(self.file)
         _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras", "install",
-                           "library", "create_options", "runtime", "environment", "deviation", "notes"}, where)
+                           "library", "create_options", "runtime", "environment", "deviation", "notes",
+                           "no_device_error_codes"}, where)
         self.name: str = _require(data, "name", str, where)
         if self.name != directory.name:
             raise ProfileError(f"{where}: name {self.name!r} differs from its directory {directory.name!r}")
@@ -193,6 +202,12 @@ class Profile:
         self.system_libraries: dict[str, str] = _string_table(runtime.get("system_libraries", {}), f"{where} [runtime.system_libraries]")
         self.environment: dict[str, str] = _string_table(data.get("environment", {}), f"{where} [environment]")
         self.deviations = tuple(_deviations(data.get("deviation", []), where))
+        # PJRT error codes with which Client_Create says "this host has no device of mine": the run is then
+        # INCOMPLETE (documented exit code), not a FAIL of client creation. Decided by code, never by text.
+        self.no_device_error_codes: tuple[str, ...] = tuple(_string_list(data, "no_device_error_codes", where))
+        unknown_codes = [code for code in self.no_device_error_codes if code not in _PJRT_ERROR_CODE_NAMES]
+        if unknown_codes:
+            raise ProfileError(f"{where}: no_device_error_codes has unknown PJRT error code(s) {unknown_codes}")
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"
@@ -387,6 +402,8 @@ class Profile:
         for key, value in self.environment.items():
             if key not in os.environ:
                 env[key] = value
+        if self.no_device_error_codes:
+            env[NO_DEVICE_CODES_ENV] = ",".join(self.no_device_error_codes)
         return env
 
 

@@ -1,41 +1,51 @@
-"""Fixtures shared by every layer: the plugin under test, one client per worker, its devices.
+"""Fixtures shared by every layer: the plugin under test, one client per worker, its devices; and the one
+setup hook that resolves each test's declared requirements (`@requires(...)`, pjrt_cts.testing.requirements).
 
-Plugins are loaded lazily inside fixtures so that only worker processes (never the runner's
-controller, which imports this file while collecting) load the plugin under test.
+Plugins are loaded lazily inside fixtures so that only worker processes (never the runner's controller,
+which imports this file while collecting) load the plugin under test.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from pjrt_cts import suite_support as support
+from pjrt_cts.testing import corpus, plugin_under_test, requirements
 
 _SUITES_DIR = Path(__file__).resolve().parent
-if str(_SUITES_DIR) not in sys.path:  # suites/_programs.py is shared by the layers, whatever the import mode
-    sys.path.insert(0, str(_SUITES_DIR))
-# Layers whose golden-driven tests are dropped when they get no case (no corpus, or no single-device case)
-# instead of reporting pytest's empty-parameter-set skip.
-_GOLDEN_DRIVEN_LAYERS = ("compile", "execute", "executable")
+# Layers whose golden-driven parametrizations may be legitimately empty (no case of a kind) once the
+# corpus was read; an unreadable corpus gives an ERROR placeholder per golden test function instead.
+_GOLDEN_DRIVEN_LAYERS = ("compile", "execute", "executable", "multidevice")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "isolated: run in a fresh subprocess (the test may crash the plugin)")
     config.addinivalue_line("markers", "feature(name): feature tag recorded in results.json")
+    config.addinivalue_line("markers", "requires(*slots, devices=, element_type=, memory_kind=, feature=): what the "
+                                       "test needs from the plugin (pjrt_cts.testing.requirements)")
+    config.addinivalue_line("markers", "golden_corpus_unreadable(reason): placeholder of a golden test whose corpus "
+                                       "could not be read (an ERROR)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    from _programs import drop_empty_parametrizations
-
     for layer in _GOLDEN_DRIVEN_LAYERS:
-        drop_empty_parametrizations(config, items, _SUITES_DIR / layer)
+        corpus.drop_empty_parametrizations(items, _SUITES_DIR / layer)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    corpus.raise_if_unreadable(item)
+
+
+@pytest.fixture(autouse=True)
+def _declared_requirements(request: pytest.FixtureRequest) -> None:
+    """NOT_SUPPORTED before the test runs when the plugin lacks what the test declared with `@requires`."""
+    requirements.resolve_requirements(request)
 
 
 @pytest.fixture(scope="session")
 def plugin_path() -> Any:
-    return support.plugin_path_under_test()
+    return plugin_under_test.plugin_path_under_test()
 
 
 @pytest.fixture(scope="session")
@@ -47,19 +57,15 @@ def plugin(plugin_path: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def create_options() -> dict[str, Any]:
-    return support.create_options_under_test()
+    return plugin_under_test.create_options_under_test()
 
 
 @pytest.fixture(scope="session")
 def client(plugin: Any, create_options: dict[str, Any]) -> Iterator[Any]:
-    """One client per worker. If the plugin cannot create one (e.g. no GPU), device layers are NOT_SUPPORTED."""
-    from pjrt_cts.runtime import PjrtError
-
-    try:
-        created = plugin.create_client(create_options)
-    except PjrtError as error:
-        support.skip_not_supported(f"PJRT_Client_Create failed: {error.code}: {error.message}")
-    with created:
+    """One client per worker. PJRT_Client_Create failing with the profile's documented "no device" code makes the
+    dependent tests NOT_SUPPORTED; any other failure makes them FAIL as blocked (the cause is reported by
+    client.client_create.test_client_creates_with_profile_options)."""
+    with requirements.create_session_client(plugin, create_options) as created:
         yield created
 
 

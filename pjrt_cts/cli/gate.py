@@ -21,8 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("results", type=Path, help="results.json of this run")
     parser.add_argument("--baseline", type=Path, help="baseline results (a results.json or one written by "
-                        "--write-baseline); without it any bad outcome fails the gate")
-    parser.add_argument("--level", help="required conformance level: " + ", ".join(level.name for level in LEVELS))
+                        "--write-baseline); without it the run must be CONFORMANT")
+    parser.add_argument("--level", help="required conformance level: " + ", ".join(level.name for level in LEVELS)
+                        + " (default without --baseline: Core)")
+    waivers = parser.add_mutually_exclusive_group()
+    waivers.add_argument("--no-waivers", action="store_true",
+                         help="fail a run that needs any waiver (an XFAIL from the profile's expectations file)")
+    waivers.add_argument("--max-waivers", type=int, metavar="N", help="fail a run that needs more than N waivers")
     parser.add_argument("--summary", type=Path, help="also append the Markdown summary to this file "
                         "(e.g. \"$GITHUB_STEP_SUMMARY\")")
     parser.add_argument("--report-url", help="link to the HTML report, added to the summary")
@@ -40,7 +45,8 @@ def handle(args: argparse.Namespace) -> int:
     results = read_results(args.results)
     baseline = read_results(args.baseline) if args.baseline else None
     try:
-        gate = evaluate_gate(results, baseline, args.level)
+        max_waivers = 0 if args.no_waivers else args.max_waivers
+        gate = evaluate_gate(results, baseline, args.level, max_waivers)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from exc
     markdown = gate_markdown(gate, args.report_url)

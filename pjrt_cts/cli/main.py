@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "plugins": "plugins",
     "selftest": "selftest",
     "bench": "bench",
+    "contract": "contract",
 }
 
 

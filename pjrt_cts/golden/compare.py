@@ -59,6 +59,14 @@ def _components(array: np.ndarray) -> list[np.ndarray]:
     return [array.astype(np.float64)]
 
 
+def _modulus(expected: np.ndarray) -> np.ndarray | None:
+    """|expected| of a complex array (float64, finite where both components are); None for reals."""
+    if not np.iscomplexobj(expected):
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.abs(expected.astype(np.complex128))
+
+
 def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> Mismatch | None:
     """None when `actual` matches `expected` within `tolerance`, else a Mismatch saying how."""
     actual = np.asarray(actual)
@@ -82,6 +90,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
     bad = np.zeros(expected.shape, dtype=bool)
     abs_err = np.zeros(expected.shape, dtype=np.float64)
     magnitude = np.zeros(expected.shape, dtype=np.float64)
+    modulus = _modulus(expected)
     for a, e in zip(_components(actual), _components(expected)):
         a_nan, e_nan = np.isnan(a), np.isnan(e)
         a_inf, e_inf = np.isinf(a), np.isinf(e)
@@ -96,7 +105,8 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
             if tolerance.kind == "ulp":
                 outside = err > tolerance.ulps * _ulp(e, dtype_name)
             else:
-                outside = err > tolerance.atol + tolerance.rtol * np.abs(e)
+                # Relative to |expected| (for complex values: the modulus, see tolerance.py).
+                outside = err > tolerance.atol + tolerance.rtol * (np.abs(e) if modulus is None else modulus)
             # Flushing a subnormal result to zero is allowed (XLA CPU runs with FTZ/DAZ).
             tiny = float(dtypes.finfo(dtype_name).tiny)
             flushed = (a == 0) & (np.abs(e) < tiny)

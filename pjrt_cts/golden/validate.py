@@ -41,6 +41,7 @@ def _program(case: GoldenCase, form: str) -> str | bytes:
 def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
     """Compile and execute one case on `client`; compare every output with the expected one."""
     from pjrt_cts.runtime import PjrtError, Unsupported
+    from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
     devices = client.addressable_devices
     if len(devices) < case.num_devices:
@@ -70,6 +71,9 @@ def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
                         for buffer, layout in zip(row, output_layouts)] for row in output_rows]
     except (PjrtError, Unsupported) as exc:
         return CaseResult(case.id, "ERROR", f"execute: {exc}", compile_seconds=compiled - started,
+                          execute_seconds=time.perf_counter() - compiled)
+    except UnwrittenHostBytes as exc:  # the plugin's readback is wrong: a failure, not a harness error
+        return CaseResult(case.id, "FAIL", f"readback: {exc}", compile_seconds=compiled - started,
                           execute_seconds=time.perf_counter() - compiled)
     finally:
         executable.delete() if hasattr(executable, "delete") else None

@@ -43,7 +43,8 @@ def generate() -> str:
             lines.append(f"#define SSIZE_{name} {struct.STRUCT_SIZE}")
         for field, _ in struct._fields_:
             lines.append(f"#define OFF_{name}__{field} {getattr(struct, field).offset}")
-    for enum_type, prefix in ((enums.ErrorCode, "ERR"), (enums.BufferType, "BT"), (enums.ExtensionType, "EXT")):
+    for enum_type, prefix in ((enums.ErrorCode, "ERR"), (enums.BufferType, "BT"), (enums.ExtensionType, "EXT"),
+                              (enums.NamedValueType, "NV")):
         for member in enum_type:
             lines.append(f"#define {prefix}_{member.name} {int(member)}")
     since = ", ".join(str(slot.since_minor) for slot in SLOTS)

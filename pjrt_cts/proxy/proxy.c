@@ -25,6 +25,9 @@ typedef void *(*slot_fn)(void *args);
 #define TRANSCENDENTAL_LARGE_ULPS 64
 #define MARKED_CAPACITY 4096
 #define RING_SLOTS 64
+#define TINY_RESULT_LIMIT 1e-4          /* tiny_results_imprecise edits outputs with 0 < |y| < this */
+#define TINY_RESULT_RELATIVE_ERROR 1e-3 /* ... by this relative error (what a naive log(1 + x) gives) */
+#define MLIR_BYTECODE_MAGIC "ML\xefR"
 
 static uint64_t g_api_storage[API_COPY_CAPACITY / 8];
 static uint64_t g_api_twin_storage[API_COPY_CAPACITY / 8]; /* second copy for get_api_unstable */
@@ -185,6 +188,39 @@ static size_t executable_num_outputs(void *loaded) {
     return count;
 }
 
+/* Handles the active defect treats specially (one defect per process): executables whose program has
+ * the ops a data-editing mutant targets, or buffers/executables a *_delete_ignored mutant "deleted". Returns
+ * whether the handle is now in the wanted state (0: no room left to mark it). */
+static void *g_marked[MARKED_CAPACITY];
+
+static int mark_handle(void *handle, int marked) {
+    int done = 0, free_slot = -1;
+    if (!handle) return 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MARKED_CAPACITY && !done; i++) {
+        if (g_marked[i] == handle) {
+            if (!marked) g_marked[i] = NULL;
+            done = 1;
+        } else if (g_marked[i] == NULL && free_slot < 0) {
+            free_slot = i;
+        }
+    }
+    if (!done && marked && free_slot >= 0) {
+        g_marked[free_slot] = handle;
+        done = 1;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return done || !marked;
+}
+
+static int is_marked(void *handle) {
+    int found = 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < MARKED_CAPACITY && !found; i++) found = handle && g_marked[i] == handle;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
 /* ---- the defects -------------------------------------------------------------------------------- */
 enum {
     D_NONE = 0,
@@ -229,6 +265,29 @@ enum {
     D_ON_DELETE_CALLBACK_CALLED_TWICE,
     D_OPAQUE_POINTER_OFFSET,
     D_STRUCT_SIZE_NOT_CHECKED,
+    D_CLIENT_CREATE_INTERNAL,
+    D_CLIENT_CREATE_UNIMPLEMENTED,
+    D_CLIENT_CREATE_INVALID_ARGUMENT,
+    D_COMPILE_REJECTS_DOT_GENERAL,
+    D_COMPILE_REJECTS_CONVOLUTION,
+    D_COMPILE_REJECTS_WHILE,
+    D_TO_HOST_NOOP,
+    D_TO_HOST_HALF,
+    D_TO_HOST_UNIMPLEMENTED,
+    D_FROM_HOST_REJECTS_NON_DEFAULT_ARGUMENTS,
+    D_DTYPES_REJECTED_AS_UNSUPPORTED,
+    D_BUFFERS_ON_DEVICE0_ONLY,
+    D_BUFFER_DELETE_IGNORED,
+    D_EXECUTABLE_DELETE_IGNORED,
+    D_COPY_TO_DEVICE_UNIMPLEMENTED,
+    D_EXECUTE_REJECTS_ALL,
+    D_EXECUTE_UNIMPLEMENTED,
+    D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED,
+    D_TINY_RESULTS_IMPRECISE,
+    D_FINGERPRINT_EMPTY,
+    D_FINGERPRINT_UNIMPLEMENTED,
+    D_SERIALIZE_UNIMPLEMENTED,
+    D_STABLEHLO_VERSION_OVERCLAIMED,
     D_COUNT
 };
 
@@ -275,6 +334,29 @@ static const char *const g_defect_names[D_COUNT] = {
     "on_delete_callback_called_twice",
     "opaque_pointer_offset",
     "struct_size_not_checked",
+    "client_create_internal",
+    "client_create_unimplemented",
+    "client_create_invalid_argument",
+    "compile_rejects_dot_general",
+    "compile_rejects_convolution",
+    "compile_rejects_while",
+    "to_host_noop",
+    "to_host_half",
+    "to_host_unimplemented",
+    "from_host_rejects_non_default_arguments",
+    "dtypes_rejected_as_unsupported",
+    "buffers_on_device0_only",
+    "buffer_delete_ignored",
+    "executable_delete_ignored",
+    "copy_to_device_unimplemented",
+    "execute_rejects_all",
+    "execute_unimplemented",
+    "multi_device_execute_unimplemented",
+    "tiny_results_imprecise",
+    "fingerprint_empty",
+    "fingerprint_unimplemented",
+    "serialize_unimplemented",
+    "stablehlo_version_overclaimed",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -336,7 +418,82 @@ static void make_extension_loop(void) {
     *(void **)(g_api + 8) = first;
 }
 
+/* stablehlo_version_overclaimed: the attributes claim one StableHLO minor more than the plugin's own
+ * stablehlo_current_version, and Client_Compile (w_client_compile) refuses portable artifacts newer than the
+ * plugin's own version, as a parser that only reads up to it would. */
+#define STABLEHLO_CURRENT_VERSION "stablehlo_current_version"
+
+static int named_value_is(const unsigned char *item, const char *name) {
+    const char *text = F(item, PJRT_NamedValue, name, const char *);
+    size_t size = F(item, PJRT_NamedValue, name_size, size_t);
+    return text && size == strlen(name) && memcmp(text, name, size) == 0;
+}
+
+/* The real plugin's stablehlo_current_version as (major, minor, patch); 0 when it declares none. */
+static int real_stablehlo_current(int64_t version[3]) {
+    ARGS(a, PJRT_Plugin_Attributes_Args);
+    void *error = CALL(Plugin_Attributes, a);
+    if (error) {
+        destroy_error(error);
+        return 0;
+    }
+    size_t count = F(a, PJRT_Plugin_Attributes_Args, num_attributes, size_t);
+    const unsigned char *items = F(a, PJRT_Plugin_Attributes_Args, attributes, const unsigned char *);
+    for (size_t i = 0; items && i < count; i++) {
+        const unsigned char *item = items + i * SIZEOF_PJRT_NamedValue;
+        if (!named_value_is(item, STABLEHLO_CURRENT_VERSION) || F(item, PJRT_NamedValue, type, int) != NV_INT64_LIST ||
+            F(item, PJRT_NamedValue, value_size, size_t) < 3)
+            continue;
+        memcpy(version, F(item, PJRT_NamedValue, value, const int64_t *), 3 * sizeof(int64_t));
+        return 1;
+    }
+    return 0;
+}
+
+static void *w_plugin_attributes_overclaimed(void *args) {
+    static unsigned char *claimed; /* process lifetime, like the plugin's own list */
+    static size_t claimed_count;
+    static int64_t newer[3];
+    void *error = CALL(Plugin_Attributes, args);
+    if (error) return error;
+    size_t count = F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t);
+    const unsigned char *items = F(args, PJRT_Plugin_Attributes_Args, attributes, const unsigned char *);
+    if (count == 0 || !items) return NULL;
+    pthread_mutex_lock(&g_lock);
+    if (!claimed && (claimed = malloc(count * SIZEOF_PJRT_NamedValue))) {
+        memcpy(claimed, items, count * SIZEOF_PJRT_NamedValue);
+        claimed_count = count;
+        for (size_t i = 0; i < count; i++) {
+            unsigned char *item = claimed + i * SIZEOF_PJRT_NamedValue;
+            if (!named_value_is(item, STABLEHLO_CURRENT_VERSION) || F(item, PJRT_NamedValue, type, int) != NV_INT64_LIST ||
+                F(item, PJRT_NamedValue, value_size, size_t) < 3)
+                continue;
+            const int64_t *own = F(item, PJRT_NamedValue, value, const int64_t *);
+            newer[0] = own[0];
+            newer[1] = own[1] + 1;
+            newer[2] = 0;
+            F(item, PJRT_NamedValue, value, const int64_t *) = newer;
+            F(item, PJRT_NamedValue, value_size, size_t) = 3;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (claimed) {
+        F(args, PJRT_Plugin_Attributes_Args, attributes, const void *) = claimed;
+        F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t) = claimed_count;
+    }
+    return NULL;
+}
+
 /* client ------------------------------------------------------------------------------------------ */
+static void *w_client_create(void *args) {
+    (void)args; /* no client is ever created */
+    if (g_defect == D_CLIENT_CREATE_INTERNAL)
+        return make_error(ERR_INTERNAL, "proxy defect client_create_internal: PJRT_Client_Create failed");
+    if (g_defect == D_CLIENT_CREATE_UNIMPLEMENTED)
+        return make_error(ERR_UNIMPLEMENTED, "proxy defect client_create_unimplemented: PJRT_Client_Create is not implemented");
+    return make_error(ERR_INVALID_ARGUMENT, "proxy defect client_create_invalid_argument: PJRT_Client_Create rejects its options");
+}
+
 static void *w_client_devices(void *args) {
     void *error = CALL(Client_Devices, args);
     if (error) return error;
@@ -388,7 +545,29 @@ static void *w_error_message(void *args) {
 }
 
 /* buffers and transfers ------------------------------------------------------------------------- */
+/* to_host_noop / to_host_half: the real copy goes to a scratch array, awaited here, of which the caller's
+ * destination gets nothing / its first half; the call and its event still report success. */
+static void *to_host_partial(void *args) {
+    unsigned char *dst = F(args, PJRT_Buffer_ToHostBuffer_Args, dst, unsigned char *);
+    size_t size = F(args, PJRT_Buffer_ToHostBuffer_Args, dst_size, size_t);
+    unsigned char *scratch = dst && size ? malloc(size) : NULL;
+    if (!scratch) return CALL(Buffer_ToHostBuffer, args); /* size query (or no memory): untouched */
+    F(args, PJRT_Buffer_ToHostBuffer_Args, dst, unsigned char *) = scratch;
+    void *error = CALL(Buffer_ToHostBuffer, args);
+    F(args, PJRT_Buffer_ToHostBuffer_Args, dst, unsigned char *) = dst;
+    if (!error) {
+        void *copy_error = await_event(F(args, PJRT_Buffer_ToHostBuffer_Args, event, void *));
+        if (copy_error) destroy_error(copy_error); /* the caller sees the same error through its event */
+        else if (g_defect == D_TO_HOST_HALF) memcpy(dst, scratch, size / 2);
+    }
+    free(scratch);
+    return error;
+}
+
 static void *w_to_host_buffer(void *args) {
+    if (g_defect == D_TO_HOST_NOOP || g_defect == D_TO_HOST_HALF) return to_host_partial(args);
+    if (g_defect == D_TO_HOST_UNIMPLEMENTED && F(args, PJRT_Buffer_ToHostBuffer_Args, dst, void *))
+        return make_error(ERR_UNIMPLEMENTED, "proxy defect to_host_unimplemented: PJRT_Buffer_ToHostBuffer is not implemented");
     void *layout = F(args, PJRT_Buffer_ToHostBuffer_Args, host_layout, void *);
     if (g_defect == D_TO_HOST_IGNORES_HOST_LAYOUT) F(args, PJRT_Buffer_ToHostBuffer_Args, host_layout, void *) = NULL;
     void *error = CALL(Buffer_ToHostBuffer, args);
@@ -446,16 +625,43 @@ static void *w_buffer_element_type(void *args) {
 static unsigned long long g_leaked_bytes;
 static void *volatile g_leaked_list; /* chained so the compiler cannot drop the "unused" blocks */
 
+static void *first_addressable_device(void *client) {
+    ARGS(a, PJRT_Client_AddressableDevices_Args);
+    F(a, PJRT_Client_AddressableDevices_Args, client, void *) = client;
+    void *error = CALL(Client_AddressableDevices, a);
+    if (error) {
+        destroy_error(error);
+        return NULL;
+    }
+    if (F(a, PJRT_Client_AddressableDevices_Args, num_addressable_devices, size_t) == 0) return NULL;
+    return F(a, PJRT_Client_AddressableDevices_Args, addressable_devices, void *const *)[0];
+}
+
 static void *w_buffer_from_host(void *args) {
     void *strides = F(args, PJRT_Client_BufferFromHostBuffer_Args, byte_strides, void *);
     size_t num_strides = F(args, PJRT_Client_BufferFromHostBuffer_Args, num_byte_strides, size_t);
+    void *device = F(args, PJRT_Client_BufferFromHostBuffer_Args, device, void *);
+    if (g_defect == D_FROM_HOST_REJECTS_NON_DEFAULT_ARGUMENTS &&
+        (strides || F(args, PJRT_Client_BufferFromHostBuffer_Args, memory, void *) ||
+         F(args, PJRT_Client_BufferFromHostBuffer_Args, device_layout, void *)))
+        return make_error(ERR_INVALID_ARGUMENT,
+                          "proxy defect from_host_rejects_non_default_arguments: byte_strides, memory and device_layout "
+                          "must be unset");
+    if (g_defect == D_DTYPES_REJECTED_AS_UNSUPPORTED && F(args, PJRT_Client_BufferFromHostBuffer_Args, type, int) != BT_F32)
+        return make_error(ERR_INVALID_ARGUMENT,
+                          "proxy defect dtypes_rejected_as_unsupported: element type not supported (only F32 is)");
     if (g_defect == D_FROM_HOST_IGNORES_BYTE_STRIDES) {
         F(args, PJRT_Client_BufferFromHostBuffer_Args, byte_strides, void *) = NULL;
         F(args, PJRT_Client_BufferFromHostBuffer_Args, num_byte_strides, size_t) = 0;
     }
+    if (g_defect == D_BUFFERS_ON_DEVICE0_ONLY && device) { /* a memory, when given, is left as it is */
+        void *first = first_addressable_device(F(args, PJRT_Client_BufferFromHostBuffer_Args, client, void *));
+        if (first) F(args, PJRT_Client_BufferFromHostBuffer_Args, device, void *) = first;
+    }
     void *error = CALL(Client_BufferFromHostBuffer, args);
     F(args, PJRT_Client_BufferFromHostBuffer_Args, byte_strides, void *) = strides;
     F(args, PJRT_Client_BufferFromHostBuffer_Args, num_byte_strides, size_t) = num_strides;
+    F(args, PJRT_Client_BufferFromHostBuffer_Args, device, void *) = device;
     if (!error && g_defect == D_LEAK_PER_BUFFER) {
         static size_t leak_bytes;
         if (!leak_bytes) {
@@ -479,6 +685,8 @@ static void *w_buffer_from_host(void *args) {
 }
 
 static void *w_copy_to_device(void *args) {
+    if (g_defect == D_COPY_TO_DEVICE_UNIMPLEMENTED)
+        return make_error(ERR_UNIMPLEMENTED, "proxy defect copy_to_device_unimplemented: PJRT_Buffer_CopyToDevice is not implemented");
     void *error = CALL(Buffer_CopyToDevice, args);
     if (error) return error;
     ARGS(d, PJRT_Buffer_Destroy_Args);
@@ -490,8 +698,23 @@ static void *w_copy_to_device(void *args) {
 
 static void *w_buffer_is_deleted(void *args) {
     void *error = CALL(Buffer_IsDeleted, args);
-    if (!error) F(args, PJRT_Buffer_IsDeleted_Args, is_deleted, _Bool) = 0;
-    return error;
+    if (error) return error;
+    if (g_defect == D_IS_DELETED_LIES) F(args, PJRT_Buffer_IsDeleted_Args, is_deleted, _Bool) = 0;
+    else if (is_marked(F(args, PJRT_Buffer_IsDeleted_Args, buffer, void *))) /* buffer_delete_ignored */
+        F(args, PJRT_Buffer_IsDeleted_Args, is_deleted, _Bool) = 1;
+    return NULL;
+}
+
+/* buffer_delete_ignored: Delete only marks the buffer (IsDeleted then says true); its memory stays and every
+ * later call on it works as before. Destroy drops the mark (the address may be reused). */
+static void *w_buffer_delete(void *args) {
+    if (mark_handle(F(args, PJRT_Buffer_Delete_Args, buffer, void *), 1)) return NULL;
+    return CALL(Buffer_Delete, args); /* no room to remember it: a real delete */
+}
+
+static void *w_buffer_destroy(void *args) {
+    mark_handle(F(args, PJRT_Buffer_Destroy_Args, buffer, void *), 0);
+    return CALL(Buffer_Destroy, args);
 }
 
 /* events ------------------------------------------------------------------------------------------ */
@@ -552,10 +775,89 @@ static void *w_event_is_ready(void *args) {
 static const unsigned char k_minimal_compile_options[] = {
     0x1a, 0x0f, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x20, 0x01, 0x28, 0x01};
 
-static void *g_marked[MARKED_CAPACITY]; /* loaded executables whose program has transcendental ops */
-
 static int mentions(const unsigned char *code, size_t size, const char *word) {
     return memmem(code, size, word, strlen(word)) != NULL;
+}
+
+static int program_is_mlir(const void *program) {
+    const char *format = F(program, PJRT_Program, format, const char *);
+    size_t size = F(program, PJRT_Program, format_size, size_t);
+    return format && size == 4 && memcmp(format, "mlir", 4) == 0;
+}
+
+static int is_mlir_bytecode(const unsigned char *code, size_t size) {
+    return size >= 4 && memcmp(code, MLIR_BYTECODE_MAGIC, 4) == 0;
+}
+
+/* Whether an MLIR program (text or bytecode) uses the StableHLO op `op` ("dot_general"). Text names it
+ * "stablehlo.<op>" followed by a character that cannot continue a name. Bytecode stores each op name once,
+ * NUL-terminated, in its dialect section: "<op>_v<N>" in portable VHLO artifacts, "<op>" in plain StableHLO
+ * bytecode; both are preceded by the NUL ending the previous name. Other formats (HLO) never match. */
+static int program_uses_op(const void *program, const char *op) {
+    if (!program || !program_is_mlir(program)) return 0;
+    const unsigned char *code = F(program, PJRT_Program, code, const unsigned char *);
+    size_t size = F(program, PJRT_Program, code_size, size_t);
+    size_t length = strlen(op);
+    char name[96];
+    if (!code || !size || length + 12 > sizeof name) return 0;
+    if (is_mlir_bytecode(code, size)) {
+        name[0] = '\0';
+        memcpy(name + 1, op, length);
+        memcpy(name + 1 + length, "_v", 2); /* "\0<op>_v" */
+        if (memmem(code, size, name, length + 3)) return 1;
+        name[1 + length] = '\0'; /* "\0<op>\0" */
+        return memmem(code, size, name, length + 2) != NULL;
+    }
+    int prefixed = snprintf(name, sizeof name, "stablehlo.%s", op);
+    const unsigned char *end = code + size;
+    for (const unsigned char *at = code; (at = memmem(at, (size_t)(end - at), name, (size_t)prefixed)) != NULL;) {
+        const unsigned char *next = at + prefixed;
+        if (next == end || !(*next == '_' || *next == '.' || (*next >= '0' && *next <= '9') ||
+                             ((*next | 0x20) >= 'a' && (*next | 0x20) <= 'z')))
+            return 1;
+        at = next;
+    }
+    return 0;
+}
+
+static const char *rejected_op(void) {
+    switch (g_defect) {
+        case D_COMPILE_REJECTS_DOT_GENERAL: return "dot_general";
+        case D_COMPILE_REJECTS_CONVOLUTION: return "convolution";
+        case D_COMPILE_REJECTS_WHILE: return "while";
+        default: return NULL;
+    }
+}
+
+/* The "StableHLO_v<major>.<minor>.<patch>" producer stamp of a portable artifact, if the program has one. */
+static int artifact_version(const void *program, int64_t version[3]) {
+    static const char stamp[] = "StableHLO_v";
+    if (!program || !program_is_mlir(program)) return 0;
+    const unsigned char *code = F(program, PJRT_Program, code, const unsigned char *);
+    size_t size = F(program, PJRT_Program, code_size, size_t);
+    if (!code || !is_mlir_bytecode(code, size)) return 0;
+    const unsigned char *at = memmem(code, size, stamp, sizeof stamp - 1);
+    if (!at) return 0;
+    char text[32] = {0};
+    size_t left = (size_t)(code + size - at) - (sizeof stamp - 1);
+    memcpy(text, at + sizeof stamp - 1, left < sizeof text - 1 ? left : sizeof text - 1);
+    long long major, minor, patch;
+    if (sscanf(text, "%lld.%lld.%lld", &major, &minor, &patch) != 3) return 0;
+    version[0] = major;
+    version[1] = minor;
+    version[2] = patch;
+    return 1;
+}
+
+static int version_newer(const int64_t a[3], const int64_t b[3]) {
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i]) return a[i] > b[i];
+    return 0;
+}
+
+/* log_plus_one / exponential_minus_one: the ops whose tiny results tiny_results_imprecise blurs. */
+static int program_has_tiny_result_ops(const void *program) {
+    return program_uses_op(program, "log_plus_one") || program_uses_op(program, "exponential_minus_one");
 }
 
 static int program_is_transcendental(const void *program) {
@@ -572,24 +874,24 @@ static int program_is_transcendental(const void *program) {
     return 0;
 }
 
-static void mark_executable(void *loaded, int marked) {
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MARKED_CAPACITY; i++) {
-        if (marked && g_marked[i] == NULL) { g_marked[i] = loaded; break; }
-        if (!marked && g_marked[i] == loaded) { g_marked[i] = NULL; break; }
-    }
-    pthread_mutex_unlock(&g_lock);
-}
-
-static int is_marked(void *loaded) {
-    int found = 0;
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < MARKED_CAPACITY && !found; i++) found = loaded && g_marked[i] == loaded;
-    pthread_mutex_unlock(&g_lock);
-    return found;
-}
-
 static void *w_client_compile(void *args) {
+    const void *program = F(args, PJRT_Client_Compile_Args, program, const void *);
+    const char *op = rejected_op();
+    if (op && program_uses_op(program, op)) {
+        char message[160];
+        snprintf(message, sizeof message, "proxy defect compile_rejects_%s: stablehlo.%s is not implemented", op, op);
+        return make_error(ERR_UNIMPLEMENTED, message);
+    }
+    int64_t artifact[3], own[3];
+    if (g_defect == D_STABLEHLO_VERSION_OVERCLAIMED && artifact_version(program, artifact) &&
+        real_stablehlo_current(own) && version_newer(artifact, own)) {
+        char message[200];
+        snprintf(message, sizeof message,
+                 "proxy defect stablehlo_version_overclaimed: cannot read a StableHLO %lld.%lld.%lld portable artifact "
+                 "(this parser reads up to %lld.%lld.%lld)", (long long)artifact[0], (long long)artifact[1],
+                 (long long)artifact[2], (long long)own[0], (long long)own[1], (long long)own[2]);
+        return make_error(ERR_INVALID_ARGUMENT, message);
+    }
     void *error = CALL(Client_Compile, args);
     if (g_defect == D_COMPILE_ACCEPTS_GARBAGE_OPTIONS) {
         int code = ERR_UNKNOWN;
@@ -616,41 +918,87 @@ static void *w_client_compile(void *args) {
         }
         return error;
     }
-    if (!error && program_is_transcendental(F(args, PJRT_Client_Compile_Args, program, const void *)))
-        mark_executable(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
-    return error;
+    if (error) return error;
+    int marked = g_defect == D_TINY_RESULTS_IMPRECISE ? program_has_tiny_result_ops(program)
+               : (g_defect == D_TRANSCENDENTAL_2ULP || g_defect == D_TRANSCENDENTAL_64ULP) && program_is_transcendental(program);
+    if (marked) mark_handle(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
+    return NULL;
 }
 
 static void *w_loaded_executable_destroy(void *args) {
-    mark_executable(F(args, PJRT_LoadedExecutable_Destroy_Args, executable, void *), 0);
+    mark_handle(F(args, PJRT_LoadedExecutable_Destroy_Args, executable, void *), 0);
     return CALL(LoadedExecutable_Destroy, args);
 }
 
+/* executable_delete_ignored: Delete only marks the executable (IsDeleted then says true); Execute still runs it. */
+static void *w_loaded_executable_delete(void *args) {
+    if (mark_handle(F(args, PJRT_LoadedExecutable_Delete_Args, executable, void *), 1)) return NULL;
+    return CALL(LoadedExecutable_Delete, args); /* no room to remember it: a real delete */
+}
+
+static void *w_loaded_executable_is_deleted(void *args) {
+    void *error = CALL(LoadedExecutable_IsDeleted, args);
+    if (!error && is_marked(F(args, PJRT_LoadedExecutable_IsDeleted_Args, executable, void *)))
+        F(args, PJRT_LoadedExecutable_IsDeleted_Args, is_deleted, _Bool) = 1;
+    return error;
+}
+
 /* execute ----------------------------------------------------------------------------------------- */
-static void perturb_ulps(void *buffer, unsigned ulps) {
-    if (!buffer) return;
+/* The data of a computed buffer, for editing in place: only host-addressable memory (IsOnCpu) qualifies. */
+static unsigned char *host_data(void *buffer, size_t *bytes) {
+    if (!buffer) return NULL;
     ARGS(r, PJRT_Buffer_ReadyEvent_Args);
     F(r, PJRT_Buffer_ReadyEvent_Args, buffer, void *) = buffer;
     void *error = CALL(Buffer_ReadyEvent, r);
-    if (error) { destroy_error(error); return; }
+    if (error) { destroy_error(error); return NULL; }
     void *event = F(r, PJRT_Buffer_ReadyEvent_Args, event, void *);
     error = await_event(event);
     destroy_event(event);
-    if (error) { destroy_error(error); return; }
-    ARGS(c, PJRT_Buffer_IsOnCpu_Args); /* only host-addressable memory is edited in place */
+    if (error) { destroy_error(error); return NULL; }
+    ARGS(c, PJRT_Buffer_IsOnCpu_Args);
     F(c, PJRT_Buffer_IsOnCpu_Args, buffer, void *) = buffer;
     error = CALL(Buffer_IsOnCpu, c);
-    if (error || !F(c, PJRT_Buffer_IsOnCpu_Args, is_on_cpu, _Bool)) { destroy_error(error); return; }
+    if (error || !F(c, PJRT_Buffer_IsOnCpu_Args, is_on_cpu, _Bool)) { destroy_error(error); return NULL; }
     ARGS(p, PJRT_Buffer_UnsafePointer_Args);
     F(p, PJRT_Buffer_UnsafePointer_Args, buffer, void *) = buffer;
     error = CALL(Buffer_UnsafePointer, p);
-    if (error) { destroy_error(error); return; }
-    unsigned char *data = (unsigned char *)F(p, PJRT_Buffer_UnsafePointer_Args, buffer_pointer, uintptr_t);
+    if (error) { destroy_error(error); return NULL; }
     ARGS(s, PJRT_Buffer_OnDeviceSizeInBytes_Args);
     F(s, PJRT_Buffer_OnDeviceSizeInBytes_Args, buffer, void *) = buffer;
     error = CALL(Buffer_OnDeviceSizeInBytes, s);
-    if (error) { destroy_error(error); return; }
-    size_t bytes = F(s, PJRT_Buffer_OnDeviceSizeInBytes_Args, on_device_size_in_bytes, size_t);
+    if (error) { destroy_error(error); return NULL; }
+    *bytes = F(s, PJRT_Buffer_OnDeviceSizeInBytes_Args, on_device_size_in_bytes, size_t);
+    return (unsigned char *)F(p, PJRT_Buffer_UnsafePointer_Args, buffer_pointer, uintptr_t);
+}
+
+/* tiny_results_imprecise: f32/f64 outputs with 0 < |y| < TINY_RESULT_LIMIT get a relative error of
+ * TINY_RESULT_RELATIVE_ERROR, far beyond a relative tolerance but below an absolute one of a few eps. */
+static void blur_tiny_results(void *buffer) {
+    int type = buffer_element_type(buffer);
+    size_t bytes = 0;
+    unsigned char *data = type == BT_F32 || type == BT_F64 ? host_data(buffer, &bytes) : NULL;
+    if (!data) return;
+    for (size_t offset = 0; type == BT_F32 && offset + sizeof(float) <= bytes; offset += sizeof(float)) {
+        float value;
+        memcpy(&value, data + offset, sizeof value);
+        if (value != 0 && value > -TINY_RESULT_LIMIT && value < TINY_RESULT_LIMIT) {
+            value *= (float)(1 + TINY_RESULT_RELATIVE_ERROR);
+            memcpy(data + offset, &value, sizeof value);
+        }
+    }
+    for (size_t offset = 0; type == BT_F64 && offset + sizeof(double) <= bytes; offset += sizeof(double)) {
+        double value;
+        memcpy(&value, data + offset, sizeof value);
+        if (value != 0 && value > -TINY_RESULT_LIMIT && value < TINY_RESULT_LIMIT) {
+            value *= 1 + TINY_RESULT_RELATIVE_ERROR;
+            memcpy(data + offset, &value, sizeof value);
+        }
+    }
+}
+
+static void perturb_ulps(void *buffer, unsigned ulps) {
+    size_t bytes = 0;
+    unsigned char *data = host_data(buffer, &bytes);
     if (!data) return;
     int type = buffer_element_type(buffer);
     uint64_t exponent_mask, magnitude_mask;
@@ -678,6 +1026,13 @@ static void perturb_ulps(void *buffer, unsigned ulps) {
 
 static void *w_execute(void *args) {
     static unsigned long calls;
+    if (g_defect == D_EXECUTE_REJECTS_ALL)
+        return make_error(ERR_INVALID_ARGUMENT, "proxy defect execute_rejects_all: PJRT_LoadedExecutable_Execute rejects its arguments");
+    if (g_defect == D_EXECUTE_UNIMPLEMENTED ||
+        (g_defect == D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED && F(args, PJRT_LoadedExecutable_Execute_Args, num_devices, size_t) > 1))
+        return make_error(ERR_UNIMPLEMENTED, g_defect == D_EXECUTE_UNIMPLEMENTED
+            ? "proxy defect execute_unimplemented: PJRT_LoadedExecutable_Execute is not implemented"
+            : "proxy defect multi_device_execute_unimplemented: Execute on more than one device is not implemented");
     if (g_defect == D_EXECUTE_ABORTS_THIRD_CALL) {
         pthread_mutex_lock(&g_lock);
         unsigned long call = ++calls;
@@ -734,6 +1089,11 @@ static void *w_execute(void *args) {
         for (size_t d = 0; d < num_devices; d++)
             for (size_t j = 0; j < count; j++) perturb_ulps(outputs[d][j], ulps);
     }
+    if (g_defect == D_TINY_RESULTS_IMPRECISE && outputs && is_marked(loaded)) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) blur_tiny_results(outputs[d][j]);
+    }
     return NULL;
 }
 
@@ -762,6 +1122,8 @@ static void *w_output_dimensions(void *args) {
 
 /* executable -------------------------------------------------------------------------------------- */
 static void *w_serialize(void *args) {
+    if (g_defect == D_SERIALIZE_UNIMPLEMENTED)
+        return make_error(ERR_UNIMPLEMENTED, "proxy defect serialize_unimplemented: PJRT_Executable_Serialize is not implemented");
     void *error = CALL(Executable_Serialize, args);
     if (!error && F(args, PJRT_Executable_Serialize_Args, serialized_bytes_size, size_t) > 0)
         F(args, PJRT_Executable_Serialize_Args, serialized_bytes_size, size_t) -= 1;
@@ -770,8 +1132,15 @@ static void *w_serialize(void *args) {
 
 static void *w_fingerprint(void *args) {
     static unsigned long calls;
+    if (g_defect == D_FINGERPRINT_UNIMPLEMENTED) /* allowed: the header says it may be unimplemented */
+        return make_error(ERR_UNIMPLEMENTED, "proxy defect fingerprint_unimplemented: PJRT_Executable_Fingerprint is not implemented");
     void *error = CALL(Executable_Fingerprint, args);
     if (error) return error;
+    if (g_defect == D_FINGERPRINT_EMPTY) {
+        F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint, const char *) = "";
+        F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint_size, size_t) = 0;
+        return NULL;
+    }
     const char *text = F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint, const char *);
     size_t size = F(args, PJRT_Executable_Fingerprint_Args, executable_fingerprint_size, size_t);
     pthread_mutex_lock(&g_lock);
@@ -906,6 +1275,38 @@ static void install_defect(void) {
             for (int i = 0; i < PJRT_NUM_SLOTS; i++)
                 if (pjrt_slot_args_size[i] && real_slot(i)) set_slot(i, (void *)k_fixups[i]);
             break;
+        case D_CLIENT_CREATE_INTERNAL: case D_CLIENT_CREATE_UNIMPLEMENTED: case D_CLIENT_CREATE_INVALID_ARGUMENT:
+            WRAP(Client_Create, w_client_create); break;
+        case D_COMPILE_REJECTS_DOT_GENERAL: case D_COMPILE_REJECTS_CONVOLUTION: case D_COMPILE_REJECTS_WHILE:
+            WRAP(Client_Compile, w_client_compile); break;
+        case D_TO_HOST_NOOP: case D_TO_HOST_HALF: case D_TO_HOST_UNIMPLEMENTED:
+            WRAP(Buffer_ToHostBuffer, w_to_host_buffer); break;
+        case D_FROM_HOST_REJECTS_NON_DEFAULT_ARGUMENTS: case D_DTYPES_REJECTED_AS_UNSUPPORTED: case D_BUFFERS_ON_DEVICE0_ONLY:
+            WRAP(Client_BufferFromHostBuffer, w_buffer_from_host); break;
+        case D_BUFFER_DELETE_IGNORED:
+            WRAP(Buffer_Delete, w_buffer_delete);
+            WRAP(Buffer_IsDeleted, w_buffer_is_deleted);
+            WRAP(Buffer_Destroy, w_buffer_destroy);
+            break;
+        case D_EXECUTABLE_DELETE_IGNORED:
+            WRAP(LoadedExecutable_Delete, w_loaded_executable_delete);
+            WRAP(LoadedExecutable_IsDeleted, w_loaded_executable_is_deleted);
+            WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
+            break;
+        case D_EXECUTE_REJECTS_ALL: case D_EXECUTE_UNIMPLEMENTED: case D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED:
+            WRAP(LoadedExecutable_Execute, w_execute); break;
+        case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
+        case D_TINY_RESULTS_IMPRECISE:
+            WRAP(Client_Compile, w_client_compile);
+            WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
+            WRAP(LoadedExecutable_Execute, w_execute);
+            break;
+        case D_FINGERPRINT_EMPTY: case D_FINGERPRINT_UNIMPLEMENTED: WRAP(Executable_Fingerprint, w_fingerprint); break;
+        case D_SERIALIZE_UNIMPLEMENTED: WRAP(Executable_Serialize, w_serialize); break;
+        case D_STABLEHLO_VERSION_OVERCLAIMED:
+            WRAP(Plugin_Attributes, w_plugin_attributes_overclaimed);
+            WRAP(Client_Compile, w_client_compile);
+            break;
         default: break;
     }
 }
@@ -965,7 +1366,7 @@ __attribute__((visibility("default"))) const void *GetPjrtApi(void) {
 
 /* For pjrt_cts.proxy: the defect names this build knows, comma-separated. */
 __attribute__((visibility("default"))) const char *PjrtCtsProxyDefectNames(void) {
-    static char names[2048];
+    static char names[4096];
     if (!names[0]) {
         size_t used = 0;
         for (int i = 0; i < D_COUNT; i++)

@@ -5,7 +5,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from pjrt_cts.levels import LEVELS, highest_level
+from pjrt_cts.levels import LEVELS
+from pjrt_cts.verdict import judge_results
 from pjrt_cts.model import Outcome
 from pjrt_cts.report.results import CONFORMANT, INCOMPLETE, outcome_counts, verdict_of
 
@@ -50,11 +51,13 @@ def badge_message(results: dict[str, Any]) -> tuple[str, str]:
     if verdict != CONFORMANT:
         bad = sum(count for outcome, count in counts.items() if outcome.is_bad)
         return f"failing ({bad} bad)", COLOR_FAILING
-    level = highest_level(results)
+    judged = judge_results(results)
+    level = judged.level
     if level is None:
         return f"no level · {passed}/{total} pass", COLOR_NO_LEVEL
     color = COLOR_TOP if level == LEVELS[-1].name else COLOR_LEVEL
-    return f"{level} · {passed}/{total} pass", color
+    waived = f" · {len(judged.waivers)} waived" if judged.waivers else ""
+    return f"{level}{waived} · {passed}/{total} pass", color
 
 
 def render_badge(label: str, message: str, color: str) -> str:

@@ -3,8 +3,10 @@
 The gate fails (exit 1) when any of these holds:
 - with a baseline: a regression per pjrt_cts.report.diff (new crash, new failure, coverage loss,
   new test failing), or the highest level reached dropped below the baseline's;
-- without a baseline: any bad outcome in the run (the run is not CONFORMANT);
-- with a required level: that level (pjrt_cts.levels) is not reached.
+- without a baseline: the run is not CONFORMANT (pjrt_cts.verdict: a bad outcome, or INCOMPLETE), or it does
+  not reach the required level, which defaults to Core;
+- with a required level: that level (pjrt_cts.levels) is not reached;
+- with a waiver budget (`--no-waivers` is a budget of 0): the run needs more waivers (XFAIL) than that.
 Known failures recorded in the baseline do not fail the gate; fixing them is reported as progress.
 """
 from __future__ import annotations
@@ -16,7 +18,10 @@ from typing import Any
 from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
 from pjrt_cts.model import BAD_OUTCOMES
 from pjrt_cts.report.diff import ChangeKind, RunDiff, RunStats, changes_table, diff_runs, stats_rows
-from pjrt_cts.report.results import INCOMPLETE, outcome_of
+from pjrt_cts.report.results import outcome_of
+from pjrt_cts.verdict import CONFORMANT, judge_results
+
+DEFAULT_LEVEL_WITHOUT_BASELINE = "Core"
 
 TABLE_LIMIT = 50  # rows per Markdown table: a PR comment has a size limit
 
@@ -50,11 +55,15 @@ class GateResult:
 
 
 def evaluate_gate(
-    results: dict[str, Any], baseline: dict[str, Any] | None = None, level: str | None = None
+    results: dict[str, Any], baseline: dict[str, Any] | None = None, level: str | None = None,
+    max_waivers: int | None = None,
 ) -> GateResult:
     """Raises KeyError for an unknown level name."""
+    if level is None and baseline is None:
+        level = DEFAULT_LEVEL_WITHOUT_BASELINE
     required = level_by_name(level).name if level else None
     level_results = evaluate_levels(results)
+    judged = judge_results(results)
     stats = RunStats.of(results)
     diff = diff_runs(baseline, results) if baseline is not None else None
     failures: list[str] = []
@@ -77,8 +86,11 @@ def evaluate_gate(
             failures.append(f"{len(bad)} test(s) with a bad outcome and no baseline to waive them")
         if not results.get("tests"):
             failures.append("the run has no test results")
-        elif stats.verdict == INCOMPLETE:
-            failures.append("the run is incomplete (interrupted)")
+        elif judged.verdict != CONFORMANT and not bad:
+            failures.append(f"the run is {judged.line()}")
+    if max_waivers is not None and len(judged.waivers) > max_waivers:
+        failures.append(f"the run needs {len(judged.waivers)} waiver(s) (XFAIL), the budget is {max_waivers}: "
+                        + ", ".join(str(w["id"]) for w in judged.waivers[:3]) + (" ..." if len(judged.waivers) > 3 else ""))
     if required:
         result = next(r for r in level_results if r.level.name == required)
         if not result.reached:

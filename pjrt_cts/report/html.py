@@ -11,7 +11,8 @@ import jinja2
 from markupsafe import Markup
 
 from pjrt_cts.bench.section import render_bench_section
-from pjrt_cts.levels import LEVELS, evaluate_levels
+from pjrt_cts.levels import LEVELS
+from pjrt_cts.verdict import judge_results
 from pjrt_cts.model import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import CoverageMatrix, build_matrix, load_golden_manifest
 from pjrt_cts.report.results import (
@@ -23,7 +24,6 @@ from pjrt_cts.report.results import (
     outcome_counts,
     outcome_of,
     severity_rank,
-    verdict_of,
 )
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
@@ -99,9 +99,9 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     totals = outcome_counts(tests)
     by_layer = counts_by_layer({"tests": tests})
     columns = [o for o in DISPLAY_ORDER if totals.get(o) or o in ALWAYS_SHOWN]
-    levels = evaluate_levels({"tests": tests})
-    reached = [result.level.name for result in levels if result.reached]
-    verdict = verdict_of({"tests": tests, "summary": results.get("summary") or {}})
+    judged = judge_results({"tests": tests, "summary": results.get("summary") or {}})
+    levels = judged.levels
+    verdict = judged.verdict
     plugin = results.get("plugin") or {}
     matrix = build_matrix({"tests": tests}, load_golden_manifest())
     findings = _findings(tests, link_base)
@@ -116,7 +116,9 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "profile": results.get("profile") or "",
         "verdict": verdict,
         "verdict_ok": verdict == CONFORMANT,
-        "level": reached[-1] if reached else None,
+        "level": judged.level,
+        "waivers": judged.waivers,
+        "verdict_reasons": judged.reasons,
         "levels": levels,
         "level_names": [level.name for level in LEVELS],
         "total_tests": len(tests),
@@ -320,10 +322,13 @@ def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> 
         for t in tests
         if t.get("expected") not in (None, "", {})
     ]
-    extra = {k: v for k, v in expectations.items() if k not in ("file", "unknown_patterns")}
+    extra = {k: v for k, v in expectations.items() if k not in ("file", "unknown_patterns", "entries")}
+    entries = [entry for entry in expectations.get("entries") or [] if isinstance(entry, dict)]
     return {
         "file": expectations.get("file") or "",
         "unknown_patterns": list(expectations.get("unknown_patterns") or []),
+        "over_matching": [entry for entry in entries if entry.get("passed")],
+        "other_failure": [entry for entry in entries if entry.get("other_failure")],
         "applied": applied,
         "extra": [(key, _fmt(value)) for key, value in sorted(extra.items())],
     }
@@ -342,8 +347,12 @@ def _expected_text(expected: Any) -> str:
         if expected.get("reason"):
             parts.append(f"— {expected['reason']}")
         context = [f"pattern {expected['pattern']}"] if expected.get("pattern") else []
+        if expected.get("cause"):
+            context.append(f"cause /{expected['cause']}/")
         if expected.get("actual"):
             context.append(f"raw outcome {expected['actual']}")
+        if expected.get("mismatch"):
+            context.append(str(expected["mismatch"]))
         if context:
             parts.append(f"({'; '.join(context)})")
         return " ".join(part for part in parts if part)

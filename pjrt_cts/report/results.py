@@ -26,10 +26,8 @@ SEVERITY_ORDER: tuple[Outcome, ...] = (
 )
 _SEVERITY_RANK = {outcome: rank for rank, outcome in enumerate(SEVERITY_ORDER)}
 
-# The verdict strings of results.json's summary.verdict (written by the runner).
-CONFORMANT = "CONFORMANT"
-NON_CONFORMANT = "NON_CONFORMANT"
-INCOMPLETE = "INCOMPLETE"
+# The verdict strings of results.json's summary.verdict (pjrt_cts.verdict decides them).
+from pjrt_cts.verdict import CONFORMANT, INCOMPLETE, NON_CONFORMANT  # noqa: E402,F401 - re-exported
 
 
 class ResultsError(ValueError):
@@ -100,15 +98,10 @@ def counts_by_layer(results: dict[str, Any]) -> dict[str, Counter[Outcome]]:
 
 
 def verdict_of(results: dict[str, Any]) -> str:
-    """NON_CONFORMANT on any bad outcome (model.BAD_OUTCOMES); INCOMPLETE when no test ran or the runner
-    marked the run incomplete (interrupted); CONFORMANT otherwise. Recomputed from the tests so that an
-    edited or merged results file cannot claim more than its records show."""
-    outcomes = outcome_counts(results.get("tests", []))
-    if any(outcome in BAD_OUTCOMES for outcome in outcomes):
-        return NON_CONFORMANT
-    if not outcomes or (results.get("summary") or {}).get("verdict") == INCOMPLETE:
-        return INCOMPLETE
-    return CONFORMANT
+    """The run's verdict as pjrt_cts.verdict judges it (recomputed from the records, never trusted)."""
+    from pjrt_cts.verdict import judge_results
+
+    return judge_results(results).verdict
 
 
 def anchor_for(test_id: str) -> str:

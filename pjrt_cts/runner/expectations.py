@@ -1,32 +1,39 @@
-"""Per-profile expectations (TOML): test-id patterns -> expected outcome, reason, tracking URL.
+"""Per-profile expectations (TOML): test-id patterns -> expected outcome, failure cause, reason, tracking URL.
 
     [[expectation]]
     id = "transfer.round_trip.test_*[f8e4m3b11fnuz-*]"   # * and ? are wildcards, [ ] literal
     outcome = "FAIL"                                       # FAIL CRASH TIMEOUT ERROR NOT_SUPPORTED WARNING SKIP
+    cause = "actual .*inf.*, expected .*nan"               # regex searched in the failure message
     reason = "why"
     url = "https://..."                                    # optional
 
 The first matching entry (file order) applies. In patterns `*` and `?` are wildcards; `[` and `]`
 are literal, because they delimit the parameters in test ids (`test_x[f32-4]`).
+
+An entry for a failing outcome is a *waiver*: it turns the failure into XFAIL only when the test fails
+with exactly that outcome AND its message matches `cause` (required for FAIL, CRASH and ERROR), so a test
+waived for one defect that starts failing differently is reported as the failure it is. A waived test that
+passes is XPASS (bad: the entry is stale or matches too much).
 """
 from __future__ import annotations
 
-import functools
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pjrt_cts.model import LAYERS, Outcome
+from pjrt_cts.model import LAYERS, Outcome, id_matches
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-# An expectation of one of these turns an actual failure into XFAIL and a pass into XPASS.
+# An expectation of one of these turns the same failure (outcome and cause) into XFAIL and a pass into XPASS.
 FAILING = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
+# A TIMEOUT has no message of its own to match; the others must say which failure they waive.
+NEEDS_CAUSE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.ERROR})
 ALLOWED = FAILING | {Outcome.NOT_SUPPORTED, Outcome.WARNING, Outcome.SKIP}
 PASSING = frozenset({Outcome.PASS, Outcome.WARNING})
 
@@ -41,13 +48,20 @@ class Expectation:
     outcome: Outcome
     reason: str
     url: str | None = None
+    cause: str | None = None  # regex searched in the failure message
 
     def matches(self, test_id: str) -> bool:
         return id_matches(test_id, self.pattern)
 
+    def waives(self, actual: Outcome, message: str) -> bool:
+        """The same failure: the expected outcome exactly, and a message that shows the expected cause."""
+        if actual is not self.outcome:
+            return False
+        return self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None
+
     def as_record(self, actual: str) -> dict[str, Any]:
-        return {"pattern": self.pattern, "outcome": self.outcome.value, "reason": self.reason, "url": self.url,
-                "actual": actual}
+        return {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause, "reason": self.reason,
+                "url": self.url, "actual": actual}
 
 
 @dataclass
@@ -90,8 +104,31 @@ class Expectations:
                 unknown.append(entry.pattern)
         return unknown
 
-    def describe(self, unknown: list[str]) -> dict[str, Any]:
-        return {"file": str(self.file) if self.file else None, "unknown_patterns": unknown}
+    def describe(self, unknown: list[str], records: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+        """What results.json says about the file: unmatched patterns and, per entry, what it matched."""
+        return {"file": str(self.file) if self.file else None, "unknown_patterns": unknown,
+                "entries": entry_usage(self, records)}
+
+
+def entry_usage(expectations: Expectations, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per entry: how many tests it waived (XFAIL), how many of its matches passed (XPASS: over-matching or
+    stale) and how many failed otherwise than it says (outcome or cause differ: not waived)."""
+    usage = {entry.pattern: {"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause,
+                             "reason": entry.reason, "waived": 0, "passed": 0, "other_failure": 0, "matched": 0}
+             for entry in expectations.entries}
+    for record in records:
+        expected = record.get("expected") or {}
+        row = usage.get(expected.get("pattern", ""))
+        if row is None:
+            continue
+        row["matched"] += 1
+        if record.get("outcome") == Outcome.XFAIL.value:
+            row["waived"] += 1
+        elif record.get("outcome") == Outcome.XPASS.value:
+            row["passed"] += 1
+        elif expected.get("mismatch"):
+            row["other_failure"] += 1
+    return list(usage.values())
 
 
 def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dict[str, Any]:
@@ -106,21 +143,14 @@ def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dic
         return updated
     updated["expected"] = entry.as_record(actual.value)
     if entry.outcome in FAILING:
-        if actual in FAILING:
+        if entry.waives(actual, str(record.get("message") or "")):
             updated["outcome"] = Outcome.XFAIL.value
         elif actual in PASSING:
             updated["outcome"] = Outcome.XPASS.value
+        elif actual in FAILING:  # a different failure than the one waived: reported as what it is
+            wanted = entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else "")
+            updated["expected"]["mismatch"] = f"the expectation waives {wanted}; this is another failure ({actual.value})"
     return updated
-
-
-def id_matches(test_id: str, pattern: str) -> bool:
-    """Whole-id match where `*` is any run of characters, `?` one character, everything else literal."""
-    return _compiled(pattern).fullmatch(test_id) is not None
-
-
-@functools.lru_cache(maxsize=4096)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)
 
 
 def _has_wildcard(text: str) -> bool:
@@ -131,7 +161,7 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     where = f"{path}: expectation #{index + 1}"
     if not isinstance(entry, dict):
         raise ExpectationsError(f"{where}: must be a table")
-    unknown_keys = set(entry) - {"id", "outcome", "reason", "url"}
+    unknown_keys = set(entry) - {"id", "outcome", "reason", "url", "cause"}
     if unknown_keys:
         raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
     pattern, outcome, reason, url = entry.get("id"), entry.get("outcome"), entry.get("reason"), entry.get("url")
@@ -148,4 +178,15 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     if expected not in ALLOWED:
         allowed = ", ".join(sorted(o.value for o in ALLOWED))
         raise ExpectationsError(f"{where} ({pattern}): outcome {outcome!r} is not one of {allowed}")
-    return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url)
+    cause = entry.get("cause")
+    if cause is not None:
+        if not isinstance(cause, str) or not cause:
+            raise ExpectationsError(f"{where} ({pattern}): 'cause' must be a non-empty regular expression")
+        try:
+            re.compile(cause)
+        except re.error as exc:
+            raise ExpectationsError(f"{where} ({pattern}): 'cause' is not a regular expression: {exc}") from exc
+    elif expected in NEEDS_CAUSE:
+        raise ExpectationsError(f"{where} ({pattern}): a {expected.value} waiver needs 'cause' (a regular expression "
+                                "searched in the failure message), so that another failure is not waived")
+    return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url, cause=cause)

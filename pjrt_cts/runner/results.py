@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
-from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.verdict import judge_results
 
 SCHEMA_VERSION = 1
 
@@ -17,9 +17,6 @@ TEST_KEYS = ("id", "nodeid", "layer", "outcome", "duration", "message", "details
 # Extra keys results.jsonl lines may carry; they are folded elsewhere in results.json.
 PRIVATE_KEYS = ("compatibility",)
 
-VERDICT_CONFORMANT = "CONFORMANT"
-VERDICT_NON_CONFORMANT = "NON_CONFORMANT"
-VERDICT_INCOMPLETE = "INCOMPLETE"
 
 
 class JsonlWriter:
@@ -85,22 +82,22 @@ def public_record(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def summarize(tests: Iterable[dict[str, Any]], *, complete: bool = True) -> dict[str, Any]:
+    """Counts per layer and overall, and the verdict (pjrt_cts.verdict) with its level and waivers."""
+    tests = list(tests)
     by_layer: dict[str, Counter[str]] = {}
     totals: Counter[str] = Counter()
     for test in tests:
         by_layer.setdefault(test["layer"], Counter())[test["outcome"]] += 1
         totals[test["outcome"]] += 1
-    bad = any(Outcome(outcome) in BAD_OUTCOMES for outcome in totals)
-    if bad:
-        verdict = VERDICT_NON_CONFORMANT
-    elif not complete or not totals:
-        verdict = VERDICT_INCOMPLETE
-    else:
-        verdict = VERDICT_CONFORMANT
+    judged = judge_results({"tests": tests, "summary": {"complete": complete}})
     return {
         "by_layer": {layer: dict(sorted(counts.items())) for layer, counts in sorted(by_layer.items())},
         "totals": dict(sorted(totals.items())),
-        "verdict": verdict,
+        "complete": complete,
+        "verdict": judged.verdict,
+        "level": judged.level,
+        "waivers": len(judged.waivers),
+        "reasons": judged.reasons,
     }
 
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator, TextIO
 import pytest
 
 from pjrt_cts import __version__
-from pjrt_cts.model import BAD_OUTCOMES, Outcome, test_id_from_nodeid
+from pjrt_cts.model import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
@@ -27,9 +27,10 @@ from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, layer_for, make_record
 from pjrt_cts.runner.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
 from pjrt_cts.runner.spec import RunSpec
+from pjrt_cts.verdict import RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
-EXIT_OK, EXIT_BAD, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_INTERRUPTED = 130  # the verdict's own exit codes: pjrt_cts.verdict (0, 1, 3)
 _OUTPUT_FILES = ("results.jsonl", "results.json", "junit.xml", "report.html")
 
 
@@ -232,11 +233,12 @@ class Run:
             compatibility.update(record.get("compatibility") or {})
         seen_ids = controller.collected_ids | {r["id"] for r in records}
         unknown = options.expectations.unknown_patterns(seen_ids, options.layers) if seen_ids else []
+        expectations_summary = options.expectations.describe(unknown, records)
         complete = not interrupted and bool(records) and not controller.pending_nodeids
         results = build_results(
             tool_version=__version__, started_at=meta["started_at"], finished_at=now_iso(),
             wall_seconds=meta["wall_seconds"], command=meta["command"], profile=options.profile, plugin=plugin,
-            environment=identity.environment(), expectations=options.expectations.describe(unknown),
+            environment=identity.environment(), expectations=expectations_summary,
             compatibility=compatibility, tests=records, complete=complete,
         )
         write_json_atomic(results, self.out / "results.json")
@@ -259,13 +261,29 @@ class Run:
         if not records:
             self._say("error: no tests were collected or run" + self._first_log_tail())
         self._say(f"results: {self.out / 'results.json'}  junit: {self.out / 'junit.xml'}{report_note}")
-        self._say(f"verdict: {results['summary']['verdict']}  "
-                  f"({len(records)} tests, {meta['wall_seconds']:.1f}s)")
+        for entry in expectations_summary["entries"]:
+            if entry["passed"]:
+                self._say(f"warning: expectation {entry['pattern']} matches {entry['passed']} passing test(s) (XPASS): "
+                          "stale or matching too much")
+        judged = judge_results(results)
+        self._say_verdict(judged, len(records), meta["wall_seconds"])
         if interrupted:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
             return EXIT_INTERRUPTED
-        bad = any(Outcome(r["outcome"]) in BAD_OUTCOMES for r in records)
-        return EXIT_BAD if bad or not records else EXIT_OK
+        return judged.exit_code
+
+    def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float) -> None:
+        if judged.waivers:
+            by_reason: dict[str, list[str]] = {}
+            for waiver in judged.waivers:
+                by_reason.setdefault(waiver["reason"], []).append(str(waiver["id"]))
+            self._say(f"waivers ({len(judged.waivers)} XFAIL accepted by the expectations file):")
+            for reason, ids in by_reason.items():
+                more = f" (+{len(ids) - 1} more)" if len(ids) > 1 else ""
+                self._say(f"  - {ids[0]}{more}: {reason[:160]}")
+        for reason in judged.reasons[1:]:
+            self._say(f"  also: {reason}")
+        self._say(f"verdict: {judged.line()}  ({count} tests, {wall_seconds:.1f}s)")
 
     def _write_report(self, results: dict[str, Any]) -> str:
         try:

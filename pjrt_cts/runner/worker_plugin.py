@@ -61,10 +61,26 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         role = "controller"
     spec = RunSpec.read(spec_path) if spec_path else None
+    if role in ("worker", "child"):
+        _ensure_terminal_reporter(config)
     if not config.pluginmanager.has_plugin(PLUGIN_NAME):
         worker = WorkerPlugin(config, role, spec, child_reports)
         config.pluginmanager.register(worker, PLUGIN_NAME)
         config.pluginmanager.register(IsolationPlugin(worker), PLUGIN_NAME + "-isolation")
+
+
+def _ensure_terminal_reporter(config: pytest.Config) -> None:
+    """The runner passes `-p no:terminal` (the controller prints its own progress), but pytest's assertion
+    rewriting asks `config.get_terminal_writer()` for a highlighter when it explains a failed comparison:
+    without a terminal reporter that raises, and every `assert a == b, why` failure ends as a bare
+    "AssertionError" with `why` lost. Workers and isolation children get a writer that writes nowhere."""
+    if config.pluginmanager.get_plugin("terminalreporter") is not None:
+        return
+    from _pytest._io import TerminalWriter
+
+    writer = TerminalWriter(file=open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - process lifetime
+    writer.hasmarkup = False
+    config.get_terminal_writer = lambda: writer  # type: ignore[method-assign]
 
 
 # -- fixtures for suites --------------------------------------------------------------------------
@@ -98,8 +114,12 @@ def record_compatibility(request: pytest.FixtureRequest) -> Callable[..., None]:
 
 
 def classify_exception(exc: BaseException) -> tuple[str | None, str]:
-    """('NOT_SUPPORTED' | 'WARNING' | None, reason). Matched by class name so that it works whether or
-    not pjrt_cts.runtime is importable (and whichever module defines the class)."""
+    """('NOT_SUPPORTED' | 'WARNING' | 'FAIL' | 'ERROR' | None, reason). Matched by class name so that it works
+    whether or not pjrt_cts.runtime is importable (and whichever module defines the class).
+
+    NOT_SUPPORTED comes from pjrt_cts.testing.requirements (NotSupported) or a missing slot (runtime
+    Unsupported); an UNIMPLEMENTED PjrtError that no `unsupported_if_unimplemented` block expected is a FAIL.
+    BlockedByFailure is a FAIL in any phase (a fixture's failed prerequisite); SuiteError is an ERROR."""
     if isinstance(exc, model.NotSupported):
         return model.Outcome.NOT_SUPPORTED.value, exc.reason or str(exc)
     if isinstance(exc, model.HardeningWarning):
@@ -107,14 +127,20 @@ def classify_exception(exc: BaseException) -> tuple[str | None, str]:
     for cls in type(exc).__mro__:
         if not (cls.__module__ or "").startswith("pjrt_cts"):
             continue
-        if cls.__name__ in ("NotSupported", "Unsupported"):
+        if cls.__name__ == "NotSupported":
             return model.Outcome.NOT_SUPPORTED.value, str(getattr(exc, "reason", "") or exc) or cls.__name__
+        if cls.__name__ == "Unsupported":  # a missing slot: same wording as a declared `requires(slot)`
+            function, version = getattr(exc, "function", None), getattr(exc, "plugin_version", None)
+            if function and version:
+                return model.Outcome.NOT_SUPPORTED.value, (
+                    f"requires {function}: missing slot (API {version}): {getattr(exc, 'reason', '') or exc}")
+            return model.Outcome.NOT_SUPPORTED.value, str(exc) or cls.__name__
         if cls.__name__ == "HardeningWarning":
             return model.Outcome.WARNING.value, str(exc) or cls.__name__
-        if cls.__name__ == "PjrtError":
-            code = getattr(exc, "code", None)
-            if str(getattr(code, "name", code)) == "UNIMPLEMENTED":
-                return model.Outcome.NOT_SUPPORTED.value, str(exc)
+        if cls.__name__ == "BlockedByFailure":
+            return model.Outcome.FAIL.value, str(exc) or cls.__name__
+        if cls.__name__ == "SuiteError":
+            return model.Outcome.ERROR.value, str(exc) or cls.__name__
     return None, ""
 
 
@@ -286,6 +312,8 @@ class WorkerPlugin:
                     report.outcome = "passed"
                     report.longrepr = None
                 info.update(outcome=kind, message=reason)
+            elif kind in (model.Outcome.FAIL.value, model.Outcome.ERROR.value):
+                info.update(outcome=kind, message=reason)  # the report stays failed; setup or call alike
         details = item.stash.get(DETAILS_KEY, None)
         if details:
             info["details"] = jsonable(details)

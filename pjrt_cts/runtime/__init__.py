@@ -18,9 +18,10 @@ from pjrt_cts.runtime.event import Event
 from pjrt_cts.runtime.executable import Executable, LoadedExecutable
 from pjrt_cts.runtime.layouts import MemoryLayout
 from pjrt_cts.runtime.plugin import ExtensionInfo, Plugin
+from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
 __all__ = [
     "Buffer", "Client", "CompileOptions", "Device", "DeviceDescription", "Event", "Executable", "ExtensionInfo",
-    "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin", "PluginLoadError", "Unsupported",
+    "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin", "PluginLoadError", "Unsupported", "UnwrittenHostBytes",
     "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",
 ]

@@ -10,6 +10,7 @@ from pjrt_cts.abi import structs as S
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime.device import Device, Memory, read_handles
 from pjrt_cts.runtime.dtypes import dtype_of
+from pjrt_cts.runtime import readback
 from pjrt_cts.runtime.event import Event, wait_and_destroy
 from pjrt_cts.runtime.handles import OwnedHandle
 from pjrt_cts.runtime.layouts import MemoryLayout
@@ -107,37 +108,57 @@ class Buffer(OwnedHandle):
         self.plugin.call("Buffer_ToHostBuffer", args)
         return int(args.dst_size)
 
-    def to_host_into(self, destination: int, size: int, host_layout: MemoryLayout | None = None) -> Event:
-        """Start PJRT_Buffer_ToHostBuffer into `destination` (size bytes); returns the completion event."""
+    def _start_to_host(self, destination: int, size: int, host_layout: MemoryLayout | None) -> int:
+        """PJRT_Buffer_ToHostBuffer into `destination`; returns the completion event handle."""
         args = S.PJRT_Buffer_ToHostBuffer_Args(
             src=self.handle, host_layout=host_layout.address if host_layout else None, dst=destination, dst_size=size
         )
         self.plugin.call("Buffer_ToHostBuffer", args)
-        return Event(self.plugin, args.event, "PJRT_Buffer_ToHostBuffer event")
+        return int(args.event or 0)
+
+    def to_host_into(self, destination: int, size: int, host_layout: MemoryLayout | None = None,
+                     poison: bool = True) -> Event:
+        """Start PJRT_Buffer_ToHostBuffer into `destination` (size bytes); returns the completion event.
+
+        The destination is first filled with the poison pattern 0xA5, so a copy that writes nothing
+        cannot leave bytes that happen to equal the expected ones. `poison=False` only for timing loops.
+        """
+        if poison:
+            readback.poison(destination, size)
+        return Event(self.plugin, self._start_to_host(destination, size, host_layout), "PJRT_Buffer_ToHostBuffer event")
+
+    def read_host_bytes(self, size: int, host_layout: MemoryLayout | None = None) -> np.ndarray:
+        """PJRT_Buffer_ToHostBuffer into `size` poisoned bytes (uint8); raises UnwrittenHostBytes when the
+        plugin leaves part of them unwritten (see pjrt_cts.runtime.readback)."""
+        def copy(address: int) -> None:
+            event = self._start_to_host(address, size, host_layout)
+            wait_and_destroy(self.plugin, event, "PJRT_Buffer_ToHostBuffer event")
+
+        return readback.read_checked(copy, size, "PJRT_Buffer_ToHostBuffer")
 
     def to_numpy(self, minor_to_major: Sequence[int] | None = None) -> np.ndarray:
-        """Copy to a new numpy array (row-major; `minor_to_major` asks the plugin for that host layout)."""
+        """Copy to a new numpy array (row-major; `minor_to_major` asks the plugin for that host layout).
+
+        The copy lands in a poisoned destination and is checked for unwritten bytes (read_host_bytes).
+        """
         dims, dtype = self.dims, self.dtype
         layout = MemoryLayout.tiled(minor_to_major) if minor_to_major is not None else None
-        if minor_to_major is not None and list(minor_to_major) == list(range(len(dims))):
-            out = np.empty(dims[::-1], dtype=dtype)  # column-major: the transpose's row-major storage
-        else:
-            out = np.empty(dims, dtype=dtype)
-        if out.nbytes:
-            args = S.PJRT_Buffer_ToHostBuffer_Args(
-                src=self.handle, host_layout=layout.address if layout else None, dst=out.ctypes.data, dst_size=out.nbytes
-            )
-            self.plugin.call("Buffer_ToHostBuffer", args)
-            wait_and_destroy(self.plugin, args.event, "PJRT_Buffer_ToHostBuffer event")
-        if out.shape != dims:
-            out = out.T
-        return out
+        column_major = minor_to_major is not None and list(minor_to_major) == list(range(len(dims)))
+        storage_shape = dims[::-1] if column_major else dims  # column-major: the transpose's row-major storage
+        size = int(np.prod(storage_shape, dtype=np.int64)) * dtype.itemsize
+        if not size:
+            return np.empty(dims, dtype=dtype)  # nothing to copy
+        out = self.read_host_bytes(size, layout).view(dtype).reshape(storage_shape)
+        return out.T if column_major else out
 
     def copy_raw_to_host(self, offset: int, size: int) -> bytes:
-        destination = ctypes.create_string_buffer(size)
-        args = self._call("CopyRawToHost", S.PJRT_Buffer_CopyRawToHost_Args, dst=ctypes.addressof(destination), offset=offset, transfer_size=size)
-        wait_and_destroy(self.plugin, args.event, "PJRT_Buffer_CopyRawToHost event")
-        return destination.raw
+        """PJRT_Buffer_CopyRawToHost into poisoned host memory, checked for unwritten bytes."""
+        def copy(address: int) -> None:
+            args = self._call("CopyRawToHost", S.PJRT_Buffer_CopyRawToHost_Args, dst=address, offset=offset,
+                              transfer_size=size)
+            wait_and_destroy(self.plugin, args.event, "PJRT_Buffer_CopyRawToHost event")
+
+        return readback.read_checked(copy, size, "PJRT_Buffer_CopyRawToHost").tobytes()
 
     # ---- lifetime and copies --------------------------------------------------------------------
     def delete(self) -> None:

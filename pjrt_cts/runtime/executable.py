@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from pjrt_cts.abi import structs as S
 from pjrt_cts.abi.enums import BufferType
+from pjrt_cts.runtime import readback
 from pjrt_cts.runtime.buffer import Buffer
 from pjrt_cts.runtime.device import Device, read_handles, read_string
 from pjrt_cts.runtime.event import Event
@@ -116,10 +117,15 @@ class Executable(OwnedHandle):
         program = S.PJRT_Program(code=None)
         args = S.PJRT_Executable_OptimizedProgram_Args(executable=self.handle, program=ctypes.addressof(program))
         self.plugin.call("Executable_OptimizedProgram", args)
-        code = ctypes.create_string_buffer(max(1, program.code_size))
-        program.code = ctypes.addressof(code)
-        self.plugin.call("Executable_OptimizedProgram", args)
-        return read_string(program.format, program.format_size), code.raw[: program.code_size]
+        size = int(program.code_size)
+
+        def copy(address: int) -> None:
+            program.code = address
+            program.code_size = size  # the plugin may rewrite it on the copy call
+            self.plugin.call("Executable_OptimizedProgram", args)
+
+        code = readback.read_checked(copy, size, "PJRT_Executable_OptimizedProgram")
+        return read_string(program.format, program.format_size), code.tobytes()
 
     def serialize(self) -> bytes:
         args = self._get("Serialize", S.PJRT_Executable_Serialize_Args)

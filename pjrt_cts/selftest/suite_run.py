@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 
 @dataclass
@@ -32,16 +32,27 @@ class SuiteJob:
 class SuiteRunResult:
     label: str
     out_dir: Path
-    outcomes: dict[str, str] = field(default_factory=dict)  # test id -> outcome
-    messages: dict[str, str] = field(default_factory=dict)
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)  # test id -> its results.json record
     exit_code: int | None = None
     wall_seconds: float = 0.0
     timed_out: bool = False  # the whole run overran its wall limit and was stopped
     error: str | None = None  # the run produced no usable results
 
+    @property
+    def outcomes(self) -> dict[str, str]:
+        return {test_id: str(record.get("outcome")) for test_id, record in self.records.items()}
+
+    @property
+    def messages(self) -> dict[str, str]:
+        return {test_id: str(record.get("message") or "")[:300] for test_id, record in self.records.items()}
+
+    def ran_records(self) -> dict[str, dict[str, Any]]:
+        """Records of the tests that ran (deselected tests are recorded SKIP)."""
+        return {test_id: record for test_id, record in self.records.items() if record.get("outcome") != "SKIP"}
+
     def selected(self) -> dict[str, str]:
-        """Outcomes of tests that ran (deselected tests are recorded SKIP)."""
-        return {test_id: outcome for test_id, outcome in self.outcomes.items() if outcome != "SKIP"}
+        """Outcomes of tests that ran."""
+        return {test_id: str(record.get("outcome")) for test_id, record in self.ran_records().items()}
 
 
 @dataclass
@@ -129,9 +140,7 @@ class RunningSuite:
             tail = _tail(self.out_dir / "selftest-run.log")
             result.error = f"no results (exit code {self.process.returncode}): {tail}"
             return result
-        for record in records:
-            result.outcomes[record["id"]] = record["outcome"]
-            result.messages[record["id"]] = (record.get("message") or "")[:300]
+        result.records = {record["id"]: record for record in records if "id" in record}
         return result
 
 

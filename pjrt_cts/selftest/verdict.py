@@ -1,19 +1,29 @@
-"""Judge mutant runs against the passthrough baseline: caught / missed per defect, and the score."""
+"""Judge mutant runs by the run verdict they produce: caught / missed per defect, and the score.
+
+A targeted mutant run re-runs only its selection. Its records are laid over the passthrough baseline's
+(which also ran every mandatory test id), so a test the mutant did not re-run keeps the outcome the plugin
+had without the defect, and `pjrt_cts.verdict.judge_results` gives the verdict of that combined run — the
+same function that judges a real run. A defect is *caught* when that verdict is off CONFORMANT at the
+level the defect breaks: NON_CONFORMANT, INCOMPLETE, or CONFORMANT only at a lower level. A negative
+control (`expect = "tolerated"`) is judged right when the verdict stays CONFORMANT at the baseline's level.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.proxy.catalogue import Defect
+from pjrt_cts.levels import all_mandatory_ids
+from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.proxy.catalogue import LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
+from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 
-# A mutant is caught by a test that ends in one of these where the passthrough proxy was fine.
-# ERROR is left out on purpose: it means the suite itself broke (fixture/collection), not a finding.
-CATCHING_OUTCOMES = frozenset({"FAIL", "CRASH", "TIMEOUT", "XPASS"})
-BASELINE_FINE = frozenset({"PASS", "WARNING", "NOT_SUPPORTED"})
+BAD = frozenset(outcome.value for outcome in BAD_OUTCOMES)
+# Outcomes of a mandatory test that meet a level's contract (pjrt_cts.levels): XFAIL as a waiver.
+MEETS_CONTRACT = frozenset({Outcome.PASS.value, Outcome.WARNING.value, Outcome.XFAIL.value})
 
-CAUGHT, MISSED, TOLERATED, FALSE_ALARM, RUN_ERROR = "caught", "missed", "tolerated", "false-alarm", "run-error"
+CAUGHT, MISSED, TOLERATED_STATUS, FALSE_ALARM, RUN_ERROR = "caught", "missed", "tolerated", "false-alarm", "run-error"
 
 
 def id_pattern_regex(pattern: str) -> re.Pattern[str]:
@@ -25,11 +35,64 @@ def matches_any(test_id: str, patterns: tuple[str, ...] | list[str]) -> bool:
     return any(id_pattern_regex(p).match(test_id) for p in patterns)
 
 
+def level_rank(level: str | None) -> int:
+    """Core 0, Full 1, Multi-device 2; -1 for no level."""
+    return LEVEL_NAMES.index(level) if level in LEVEL_NAMES else -1
+
+
+def reaches(verdict: RunVerdict, level: str) -> bool:
+    """The run is CONFORMANT at `level` or above."""
+    return verdict.verdict == CONFORMANT and level_rank(verdict.level) >= level_rank(level)
+
+
+def level_reasons(verdict: RunVerdict, level: str) -> list[str]:
+    """Why `level` was not reached in `verdict`."""
+    return next((list(result.reasons) for result in verdict.levels if result.level.name == level), [])
+
+
+def describe(verdict: RunVerdict) -> str:
+    """`CONFORMANT · Multi-device`, `CONFORMANT · Core`, `NON_CONFORMANT`, `INCOMPLETE`."""
+    return f"{verdict.verdict} · {verdict.level}" if verdict.verdict == CONFORMANT else verdict.verdict
+
+
+@dataclass
+class Baseline:
+    """The passthrough proxy's records (every mandatory id plus every mutant's selection) and its verdict."""
+
+    records: dict[str, dict[str, Any]]
+    verdict: RunVerdict
+    mandatory: frozenset[str]
+
+    @classmethod
+    def from_run(cls, run: SuiteRunResult, mandatory: list[str] | None = None) -> "Baseline":
+        records = run.ran_records()
+        return cls(records, judge_results({"tests": list(records.values())}),
+                   frozenset(all_mandatory_ids() if mandatory is None else mandatory))
+
+    def outcome(self, test_id: str) -> str | None:
+        record = self.records.get(test_id)
+        return None if record is None else str(record.get("outcome"))
+
+    def overlay(self, mutant: SuiteRunResult) -> dict[str, Any]:
+        """A results dict: the baseline's records with the mutant's in place of those it re-ran."""
+        return {"tests": list({**self.records, **mutant.ran_records()}.values())}
+
+    def moves_verdict(self, test_id: str, outcome: str) -> bool:
+        """The mutant's outcome of `test_id` counts against the verdict where the baseline's did not."""
+        before = self.outcome(test_id)
+        if outcome in BAD:
+            return before not in BAD
+        return test_id in self.mandatory and outcome not in MEETS_CONTRACT and (before is None or before in MEETS_CONTRACT)
+
+
 @dataclass
 class DefectVerdict:
     defect: Defect
     status: str  # caught | missed | tolerated | false-alarm | run-error
-    catching_tests: list[str] = field(default_factory=list)  # test ids that noticed the mutant
+    verdict: str | None = None  # the combined run's verdict (CONFORMANT, NON_CONFORMANT, INCOMPLETE)
+    level: str | None = None  # the level it reached (CONFORMANT only)
+    reasons: list[str] = field(default_factory=list)  # the verdict's reasons (why not CONFORMANT)
+    catching_tests: list[str] = field(default_factory=list)  # tests whose mutant outcome moved the verdict
     expected_hits: list[str] = field(default_factory=list)  # catching tests the catalogue expected
     outcomes: dict[str, str] = field(default_factory=dict)  # catching test id -> mutant outcome
     messages: dict[str, str] = field(default_factory=dict)
@@ -41,12 +104,20 @@ class DefectVerdict:
     @property
     def correct(self) -> bool:
         """The suite did the right thing: caught a real defect, or accepted an in-tolerance one."""
-        return self.status in (CAUGHT, TOLERATED)
+        return self.status in (CAUGHT, TOLERATED_STATUS)
+
+    @property
+    def produced(self) -> str:
+        """The verdict and level the mutant produced, e.g. `NON_CONFORMANT` or `CONFORMANT · Core`."""
+        if self.verdict is None:
+            return "-"
+        return f"{self.verdict} · {self.level}" if self.verdict == CONFORMANT else self.verdict
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "defect": self.defect.name, "layer": self.defect.layer, "description": self.defect.description,
-            "expect": self.defect.expect, "status": self.status, "correct": self.correct,
+            "defect": self.defect.name, "layer": self.defect.layer, "breaks": self.defect.breaks,
+            "description": self.defect.description, "expect": self.defect.expect, "status": self.status,
+            "correct": self.correct, "verdict": self.verdict, "level": self.level, "reasons": self.reasons,
             "catching_tests": self.catching_tests, "expected_catchers": list(self.defect.catchers),
             "expected_hits": self.expected_hits, "outcomes": self.outcomes,
             "messages": {k: v for k, v in self.messages.items() if k in self.catching_tests[:5]},
@@ -55,47 +126,62 @@ class DefectVerdict:
         }
 
 
-def judge(defect: Defect, mutant: SuiteRunResult, baseline: dict[str, str], present_layers: list[str]) -> DefectVerdict:
-    """Compare one mutant's outcomes with the passthrough baseline."""
+def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
+    """The verdict of the mutant's records over the baseline's, and whether that catches `defect`."""
     verdict = DefectVerdict(defect, MISSED, wall_seconds=mutant.wall_seconds, run_timed_out=mutant.timed_out)
-    ran = mutant.selected()
+    ran = mutant.ran_records()
     verdict.tests_run = len(ran)
     if mutant.error and not ran:
         verdict.status = RUN_ERROR
         verdict.explanation = mutant.error
         return verdict
-    catching = sorted(test_id for test_id, outcome in ran.items()
-                      if outcome in CATCHING_OUTCOMES and baseline.get(test_id, "PASS") in BASELINE_FINE)
+    judgeable = (baseline.verdict.verdict == CONFORMANT if defect.expect == TOLERATED
+                 else reaches(baseline.verdict, defect.breaks))
+    if not judgeable:
+        verdict.status = RUN_ERROR
+        verdict.explanation = (f"the passthrough baseline is {describe(baseline.verdict)}, so a defect that breaks "
+                               f"{defect.breaks} cannot be judged: " + "; ".join(baseline.verdict.reasons[:2]))
+        return verdict
+    combined = judge_results(baseline.overlay(mutant))
+    verdict.verdict, verdict.level, verdict.reasons = combined.verdict, combined.level, list(combined.reasons)
+    if combined.verdict == CONFORMANT and level_rank(combined.level) < level_rank(baseline.verdict.level):
+        verdict.reasons = level_reasons(combined, LEVEL_NAMES[level_rank(combined.level) + 1])
+    catching = sorted(test_id for test_id, record in ran.items()
+                      if baseline.moves_verdict(test_id, str(record.get("outcome"))))
     verdict.catching_tests = catching
-    verdict.outcomes = {test_id: ran[test_id] for test_id in catching}
+    verdict.outcomes = {test_id: str(ran[test_id].get("outcome")) for test_id in catching}
     verdict.messages = {test_id: mutant.messages.get(test_id, "") for test_id in catching}
     verdict.expected_hits = [test_id for test_id in catching if matches_any(test_id, defect.catchers)]
-    if defect.expect == "tolerated":
-        verdict.status = FALSE_ALARM if catching else TOLERATED
-        verdict.explanation = ("suite too strict: these tests reject a deviation inside the documented tolerance"
-                               if catching else defect.note)
+    if defect.expect == TOLERATED:
+        kept = combined.verdict == CONFORMANT and combined.level == baseline.verdict.level
+        verdict.status = TOLERATED_STATUS if kept else FALSE_ALARM
+        verdict.explanation = defect.note if kept else (
+            f"suite too strict: a deviation the contract allows turned the verdict {describe(combined)} "
+            f"(the passthrough is {describe(baseline.verdict)})")
         return verdict
-    if catching:
-        verdict.status = CAUGHT
-        if not verdict.expected_hits:
-            verdict.explanation = "caught, but not by the tests the catalogue names (update the catalogue)"
+    if reaches(combined, defect.breaks):
+        verdict.status = MISSED
+        verdict.explanation = explain_miss(defect, combined, ran, present_layers)
         return verdict
-    verdict.status = MISSED
-    verdict.explanation = explain_miss(defect, ran, present_layers)
+    verdict.status = CAUGHT
+    if catching and {verdict.outcomes[t] for t in catching} == {Outcome.ERROR.value}:
+        verdict.explanation = "caught only through ERROR outcomes: the suite itself broke under the mutant"
+    elif catching and not verdict.expected_hits:
+        verdict.explanation = "caught, but not by the tests the catalogue names (update the catalogue)"
     return verdict
 
 
-def explain_miss(defect: Defect, ran: dict[str, str], present_layers: list[str]) -> str:
+def explain_miss(defect: Defect, combined: RunVerdict, ran: dict[str, dict[str, Any]], present_layers: list[str]) -> str:
     missing_layers = [layer for layer in defect.layers if layer not in present_layers]
     expected_run = [test_id for test_id in ran if matches_any(test_id, defect.catchers)]
-    parts = []
+    parts = [f"the verdict stayed {describe(combined)} (breaks {defect.breaks})"]
     if missing_layers:
         parts.append(f"layer(s) {', '.join(missing_layers)} have no suites yet")
     if not expected_run:
         parts.append("none of the expected catching tests exists in this suite")
     else:
-        not_bad = sorted({ran[test_id] for test_id in expected_run})
-        parts.append(f"{len(expected_run)} expected catching test(s) ran and ended {'/'.join(not_bad)}")
+        ended = sorted({str(ran[test_id].get("outcome")) for test_id in expected_run})
+        parts.append(f"{len(expected_run)} expected catching test(s) ran and ended {'/'.join(ended)}")
     if defect.note:
         parts.append(defect.note)
     return "; ".join(parts)
@@ -112,4 +198,3 @@ def proxy_differences(real: dict[str, str], passthrough: dict[str, str]) -> dict
 
 def mutation_score(verdicts: list[DefectVerdict]) -> float:
     return sum(v.correct for v in verdicts) / len(verdicts) if verdicts else 0.0
-

@@ -5,21 +5,22 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts import suite_support as support
-from pjrt_cts.model import NotSupported
+from pjrt_cts.testing import expect_rejection, requires
 
-SHAPES = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4)]]
+SHAPES = [pytest.param(r, p, id=f"{r}x{p}", marks=requires(devices=r * p))
+          for r, p in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4)]]
 ZERO_COUNTS = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(0, 1), (1, 0)]]  # few: each runs in its own process
 NEGATIVE_COUNTS = [pytest.param(r, p, id=f"{r}x{p}") for r, p in [(-1, 1), (1, -1)]]
 TOO_SMALL = [pytest.param(r, p, size, id=f"{r}x{p}-size{size}") for r, p, size in [(2, 1, 1), (2, 2, 3), (1, 4, 0)]]
 
 
 def _assignment(client: Any, replicas: int, partitions: int, size: int | None = None) -> list[int]:
-    needed = replicas * partitions
-    available = len(client.devices)
-    if needed > available:
-        raise NotSupported(f"a {replicas}x{partitions} assignment needs {needed} devices, the plugin has {available}")
     return client.default_device_assignment(replicas, partitions, buffer_size=size)
+
+
+def _valid(client: Any) -> Any:
+    """The control of every rejection here: a 1x1 assignment into a 4-entry buffer."""
+    return lambda: client.default_device_assignment(1, 1, buffer_size=4)
 
 
 @pytest.mark.parametrize(("replicas", "partitions"), SHAPES)
@@ -53,40 +54,35 @@ def test_default_assignment_with_larger_buffer(client: Any) -> None:
 @pytest.mark.isolated  # the API 0.81 XLA CPU plugin aborts (CHECK failure) on a zero count
 @pytest.mark.parametrize(("replicas", "partitions"), ZERO_COUNTS)
 def test_default_assignment_rejects_zero_counts(client: Any, replicas: int, partitions: int) -> None:
-    support.expect_error(
-        lambda: client.default_device_assignment(replicas, partitions, buffer_size=4), "INVALID_ARGUMENT",
-        function=f"PJRT_Client_DefaultDeviceAssignment(num_replicas={replicas}, num_partitions={partitions})",
-    )
+    expect_rejection(lambda: client.default_device_assignment(replicas, partitions, buffer_size=4),
+                     control=_valid(client), function="PJRT_Client_DefaultDeviceAssignment",
+                     what=f"num_replicas={replicas}, num_partitions={partitions}")
 
 
 @pytest.mark.parametrize(("replicas", "partitions"), NEGATIVE_COUNTS)
 def test_default_assignment_rejects_negative_counts(client: Any, replicas: int, partitions: int) -> None:
-    support.expect_error(
-        lambda: client.default_device_assignment(replicas, partitions, buffer_size=4), "INVALID_ARGUMENT",
-        function=f"PJRT_Client_DefaultDeviceAssignment(num_replicas={replicas}, num_partitions={partitions})",
-    )
+    expect_rejection(lambda: client.default_device_assignment(replicas, partitions, buffer_size=4),
+                     control=_valid(client), function="PJRT_Client_DefaultDeviceAssignment",
+                     what=f"num_replicas={replicas}, num_partitions={partitions}")
 
 
 @pytest.mark.parametrize(("replicas", "partitions", "size"), TOO_SMALL)
 def test_default_assignment_rejects_too_small_buffer(client: Any, replicas: int, partitions: int, size: int) -> None:
-    support.expect_error(
-        lambda: client.default_device_assignment(replicas, partitions, buffer_size=size),
-        "FAILED_PRECONDITION", "INVALID_ARGUMENT",
-        function=f"PJRT_Client_DefaultDeviceAssignment({replicas}, {partitions}, default_assignment_size={size})",
-    )
+    expect_rejection(lambda: client.default_device_assignment(replicas, partitions, buffer_size=size),
+                     control=_valid(client), codes=("FAILED_PRECONDITION", "INVALID_ARGUMENT"),
+                     function="PJRT_Client_DefaultDeviceAssignment",
+                     what=f"a {replicas}x{partitions} assignment into default_assignment_size={size}")
 
 
 def test_default_assignment_rejects_overflowing_product(client: Any) -> None:
     # 65536 * 65537 overflows a 32-bit product; the plugin must not write that many entries.
-    support.expect_error(
-        lambda: client.default_device_assignment(65536, 65537, buffer_size=1), "FAILED_PRECONDITION", "INVALID_ARGUMENT",
-        "RESOURCE_EXHAUSTED", function="PJRT_Client_DefaultDeviceAssignment(65536, 65537, default_assignment_size=1)",
-    )
+    expect_rejection(lambda: client.default_device_assignment(65536, 65537, buffer_size=1), control=_valid(client),
+                     codes=("FAILED_PRECONDITION", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED"),
+                     function="PJRT_Client_DefaultDeviceAssignment",
+                     what="a 65536x65537 assignment into default_assignment_size=1")
 
 
 @pytest.mark.isolated  # the API 0.81 XLA CPU plugin aborts: (-2)*(-2) passes its size check
 def test_default_assignment_rejects_negative_counts_with_positive_product(client: Any) -> None:
-    support.expect_error(
-        lambda: client.default_device_assignment(-2, -2, buffer_size=4), "INVALID_ARGUMENT",
-        function="PJRT_Client_DefaultDeviceAssignment(num_replicas=-2, num_partitions=-2)",
-    )
+    expect_rejection(lambda: client.default_device_assignment(-2, -2, buffer_size=4), control=_valid(client),
+                     function="PJRT_Client_DefaultDeviceAssignment", what="num_replicas=-2, num_partitions=-2")

@@ -5,10 +5,9 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts import suite_support as support
-from pjrt_cts.model import NotSupported
+from pjrt_cts.testing import device_index_params, expect_rejection, not_applicable
 
-DEVICE_INDEXES = [pytest.param(i, id=f"device{i}") for i in range(4)]
+DEVICE_INDEXES = device_index_params()
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 # Ids no device has, chosen relative to the ids the plugin reports (name -> f(existing ids)).
@@ -26,7 +25,7 @@ BAD_ID_PARAMS = [pytest.param(name, id=name) for name in BAD_IDS]
 def _bad_id(kind: str, existing: list[int]) -> int:
     value = BAD_IDS[kind](existing)
     if value in existing:
-        raise NotSupported(f"{kind} ({value}) is a real id of this plugin")
+        not_applicable(f"{kind} ({value}) is a real id of this plugin")
     return value
 
 
@@ -75,20 +74,20 @@ def test_non_addressable_devices_say_so(client: Any) -> None:
     addressable = {d.handle for d in client.addressable_devices}
     others = [d for d in client.devices if d.handle not in addressable]
     if not others:
-        raise NotSupported("every device of this client is addressable")
+        not_applicable("every device of this client is addressable")
     wrong = [d.id for d in others if d.is_addressable]
     assert not wrong, f"PJRT_Device_IsAddressable should be false for devices not in AddressableDevices, but ids {wrong} say true"
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_addressable_device_is_addressable(device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_addressable_device_is_addressable(devices: list[Any], index: int) -> None:
+    device = devices[index]
     assert device.is_addressable, f"PJRT_Device_IsAddressable of addressable device id {device.id} should be true, but is false"
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_lookup_device_round_trips(client: Any, device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_lookup_device_round_trips(client: Any, devices: list[Any], index: int) -> None:
+    device = devices[index]
     found = client.lookup_device(device.id)
     assert found.handle == device.handle, (
         f"PJRT_Client_LookupDevice(id={device.id}) should return that device, but returned device id {found.id}"
@@ -96,8 +95,8 @@ def test_lookup_device_round_trips(client: Any, device_at: Callable[[int], Any],
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_lookup_addressable_device_round_trips(client: Any, device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_lookup_addressable_device_round_trips(client: Any, devices: list[Any], index: int) -> None:
+    device = devices[index]
     local_id = device.local_hardware_id
     found = client.lookup_addressable_device(local_id)
     assert found.handle == device.handle, (
@@ -109,12 +108,17 @@ def test_lookup_addressable_device_round_trips(client: Any, device_at: Callable[
 @pytest.mark.parametrize("kind", BAD_ID_PARAMS)
 def test_lookup_device_rejects_bad_id(client: Any, kind: str) -> None:
     bad = _bad_id(kind, [d.id for d in client.devices])
-    support.expect_error(lambda: client.lookup_device(bad), "INVALID_ARGUMENT", "NOT_FOUND",
-                         function=f"PJRT_Client_LookupDevice(id={bad})")
+    good = client.devices[0].id
+    expect_rejection(lambda: client.lookup_device(bad), control=lambda: client.lookup_device(good),
+                     codes=("INVALID_ARGUMENT", "NOT_FOUND"), function="PJRT_Client_LookupDevice",
+                     what=f"id {bad}, which no device has")
 
 
 @pytest.mark.parametrize("kind", BAD_ID_PARAMS)
 def test_lookup_addressable_device_rejects_bad_id(client: Any, devices: list[Any], kind: str) -> None:
     bad = _bad_id(kind, [d.local_hardware_id for d in devices])
-    support.expect_error(lambda: client.lookup_addressable_device(bad), "INVALID_ARGUMENT", "NOT_FOUND",
-                         function=f"PJRT_Client_LookupAddressableDevice(local_hardware_id={bad})")
+    good = devices[0].local_hardware_id
+    expect_rejection(lambda: client.lookup_addressable_device(bad),
+                     control=lambda: client.lookup_addressable_device(good),
+                     codes=("INVALID_ARGUMENT", "NOT_FOUND"), function="PJRT_Client_LookupAddressableDevice",
+                     what=f"local_hardware_id {bad}, which no addressable device has")

@@ -2,28 +2,27 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from pjrt_cts import suite_support as support
-from pjrt_cts.model import NotSupported
+from pjrt_cts.testing import BlockedByFailure, device_index_params, requires
 
-DEVICE_INDEXES = [pytest.param(i, id=f"device{i}") for i in range(4)]
+DEVICE_INDEXES = device_index_params()
 
 
 @pytest.fixture(scope="module")
 def memories(client: Any) -> list[Any]:
     found = client.addressable_memories
     if not found:
-        raise NotSupported("PJRT_Client_AddressableMemories returned no memories")
+        raise BlockedByFailure("blocked: PJRT_Client_AddressableMemories returned no memories "
+                               "(see client.memories.test_client_has_addressable_memories)")
     return found
 
 
 def _device_memories(device: Any) -> list[Any]:
     found = device.memories
-    if not found:
-        raise NotSupported(f"PJRT_Device_AddressableMemories of device {device.id} returned no memories")
+    assert found, f"PJRT_Device_AddressableMemories of device {device.id} should list its memories, but lists none"
     return found
 
 
@@ -51,8 +50,8 @@ def test_memory_to_strings_are_non_empty(memories: list[Any]) -> None:
     assert not empty, f"PJRT_Memory_ToString should be non-empty, but memories {empty} have ''"
 
 
-def test_memory_kind_id_agrees_with_kind(plugin: Any, memories: list[Any]) -> None:
-    support.require_slot(plugin, "Memory_Kind_Id")
+@requires("Memory_Kind_Id")
+def test_memory_kind_id_agrees_with_kind(memories: list[Any]) -> None:
     ids_by_kind: dict[str, set[int]] = defaultdict(set)
     for memory in memories:
         ids_by_kind[memory.kind].add(memory.kind_id)
@@ -71,8 +70,8 @@ def test_every_memory_is_addressable_by_some_device(memories: list[Any]) -> None
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_default_memory_is_one_of_device_memories(device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_default_memory_is_one_of_device_memories(devices: list[Any], index: int) -> None:
+    device = devices[index]
     memories = _device_memories(device)
     default = device.default_memory
     assert default.handle in {m.handle for m in memories}, (
@@ -82,8 +81,8 @@ def test_default_memory_is_one_of_device_memories(device_at: Callable[[int], Any
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_default_memory_is_addressable_by_its_device(device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_default_memory_is_addressable_by_its_device(devices: list[Any], index: int) -> None:
+    device = devices[index]
     _device_memories(device)
     default = device.default_memory
     users = [d.id for d in default.addressable_by_devices]
@@ -94,8 +93,8 @@ def test_default_memory_is_addressable_by_its_device(device_at: Callable[[int], 
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_device_memories_are_client_addressable(client: Any, device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_device_memories_are_client_addressable(client: Any, devices: list[Any], index: int) -> None:
+    device = devices[index]
     client_memories = {m.handle for m in client.addressable_memories}
     outside = [m.id for m in _device_memories(device) if m.handle not in client_memories]
     assert not outside, (
@@ -105,8 +104,8 @@ def test_device_memories_are_client_addressable(client: Any, device_at: Callable
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_device_memories_list_the_device(device_at: Callable[[int], Any], index: int) -> None:
-    device = device_at(index)
+def test_device_memories_list_the_device(devices: list[Any], index: int) -> None:
+    device = devices[index]
     missing = [m.id for m in _device_memories(device) if device.handle not in {d.handle for d in m.addressable_by_devices}]
     assert not missing, (
         f"PJRT_Memory_AddressableByDevices of device {device.id}'s memories should include device {device.id}, "

@@ -1,4 +1,4 @@
-"""Helpers of the transfer layer: deterministic host arrays per dtype, gated uploads, bit-exact comparison."""
+"""Helpers of the transfer layer: deterministic host arrays per dtype, element-type parameters, bit-exact comparison."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -7,20 +7,6 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pjrt_cts.abi.enums import BUFFER_TYPE_SINCE, BufferType
-from pjrt_cts.model import NotSupported
-from pjrt_cts.runtime import PjrtError
-from pjrt_cts.runtime.dtypes import BUFFER_TYPE_TO_DTYPE
-
-# Phrases XLA plugins use when they reject a dtype they do not implement with INVALID_ARGUMENT.
-_UNSUPPORTED_PHRASES = ("not supported", "unsupported", "not implemented")
-
-
-def host_dtype(buffer_type: BufferType) -> np.dtype:
-    dtype = BUFFER_TYPE_TO_DTYPE.get(buffer_type)
-    if dtype is None:
-        raise NotSupported(f"the suite has no numpy/ml_dtypes host dtype for PJRT_Buffer_Type {buffer_type.name}")
-    return dtype
 
 
 def sample_array(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -79,45 +65,20 @@ def assert_bit_exact(actual: np.ndarray, expected: np.ndarray, what: str) -> Non
 
 
 class Transfers:
-    """Upload/readback helpers bound to the session client."""
+    """Upload/readback helpers bound to the session client (requirements are declared with `@requires`)."""
 
     def __init__(self, plugin: Any, client: Any, devices: list[Any]) -> None:
         self.plugin = plugin
         self.client = client
         self.devices = devices
 
-    def require_buffer_type(self, buffer_type: BufferType) -> np.dtype:
-        """The host dtype for `buffer_type`; NOT_SUPPORTED when the plugin's API predates the type."""
-        since = BUFFER_TYPE_SINCE.get(buffer_type)
-        minor = self.plugin.api_version[1]
-        if since is not None and minor < since:
-            raise NotSupported(
-                f"PJRT_Buffer_Type {buffer_type.name} was added in API 0.{since}; the plugin reports {self.plugin.version_string}"
-            )
-        return host_dtype(buffer_type)
-
-    def upload_dtype(self, array: np.ndarray, **kwargs: Any) -> Any:
-        """BufferFromHostBuffer where a dtype the plugin does not implement is NOT_SUPPORTED, not FAIL."""
-        try:
-            return self.client.buffer_from_numpy(array, **kwargs)
-        except PjrtError as error:
-            message = error.message.lower()
-            if error.code == "UNIMPLEMENTED" or (
-                error.code == "INVALID_ARGUMENT" and any(p in message for p in _UNSUPPORTED_PHRASES)
-            ):
-                raise NotSupported(f"{error.function} rejects {array.dtype}: {error.code}: {error.message}") from None
-            raise
-
-    def device_at(self, index: int) -> Any:
-        if index >= len(self.devices):
-            raise NotSupported(f"needs {index + 1} addressable devices, the plugin has {len(self.devices)}")
-        return self.devices[index]
-
     def memory_of_kind(self, device: Any, kind: str) -> Any:
+        """The memory of `kind` of `device` (tests declare `requires(memory_kind=kind)` for device 0)."""
         for memory in device.memories:
             if memory.kind == kind:
                 return memory
-        raise NotSupported(f"device {device.id} has no {kind!r} memory (it has {[m.kind for m in device.memories]})")
+        raise AssertionError(f"PJRT_Device_AddressableMemories of device {device.id} lists no {kind!r} memory "
+                             f"(it has {[m.kind for m in device.memories]}), though device {self.devices[0].id} does")
 
 
 @pytest.fixture(scope="session")

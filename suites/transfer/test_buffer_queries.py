@@ -6,22 +6,24 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-DEVICE_INDEXES = [pytest.param(i, id=f"device{i}") for i in range(4)]
+from pjrt_cts.testing import device_index_params
+
+DEVICE_INDEXES = device_index_params()
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_buffer_reports_its_device(transfers: Any, sample: Callable[..., np.ndarray], index: int) -> None:
-    device = transfers.device_at(index)
-    buffer = transfers.client.buffer_from_numpy(sample(np.float32, (3,)), device)
+def test_buffer_reports_its_device(client: Any, devices: list[Any], sample: Callable[..., np.ndarray], index: int) -> None:
+    device = devices[index]
+    buffer = client.buffer_from_numpy(sample(np.float32, (3,)), device)
     assert buffer.device.handle == device.handle, (
         f"PJRT_Buffer_Device of a buffer created on device {device.id} should be that device, but is device {buffer.device.id}"
     )
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_buffer_is_in_default_memory_of_its_device(transfers: Any, sample: Callable[..., np.ndarray], index: int) -> None:
-    device = transfers.device_at(index)
-    buffer = transfers.client.buffer_from_numpy(sample(np.float32, (3,)), device)
+def test_buffer_is_in_default_memory_of_its_device(client: Any, devices: list[Any], sample: Callable[..., np.ndarray], index: int) -> None:
+    device = devices[index]
+    buffer = client.buffer_from_numpy(sample(np.float32, (3,)), device)
     default = device.default_memory
     assert buffer.memory.handle == default.handle, (
         f"PJRT_Buffer_Memory of a buffer created on device {device.id} without a memory should be its default memory "
@@ -30,9 +32,9 @@ def test_buffer_is_in_default_memory_of_its_device(transfers: Any, sample: Calla
 
 
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
-def test_ready_event_completes(transfers: Any, sample: Callable[..., np.ndarray], index: int) -> None:
-    device = transfers.device_at(index)
-    buffer = transfers.client.buffer_from_numpy(sample(np.float32, (128, 128)), device)
+def test_ready_event_completes(client: Any, devices: list[Any], sample: Callable[..., np.ndarray], index: int) -> None:
+    device = devices[index]
+    buffer = client.buffer_from_numpy(sample(np.float32, (128, 128)), device)
     event = buffer.ready_event()
     event.wait()
     assert event.is_ready(), "PJRT_Event_IsReady of PJRT_Buffer_ReadyEvent should be true after PJRT_Event_Await"

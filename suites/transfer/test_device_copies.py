@@ -7,16 +7,18 @@ import numpy as np
 import pytest
 
 from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import requires
 
-DEVICE_PAIRS = [pytest.param(src, dst, id=f"{src}->{dst}") for src in range(4) for dst in range(4)]
+DEVICE_PAIRS = [pytest.param(src, dst, id=f"{src}->{dst}", marks=requires(devices=max(src, dst) + 1))
+                for src in range(4) for dst in range(4)]
 
 
 @pytest.mark.parametrize(("source", "destination"), DEVICE_PAIRS)
-def test_copy_to_device(transfers: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
+def test_copy_to_device(client: Any, devices: list[Any], sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
                         source: int, destination: int) -> None:
-    src_device, dst_device = transfers.device_at(source), transfers.device_at(destination)
+    src_device, dst_device = devices[source], devices[destination]
     data = sample(np.float32, (8, 5), seed=source * 4 + destination)
-    original = transfers.client.buffer_from_numpy(data, src_device)
+    original = client.buffer_from_numpy(data, src_device)
     what = f"PJRT_Buffer_CopyToDevice(device {src_device.id} -> device {dst_device.id})"
     try:
         copy = original.copy_to_device(dst_device)

@@ -6,19 +6,19 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
 from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import requires
 
 # Memory kinds XLA plugins name (PJRT_Memory_Kind); a device without one makes the case NOT_SUPPORTED.
 KINDS = ["device", "pinned_host", "unpinned_host"]
-KIND_PARAMS = [pytest.param(k, id=k) for k in KINDS]
-KIND_PAIRS = [pytest.param(a, b, id=f"{a}->{b}") for a in KINDS for b in KINDS]
+KIND_PARAMS = [pytest.param(k, id=k, marks=requires(memory_kind=k)) for k in KINDS]
+KIND_PAIRS = [pytest.param(a, b, id=f"{a}->{b}", marks=requires(memory_kind=(a, b))) for a in KINDS for b in KINDS]
 
 
 @pytest.mark.parametrize("kind", KIND_PARAMS)
 def test_buffer_from_host_into_memory(transfers: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
                                       kind: str) -> None:
-    device = transfers.device_at(0)
+    device = transfers.devices[0]
     memory = transfers.memory_of_kind(device, kind)
     data = sample(np.float32, (6, 7))
     buffer = transfers.client.buffer_from_numpy(data, memory=memory)
@@ -29,11 +29,11 @@ def test_buffer_from_host_into_memory(transfers: Any, sample: Callable[..., np.n
     bit_exact(buffer.to_numpy(), data, f"{where} -> PJRT_Buffer_ToHostBuffer")
 
 
+@requires("Buffer_CopyToMemory")
 @pytest.mark.parametrize(("source", "destination"), KIND_PAIRS)
-def test_copy_to_memory(plugin: Any, transfers: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
+def test_copy_to_memory(transfers: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
                         source: str, destination: str) -> None:
-    support.require_slot(plugin, "Buffer_CopyToMemory")
-    device = transfers.device_at(0)
+    device = transfers.devices[0]
     src_memory, dst_memory = transfers.memory_of_kind(device, source), transfers.memory_of_kind(device, destination)
     data = sample(np.int32, (5, 9))
     original = transfers.client.buffer_from_numpy(data, memory=src_memory)
@@ -51,11 +51,11 @@ def test_copy_to_memory(plugin: Any, transfers: Any, sample: Callable[..., np.nd
     bit_exact(original.to_numpy(), data, f"the source of {what}, read back afterwards")
 
 
+@requires("Buffer_CopyToMemory", devices=2)
 @pytest.mark.parametrize("kind", KIND_PARAMS)
-def test_copy_to_memory_of_another_device(plugin: Any, transfers: Any, sample: Callable[..., np.ndarray],
+def test_copy_to_memory_of_another_device(transfers: Any, sample: Callable[..., np.ndarray],
                                           bit_exact: Callable[..., None], kind: str) -> None:
-    support.require_slot(plugin, "Buffer_CopyToMemory")
-    source, target = transfers.device_at(0), transfers.device_at(1)
+    source, target = transfers.devices[0], transfers.devices[1]
     memory = transfers.memory_of_kind(target, kind)
     data = sample(np.float64, (3, 3))
     copy = transfers.client.buffer_from_numpy(data, source).copy_to_memory(memory)
@@ -66,7 +66,7 @@ def test_copy_to_memory_of_another_device(plugin: Any, transfers: Any, sample: C
 
 @pytest.mark.parametrize("kind", KIND_PARAMS)
 def test_buffer_in_memory_reports_its_device(transfers: Any, sample: Callable[..., np.ndarray], kind: str) -> None:
-    device = transfers.device_at(0)
+    device = transfers.devices[0]
     memory = transfers.memory_of_kind(device, kind)
     buffer = transfers.client.buffer_from_numpy(sample(np.float32, (2,)), memory=memory)
     owners = {d.handle for d in memory.addressable_by_devices}
@@ -78,7 +78,7 @@ def test_buffer_in_memory_reports_its_device(transfers: Any, sample: Callable[..
 
 @pytest.mark.parametrize("kind", KIND_PARAMS)
 def test_is_on_cpu_by_memory_kind(transfers: Any, sample: Callable[..., np.ndarray], kind: str) -> None:
-    device = transfers.device_at(0)
+    device = transfers.devices[0]
     memory = transfers.memory_of_kind(device, kind)
     buffer = transfers.client.buffer_from_numpy(sample(np.float32, (2,)), memory=memory)
     expected = transfers.client.platform_name == "cpu" or kind in ("pinned_host", "unpinned_host")

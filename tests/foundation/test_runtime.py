@@ -1,14 +1,19 @@
 """The runtime against both real CPU plugins: transfers, compile/execute, slot gating, errors, lifetimes."""
 from __future__ import annotations
 
+import ctypes
 import gc
+from typing import Callable
 
 import ml_dtypes
 import numpy as np
 import pytest
 
+from pjrt_cts.abi import structs as S
+from pjrt_cts.abi.callbacks import SlotFunction
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime import CompileOptions, Plugin, PjrtError, Unsupported, compile_options_bytes
+from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
 ADD_F32 = """
 func.func public @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -155,3 +160,132 @@ def test_attributes_include_stablehlo_versions(any_plugin: Plugin) -> None:
     assert isinstance(attributes["xla_version"], int)
     assert len(attributes["stablehlo_current_version"]) == 3
     assert attributes["stablehlo_minimum_version"] <= attributes["stablehlo_current_version"]
+
+
+# ---- readback into poisoned host memory ----------------------------------------------------------
+# A fake slot replaces the plugin's PJRT_Buffer_ToHostBuffer / CopyRawToHost for one test: it wraps the
+# real function and then writes nothing, or only the first half of the destination.
+
+
+def _fake_host_copy(monkeypatch: pytest.MonkeyPatch, plugin: Plugin, name: str, args_type: type,
+                    size_field: str, written: Callable[[int], int]) -> list[int]:
+    """Install a fake `name` slot that lets the real one copy, then keeps only `written(size)` bytes.
+
+    Returns the list of destination sizes it was called with (one entry per call)."""
+    real = plugin.function(name)
+    calls: list[int] = []
+
+    def fake(address: int) -> int:
+        args = args_type.from_address(address)
+        size = int(getattr(args, size_field))
+        calls.append(size)
+        if not args.dst:
+            return real(address) or 0
+        before = ctypes.string_at(args.dst, size)
+        error = real(address)
+        if error:
+            return error
+        if args.event:  # let the real copy finish; the caller still gets (and awaits) its event
+            plugin.call("Event_Await", S.PJRT_Event_Await_Args(event=args.event))
+        keep = written(size)
+        ctypes.memmove(args.dst + keep, before[keep:], size - keep)  # undo what the fake did not "write"
+        return 0
+
+    slot = SlotFunction(fake)
+    monkeypatch.setitem(plugin._functions, name, slot)
+    return calls
+
+
+def _fake_to_host(monkeypatch: pytest.MonkeyPatch, plugin: Plugin, written: Callable[[int], int]) -> list[int]:
+    return _fake_host_copy(monkeypatch, plugin, "Buffer_ToHostBuffer", S.PJRT_Buffer_ToHostBuffer_Args, "dst_size",
+                           written)
+
+
+def test_readback_takes_one_copy_when_nothing_looks_unwritten(monkeypatch, plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        data = np.arange(1, 61, dtype=np.int32)  # no byte equals the poison 0xA5
+        buffer = client.buffer_from_numpy(data)
+        calls = _fake_to_host(monkeypatch, plugin_0115, lambda size: size)
+        np.testing.assert_array_equal(buffer.to_numpy(), data)
+        assert calls == [data.nbytes]
+
+
+def test_readback_of_data_equal_to_the_poison_copies_twice_and_succeeds(monkeypatch, plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        data = np.full(15, 0xA5, dtype=np.uint8)
+        data[3] = 7
+        buffer = client.buffer_from_numpy(data)
+        calls = _fake_to_host(monkeypatch, plugin_0115, lambda size: size)
+        np.testing.assert_array_equal(buffer.to_numpy(), data)
+        assert calls == [15, 15]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int32], ids=["f32", "u8_poison_valued", "s32"])
+def test_readback_that_writes_nothing_fails(monkeypatch, plugin_0115: Plugin, dtype: type) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        # Values equal to the first poison: a no-op copy would leave exactly these bytes behind.
+        data = np.frombuffer(np.full(15 * np.dtype(dtype).itemsize, 0xA5, np.uint8).tobytes(), dtype).reshape(3, 5)
+        buffer = client.buffer_from_numpy(data.copy())
+        _fake_to_host(monkeypatch, plugin_0115, lambda size: 0)
+        with pytest.raises(UnwrittenHostBytes) as info:
+            buffer.to_numpy()
+    error = info.value
+    assert isinstance(error, AssertionError)  # reported as FAIL, not ERROR
+    assert error.function == "PJRT_Buffer_ToHostBuffer"
+    assert (error.unwritten, error.first_offset, error.size) == (data.nbytes, 0, data.nbytes)
+    assert "PJRT_Buffer_ToHostBuffer" in str(error) and f"{data.nbytes} of {data.nbytes} bytes" in str(error)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (16,)], ids=["odd_15_bytes", "aligned_64_bytes"])
+def test_readback_that_writes_half_fails_with_the_first_unwritten_offset(monkeypatch, plugin_0115: Plugin,
+                                                                         shape: tuple[int, ...]) -> None:
+    dtype = np.int8 if shape == (3, 5) else np.float32
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        data = (np.arange(np.prod(shape)).reshape(shape) + 1).astype(dtype)
+        buffer = client.buffer_from_numpy(data)
+        _fake_to_host(monkeypatch, plugin_0115, lambda size: size // 2)
+        with pytest.raises(UnwrittenHostBytes) as info:
+            buffer.to_numpy()
+    half = data.nbytes // 2
+    assert (info.value.unwritten, info.value.first_offset) == (data.nbytes - half, half)
+
+
+def test_readback_that_stops_one_byte_short_fails(monkeypatch, plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        buffer = client.buffer_from_numpy(np.arange(1, 9, dtype=np.float32))
+        _fake_to_host(monkeypatch, plugin_0115, lambda size: size - 1)
+        with pytest.raises(UnwrittenHostBytes) as info:
+            buffer.to_numpy()
+    assert (info.value.unwritten, info.value.first_offset) == (1, 31)
+
+
+def test_readback_with_host_layout_is_checked_too(monkeypatch, plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        data = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+        buffer = client.buffer_from_numpy(data)
+        np.testing.assert_array_equal(buffer.to_numpy(minor_to_major=[0, 1]), data)
+        _fake_to_host(monkeypatch, plugin_0115, lambda size: 0)
+        with pytest.raises(UnwrittenHostBytes):
+            buffer.to_numpy(minor_to_major=[0, 1])
+
+
+def test_to_host_into_poisons_the_callers_destination(monkeypatch, plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        buffer = client.buffer_from_numpy(np.zeros(4, np.float32))
+        destination = np.zeros(4, np.float32)  # already equal to the data: a no-op copy must not pass
+        _fake_to_host(monkeypatch, plugin_0115, lambda size: 0)
+        with buffer.to_host_into(destination.ctypes.data, destination.nbytes) as event:
+            event.wait()
+    assert destination.view(np.uint8).tolist() == [0xA5] * 16
+
+
+def test_copy_raw_to_host_that_writes_nothing_fails(monkeypatch, plugin_0115: Plugin) -> None:
+    with plugin_0115.create_client({"cpu_device_count": 1}) as client:
+        data = np.arange(1, 17, dtype=np.float32)
+        buffer = client.buffer_from_numpy(data)
+        assert buffer.copy_raw_to_host(8, 16) == data.tobytes()[8:24]
+        _fake_host_copy(monkeypatch, plugin_0115, "Buffer_CopyRawToHost", S.PJRT_Buffer_CopyRawToHost_Args,
+                        "transfer_size", lambda size: 0)
+        with pytest.raises(UnwrittenHostBytes) as info:
+            buffer.copy_raw_to_host(8, 16)
+    assert info.value.function == "PJRT_Buffer_CopyRawToHost" and info.value.unwritten == 16

@@ -5,7 +5,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pjrt_cts.golden import EXACT, Tolerance, compare, tolerance_for
+from pjrt_cts.golden import EXACT, Tolerance, compare, load_manifest, tolerance_for
 
 ULP2 = Tolerance("ulp", ulps=2, op_class="arith")
 REL = Tolerance("rel", rtol=1e-3, atol=1e-6, op_class="transcendental")
@@ -137,10 +137,81 @@ def test_tolerance_rules() -> None:
     assert tolerance_for("f32", "exact").kind == "exact"
     assert tolerance_for("f32", "arith").kind == "ulp"
     f32 = tolerance_for("f32", "transcendental")
-    reduction = tolerance_for("f32", "reduction")
-    assert f32.kind == "rel" and reduction.rtol > f32.rtol
+    reduction = tolerance_for("f32", "reduction", scale=1.0)
+    assert f32.kind == "rel" and reduction.rtol < f32.rtol
     assert tolerance_for("f64", "transcendental").rtol < f32.rtol
-    assert tolerance_for("c64", "fft").rtol == tolerance_for("f32", "fft").rtol
+    assert tolerance_for("c64", "fft", scale=1.0).rtol == tolerance_for("f32", "fft", scale=1.0).rtol
     with pytest.raises(ValueError):
         tolerance_for("f32", "no-such-class")
+    with pytest.raises(ValueError):
+        tolerance_for("f32", "matmul")  # a scaled atol needs its scale
     assert Tolerance.from_json(f32.to_json()) == f32
+    assert Tolerance.from_json(reduction.to_json()) == reduction
+
+
+def test_absolute_and_relative_parts_are_separate() -> None:
+    f32 = np.finfo(np.float32)
+    transcendental = tolerance_for("f32", "transcendental")
+    # Elementwise functions: atol only at the flush-to-zero scale, so tiny results are checked relatively.
+    assert transcendental.atol == float(f32.tiny) and transcendental.rtol == 8 * float(f32.eps)
+    assert transcendental.atol_basis == "smallest_normal"
+    # Sums: atol scales with sum|terms| (cancellation), rtol stays a few eps.
+    small, large = tolerance_for("f32", "matmul", scale=2.0), tolerance_for("f32", "matmul", scale=200.0)
+    assert large.atol == pytest.approx(100 * small.atol) and large.rtol == small.rtol
+    assert small.atol == pytest.approx(16 * float(f32.eps) * 2.0) and small.atol_basis == "sum_abs_terms"
+    # A result of sum|terms| = 200 that cancelled to ~1e-3 may be off by ~200 * a few eps, not 1e-3 * eps.
+    expected = np.array([1e-3], np.float32)
+    assert compare(expected + np.float32(8 * 200 * f32.eps), expected, large) is None
+    assert compare(expected + np.float32(8 * 200 * f32.eps), expected, small) is not None
+    # Low-precision results accumulated in f32 and rounded once: 2 eps relative, atol from f32 accumulation.
+    bf16 = tolerance_for("bf16", "matmul", scale=10.0)
+    assert bf16.rtol == 2 * 2.0**-7 and bf16.atol == pytest.approx(16 * 2.0**-23 * 10.0)
+    # Reductions in a low-precision type may round at every step: (n - 1) eps, relative and times sum|terms|.
+    summed = tolerance_for("bf16", "reduction", reduced_elements=15, scale=10.0)
+    assert summed.rtol == 14 * 2.0**-7 and summed.atol == pytest.approx(14 * 2.0**-7 * 10.0)
+    # A case may state that the op computes at another type's precision (XLA's f64 batch norm: f32).
+    assert tolerance_for("f64", "normalization", scale=1.0, precision_of="f32").rtol == 16 * 2.0**-23
+
+
+def test_complex_relative_part_is_measured_against_the_modulus() -> None:
+    tolerance = tolerance_for("c64", "transcendental")
+    expected = np.array([1.0 + 1e-6j], np.complex64)
+    # An error of a few eps of |z| in the tiny imaginary part is fine; relative to 1e-6 it would not be.
+    assert compare(expected + np.complex64(4e-7j), expected, tolerance) is None
+    assert compare(expected + np.complex64(1e-5j), expected, tolerance) is not None
+    # A tiny complex result is still checked relatively (its modulus is tiny too).
+    tiny = np.array([1e-20 + 1e-20j], np.complex64)
+    assert compare(np.array([0j], np.complex64), tiny, tolerance) is not None
+
+
+def _naive(name: str, x: np.ndarray) -> np.ndarray:
+    """log(1 + x) / exp(x) - 1 evaluated in the element type, as a careless implementation would."""
+    one = x.dtype.type(1)
+    with np.errstate(all="ignore"):
+        return (np.log(one + x) if name == "log_plus_one" else np.exp(x) - one).astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "f32", "f64"])
+@pytest.mark.parametrize("name", ["log_plus_one", "exponential_minus_one"])
+def test_naive_log1p_and_expm1_fail_the_tiny_input_cases(name: str, dtype: str) -> None:
+    case = load_manifest().by_id()[f"special.{name}_tiny.{dtype}"]
+    (x,), (expected,) = case.inputs(), case.expected()
+    magnitudes = np.abs(x.astype(np.float64))
+    assert magnitudes.min() < float(ml_dtypes.finfo(x.dtype).tiny) and magnitudes.max() <= 0.11  # down to subnormals
+    assert compare(expected.copy(), expected, case.tolerance) is None
+    reference = (np.log1p if name == "log_plus_one" else np.expm1)(x.astype(np.float64)).astype(x.dtype)
+    assert compare(reference, expected, case.tolerance) is None
+    naive = _naive(name, x)
+    mismatch = compare(naive, expected, case.tolerance)
+    assert mismatch is not None, f"naive {name} passes {case.id}"
+    # The old rule (atol = rtol = 8 eps, an absolute check for results << 1) let it through.
+    eps = float(ml_dtypes.finfo(x.dtype).eps)
+    old = Tolerance("rel", rtol=case.tolerance.rtol, atol=case.tolerance.rtol if eps < 2.0**-10 else 2 * eps)
+    assert compare(naive, expected, old) is None
+
+
+def test_naive_log1p_in_f32_of_bf16_inputs_fails_too() -> None:
+    case = load_manifest().by_id()["special.log_plus_one_tiny.bf16"]
+    (x,), (expected,) = case.inputs(), case.expected()
+    upcast = np.log(np.float32(1) + x.astype(np.float32)).astype(x.dtype)
+    assert compare(upcast, expected, case.tolerance) is not None

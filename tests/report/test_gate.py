@@ -42,9 +42,29 @@ def test_missing_layers_fail_the_level_check(clean) -> None:
     partial["tests"] = [t for t in partial["tests"] if t["layer"] not in ("events", "dlpack")]
     gate = evaluate_gate(partial, level="Full")
     assert not gate.passed
-    assert any(f.startswith("required level Full not reached") and "layer events did not run" in f
+    assert any(f.startswith("required level Full not reached") and "mandatory test(s) did not run" in f
                for f in gate.failures)
     assert evaluate_gate(partial, level="Core").passed
+
+
+def test_without_baseline_the_default_level_is_core(clean) -> None:
+    no_client = copy.deepcopy(clean)
+    for test in no_client["tests"]:
+        if test["layer"] not in ("abi",):
+            test["outcome"], test["message"] = "NOT_SUPPORTED", "PJRT_Client_Create failed: no device"
+    gate = evaluate_gate(no_client)
+    assert not gate.passed
+    assert any(f.startswith("the run is INCOMPLETE") for f in gate.failures)
+    assert any(f.startswith("required level Core not reached") for f in gate.failures)
+
+
+def test_waiver_budget(clean) -> None:
+    waived = [t["id"] for t in clean["tests"] if t["outcome"] == "XFAIL"]
+    assert waived, "the synthetic run has waivers"
+    assert evaluate_gate(clean).passed
+    gate = evaluate_gate(clean, max_waivers=0)
+    assert not gate.passed and gate.failures[0].startswith(f"the run needs {len(waived)} waiver(s) (XFAIL), the budget is 0")
+    assert evaluate_gate(clean, max_waivers=len(waived)).passed
 
 
 def test_missing_passing_test_is_a_regression(clean) -> None:
@@ -76,7 +96,8 @@ def test_level_drop_fails_even_without_a_per_test_regression(clean) -> None:
 def test_without_baseline_any_bad_outcome_fails(synthetic, clean) -> None:
     assert evaluate_gate(clean).passed
     gate = evaluate_gate(synthetic)
-    assert gate.failures == ["8 test(s) with a bad outcome and no baseline to waive them"]
+    assert gate.failures[0] == "8 test(s) with a bad outcome and no baseline to waive them"
+    assert gate.failures[1].startswith("required level Core not reached")
 
 
 def test_slim_baseline_gates_like_the_full_one(synthetic) -> None:

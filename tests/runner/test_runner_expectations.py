@@ -14,17 +14,26 @@ EXPECTATIONS = """
 [[expectation]]
 id = "client.basic.test_fail"
 outcome = "FAIL"
+cause = "lists differ"
 reason = "lists really differ"
 url = "https://example.org/issue/1"
 
 [[expectation]]
 id = "client.basic.test_fixture_error"
-outcome = "CRASH"
-reason = "any failure counts"
+outcome = "ERROR"
+cause = "fixture exploded"
+reason = "the fixture is broken on purpose"
+
+[[expectation]]
+id = "client.basic.test_details"
+outcome = "FAIL"
+cause = "NaN not propagated"
+reason = "waives another failure than the one that happens: must stay FAIL"
 
 [[expectation]]
 id = "client.basic.test_pass"
 outcome = "FAIL"
+cause = "anything"
 reason = "fixed since"
 
 [[expectation]]
@@ -40,17 +49,20 @@ reason = "documented gap"
 [[expectation]]
 id = "client.nonexistent.test_*"
 outcome = "FAIL"
+cause = "x"
 reason = "stale entry"
 
 [[expectation]]
 id = "robustness.crashes.test_abort_shared"
 outcome = "CRASH"
+cause = "SIGABRT"
 reason = "layer not run here, so not judged unknown"
 """
 
 
-def _record(test_id: str, outcome: str) -> dict:
-    return {"id": test_id, "nodeid": test_id, "layer": "client", "outcome": outcome, "expected": None}
+def _record(test_id: str, outcome: str, message: str = "") -> dict:
+    return {"id": test_id, "nodeid": test_id, "layer": "client", "outcome": outcome, "expected": None,
+            "message": message}
 
 
 def _load(tmp_path: Path, text: str) -> Expectations:
@@ -60,25 +72,49 @@ def _load(tmp_path: Path, text: str) -> Expectations:
 
 
 @pytest.mark.parametrize(
-    ("actual", "expected", "final"),
+    ("actual", "message", "expected", "final"),
     [
-        ("FAIL", "FAIL", "XFAIL"),
-        ("CRASH", "FAIL", "XFAIL"),
-        ("TIMEOUT", "CRASH", "XFAIL"),
-        ("ERROR", "TIMEOUT", "XFAIL"),
-        ("PASS", "CRASH", "XPASS"),
-        ("NOT_SUPPORTED", "FAIL", "NOT_SUPPORTED"),
-        ("PASS", "NOT_SUPPORTED", "PASS"),
-        ("WARNING", "WARNING", "WARNING"),
+        ("FAIL", "max abs err inf: NaN dropped", "FAIL", "XFAIL"),
+        ("CRASH", "killed by SIGABRT: NaN dropped", "CRASH", "XFAIL"),
+        ("TIMEOUT", "", "TIMEOUT", "XFAIL"),
+        ("ERROR", "fixture: NaN dropped", "ERROR", "XFAIL"),
+        # Another failure than the one waived is reported as what it is.
+        ("CRASH", "killed by SIGSEGV: NaN dropped", "FAIL", "CRASH"),
+        ("FAIL", "wrong shape", "FAIL", "FAIL"),
+        ("TIMEOUT", "", "CRASH", "TIMEOUT"),
+        ("PASS", "", "CRASH", "XPASS"),
+        ("WARNING", "", "FAIL", "XPASS"),
+        ("NOT_SUPPORTED", "UNIMPLEMENTED", "FAIL", "NOT_SUPPORTED"),
+        ("PASS", "", "NOT_SUPPORTED", "PASS"),
+        ("WARNING", "", "WARNING", "WARNING"),
     ],
 )
-def test_apply_expectation(tmp_path: Path, actual: str, expected: str, final: str) -> None:
-    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.*"\noutcome = "{expected}"\nreason = "r"\n')
-    record = apply_expectation(_record("client.x.test_y", actual), expectations)
+def test_apply_expectation(tmp_path: Path, actual: str, message: str, expected: str, final: str) -> None:
+    cause = "" if expected in ("TIMEOUT", "NOT_SUPPORTED", "WARNING") else 'cause = "NaN dropped"\n'
+    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.*"\noutcome = "{expected}"\n{cause}reason = "r"\n')
+    record = apply_expectation(_record("client.x.test_y", actual, message), expectations)
     assert record["outcome"] == final
-    assert record["expected"] == {"pattern": "client.*", "outcome": expected, "reason": "r", "url": None,
-                                  "actual": actual}
+    assert {k: v for k, v in record["expected"].items() if k != "mismatch"} == {
+        "pattern": "client.*", "outcome": expected, "cause": "NaN dropped" if cause else None, "reason": "r",
+        "url": None, "actual": actual}
+    assert ("mismatch" in record["expected"]) is (final == actual and final in ("FAIL", "CRASH", "TIMEOUT", "ERROR"))
     assert apply_expectation(record, expectations) == record  # idempotent: keeps the actual outcome
+
+
+@pytest.mark.parametrize("outcome", ["FAIL", "CRASH", "ERROR"])
+def test_a_failure_waiver_needs_a_cause(tmp_path: Path, outcome: str) -> None:
+    with pytest.raises(ExpectationsError, match="needs 'cause'"):
+        _load(tmp_path, f'[[expectation]]\nid = "a.*"\noutcome = "{outcome}"\nreason = "r"\n')
+
+
+def test_entry_usage_shows_over_matching_and_other_failures(tmp_path: Path) -> None:
+    from pjrt_cts.runner.expectations import entry_usage
+
+    expectations = _load(tmp_path, '[[expectation]]\nid = "client.*"\noutcome = "FAIL"\ncause = "NaN"\nreason = "r"\n')
+    records = [apply_expectation(_record(f"client.x.test_{i}", outcome, message), expectations)
+               for i, (outcome, message) in enumerate([("FAIL", "NaN"), ("PASS", ""), ("FAIL", "shape")])]
+    (usage,) = entry_usage(expectations, records)
+    assert (usage["waived"], usage["passed"], usage["other_failure"], usage["matched"]) == (1, 1, 1, 3)
 
 
 def test_first_matching_entry_wins(tmp_path: Path) -> None:
@@ -89,7 +125,7 @@ def test_first_matching_entry_wins(tmp_path: Path) -> None:
 
 def test_unknown_patterns_only_judged_for_layers_that_ran(tmp_path: Path) -> None:
     expectations = _load(tmp_path, EXPECTATIONS)
-    ids = ["client.basic.test_fail", "client.basic.test_fixture_error", "client.basic.test_pass",
+    ids = ["client.basic.test_fail", "client.basic.test_fixture_error", "client.basic.test_pass", "client.basic.test_details",
            "client.basic.test_param[f32]", "client.basic.test_not_supported"]
     assert expectations.unknown_patterns(ids, ["client"]) == ["client.nonexistent.test_*"]
     assert "robustness.crashes.test_abort_shared" in expectations.unknown_patterns(ids, ["client", "robustness"])
@@ -124,11 +160,17 @@ def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
     assert tests["client.basic.test_fail"]["expected"]["actual"] == "FAIL"
     assert tests["client.basic.test_fail"]["expected"]["url"] == "https://example.org/issue/1"
     assert tests["client.basic.test_fixture_error"]["outcome"] == "XFAIL"
+    assert tests["client.basic.test_details"]["outcome"] == "FAIL"  # waiver for another cause: not waived
+    assert "another failure" in tests["client.basic.test_details"]["expected"]["mismatch"]
     assert tests["client.basic.test_pass"]["outcome"] == "XPASS"
     assert tests["client.basic.test_param[f32]"]["outcome"] == "SKIP"
     assert "takes too long" in tests["client.basic.test_param[bf16]"]["message"]
     assert tests["client.basic.test_not_supported"]["outcome"] == "NOT_SUPPORTED"
-    assert results["expectations"] == {"file": str(expectations), "unknown_patterns": ["client.nonexistent.test_*"]}
+    assert results["expectations"]["file"] == str(expectations)
+    assert results["expectations"]["unknown_patterns"] == ["client.nonexistent.test_*"]
+    usage = {entry["pattern"]: entry for entry in results["expectations"]["entries"]}
+    assert usage["client.basic.test_pass"]["passed"] == 1
+    assert "warning: expectation client.basic.test_pass matches 1 passing test(s) (XPASS)" in proc.stdout
     assert "warning: expectation pattern matches no test: client.nonexistent.test_*" in proc.stdout
     assert proc.returncode == 1  # XPASS and the remaining FAILs
 
@@ -144,6 +186,6 @@ def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
     ],
 )
 def test_brackets_in_patterns_are_literal(test_id: str, pattern: str, matches: bool) -> None:
-    from pjrt_cts.runner.expectations import id_matches
+    from pjrt_cts.model import id_matches
 
     assert id_matches(test_id, pattern) is matches

@@ -131,7 +131,8 @@ def test_summary_verdicts() -> None:
     def tests(*outcomes: str) -> list[dict[str, str]]:
         return [{"layer": "client", "outcome": o} for o in outcomes]
 
-    assert summarize(tests("PASS", "NOT_SUPPORTED", "SKIP", "XFAIL", "WARNING"))["verdict"] == "CONFORMANT"
+    # Nothing bad but no level contract met: a handful of client tests proves nothing.
+    assert summarize(tests("PASS", "NOT_SUPPORTED", "SKIP", "XFAIL", "WARNING"))["verdict"] == "INCOMPLETE"
     for bad in ("FAIL", "CRASH", "TIMEOUT", "XPASS", "ERROR"):
         assert summarize(tests("PASS", bad))["verdict"] == "NON_CONFORMANT"
     assert summarize(tests("PASS"), complete=False)["verdict"] == "INCOMPLETE"

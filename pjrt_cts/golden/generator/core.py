@@ -20,7 +20,7 @@ from pjrt_cts.golden import synth
 from pjrt_cts.golden.compare import compare
 from pjrt_cts.golden.corpus import FORMAT_VERSION, MANIFEST_NAME
 from pjrt_cts.golden.npzio import npz_bytes
-from pjrt_cts.golden.tolerance import Tolerance, tolerance_for
+from pjrt_cts.golden.tolerance import RULES, Tolerance, tolerance_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401  (configures jax first)
 
 from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
@@ -54,6 +54,8 @@ class CaseSpec:
     large_seed: int | None = None
     large_reference: str | None = None
     tolerance: Tolerance | None = None  # overrides the op-class rule
+    tolerance_precision: str | None = None  # the type whose precision the op is known to compute at
+    selector_inputs: tuple[int, ...] = ()  # inputs that choose terms: kept as-is when computing sum|terms|
     jit_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     expect_ops: tuple[str, ...] = ()  # ops the program must contain (guards against JAX rewriting)
     zero_inputs_ok: tuple[int, ...] = ()  # control operands (a false predicate, branch index 0)
@@ -266,6 +268,38 @@ def _reduced_elements(spec: CaseSpec, outputs: list[np.ndarray]) -> int:
     return max(1, int(np.asarray(spec.inputs[0]).size) // max(1, int(np.asarray(outputs[0]).size)))
 
 
+def _is_inexact(array: np.ndarray) -> bool:
+    name = golden_dtypes.name_of(np.asarray(array).dtype)
+    return golden_dtypes.is_floating(name) or golden_dtypes.is_complex(name)
+
+
+def _finite_max_abs(arrays: Sequence[np.ndarray]) -> float:
+    values = [np.abs(np.asarray(a).astype(np.complex128 if np.iscomplexobj(a) else np.float64)).ravel() for a in arrays]
+    finite = np.concatenate([v[np.isfinite(v)] for v in values]) if values else np.zeros(0)
+    return float(finite.max()) if finite.size else 0.0
+
+
+def _atol_scale(spec: CaseSpec, output_rows: list[list[np.ndarray]]) -> float | None:
+    """The magnitude S the op class scales its atol by (tolerance.RULES[...].atol_basis), or None."""
+    rule = RULES[spec.op_class]
+    if rule.atol_basis == "max_abs_output":
+        return _finite_max_abs([o for row in output_rows for o in row if _is_inexact(o)])
+    if rule.atol_basis != "sum_abs_terms":
+        return None
+    if spec.numpy_ref is None:
+        raise GenerationError(f"{spec.id}: op class {spec.op_class} needs a numpy reference to compute sum|terms|")
+    # The op on |inputs|: every term of a sum (of products) counted with its magnitude. Exact for sums,
+    # dot/conv and the DFT (whose coefficients have modulus 1); |result| for products.
+    magnitudes = [x if i in spec.selector_inputs or not _is_inexact(x) else np.abs(x)
+                  for i, x in enumerate(spec.inputs)]
+    try:
+        with np.errstate(all="ignore"):
+            terms = [np.asarray(r) for r in spec.numpy_ref(magnitudes)]
+    except Exception as exc:
+        raise GenerationError(f"{spec.id}: numpy reference on |inputs| failed: {type(exc).__name__}: {exc}") from exc
+    return _finite_max_abs(terms)
+
+
 def _global_outputs_for_check(spec: CaseSpec, output_rows: list[list[np.ndarray]]) -> list[np.ndarray]:
     if spec.mode == "single":
         return output_rows[0]
@@ -303,7 +337,9 @@ def build_case(spec: CaseSpec) -> BuiltCase:
         # The loosest rule over the outputs' types (an exact output of a mixed op stays exact in compare
         # because integers are always compared exactly).
         reduced = _reduced_elements(spec, output_rows[0])
-        candidates = [tolerance_for(name, spec.op_class, reduced) for name in out_names] or [tolerance_for("f32", "exact")]
+        scale = _atol_scale(spec, output_rows)
+        candidates = [tolerance_for(name, spec.op_class, reduced, scale, spec.tolerance_precision)
+                      for name in out_names] or [tolerance_for("f32", "exact")]
         tolerance = max(candidates, key=lambda t: (t.kind != "exact", t.ulps, t.rtol, t.atol))
     if spec.numpy_ref is not None:
         try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import ml_dtypes
 import numpy as np
 
 from pjrt_cts.golden import dtypes
@@ -373,6 +374,32 @@ def _special_cases() -> Iterator[CaseSpec]:
         del b
 
 
+# Functions whose naive forms (log(1 + x), exp(x) - 1) lose every digit for |x| << eps.
+TINY_UNARY = ("log_plus_one", "exponential_minus_one")
+
+
+def tiny_values(name: str) -> np.ndarray:
+    """+-10**-k from 0.1 down to the smallest subnormal of float type `name` (every decade, or every
+    fourth for f64), plus its smallest normal, largest and smallest subnormal: in that type, never 0."""
+    info = ml_dtypes.finfo(dtypes.dtype_of(name))
+    smallest_subnormal = float(info.smallest_subnormal)
+    step = 4 if name == "f64" else 1
+    exponents = np.arange(1, int(np.floor(-np.log10(smallest_subnormal))) + 1, step)
+    magnitudes = np.concatenate([10.0 ** -exponents, [float(info.tiny), float(info.tiny) - smallest_subnormal,
+                                                      smallest_subnormal]])
+    values = np.concatenate([magnitudes, -magnitudes]).astype(dtypes.dtype_of(name))
+    return values[values.astype(np.float64) != 0]
+
+
+def _tiny_cases() -> Iterator[CaseSpec]:
+    for dtype in FLOATS:
+        x = tiny_values(dtype)
+        for name in TINY_UNARY:
+            fn, ref, op_class, _, op = FLOAT_UNARY[name]
+            yield CaseSpec(f"special.{name}_tiny.{dtype}", fn, [x], op_class=op_class, numpy_ref=unary_ref(ref),
+                           numpy_ref_name=f"numpy.{name}", expect_ops=(op,), features=["special_values", "tiny_values"])
+
+
 def _overflow_cases() -> Iterator[CaseSpec]:
     for dtype in dtypes.INTEGER_NAMES:
         np_dtype = dtypes.dtype_of(dtype)
@@ -396,4 +423,5 @@ def cases() -> Iterator[CaseSpec]:
     yield from _int_cases()
     yield from _compare_cases()
     yield from _special_cases()
+    yield from _tiny_cases()
     yield from _overflow_cases()

@@ -139,13 +139,11 @@ def _pad_interior(x: np.ndarray, dtype) -> np.ndarray:
 
 
 def _batch_norm_cases() -> Iterator[CaseSpec]:
-    from pjrt_cts.golden.tolerance import Tolerance, tolerance_for
-
     eps = 1e-3
     for dtype in ("f32", "f64"):
         np_dtype = dtypes.dtype_of(dtype)
         # XLA's batch-norm expansion computes rsqrt at about f32 accuracy even for f64.
-        loose = Tolerance("rel", rtol=2e-6, atol=2e-6, op_class="reduction") if dtype == "f64" else tolerance_for(dtype, "reduction")
+        check = {"op_class": "normalization", "tolerance_precision": "f32" if dtype == "f64" else None}
         rng = rng_for(f"batch_norm.{dtype}")
         x = random_array(rng, (4, 3, 2), dtype)
         scale, offset = random_array(rng, (3,), dtype), random_array(rng, (3,), dtype)
@@ -158,7 +156,7 @@ def _batch_norm_cases() -> Iterator[CaseSpec]:
             return [((v - m.reshape(shape)) / np.sqrt(va.reshape(shape) + eps) * s.reshape(shape) + o.reshape(shape))]
         yield CaseSpec(f"batch_norm.inference.{dtype}",
                        _one(lambda *a: hlo.BatchNormInferenceOp(*a, eps, 1).result, (4, 3, 2), np_dtype),
-                       [x, scale, offset, mean, var], tolerance=loose, numpy_ref=bn_ref_inference,
+                       [x, scale, offset, mean, var], **check, numpy_ref=bn_ref_inference,
                        numpy_ref_name="numpy.batch_norm_inference", expect_ops=("stablehlo.batch_norm_inference",))
 
         def bn_ref_training(xs):
@@ -170,7 +168,7 @@ def _batch_norm_cases() -> Iterator[CaseSpec]:
         yield CaseSpec(f"batch_norm.training.{dtype}",
                        lambda a, s, o: emit(lambda *v: hlo.BatchNormTrainingOp(*v, eps, 1).results,
                                             [((4, 3, 2), np_dtype), ((3,), np_dtype), ((3,), np_dtype)], a, s, o),
-                       [x, scale, offset], tolerance=loose, numpy_ref=bn_ref_training,
+                       [x, scale, offset], **check, numpy_ref=bn_ref_training,
                        numpy_ref_name="numpy.batch_norm_training", expect_ops=("stablehlo.batch_norm_training",))
 
         def bn_ref_grad(xs):
@@ -190,7 +188,7 @@ def _batch_norm_cases() -> Iterator[CaseSpec]:
         yield CaseSpec(f"batch_norm.grad.{dtype}",
                        lambda a, s, m, va, g: emit(lambda *v: hlo.BatchNormGradOp(*v, eps, 1).results,
                                                    [((4, 3, 2), np_dtype), ((3,), np_dtype), ((3,), np_dtype)], a, s, m, va, g),
-                       [x, scale, batch_mean, batch_var, grad], tolerance=loose, numpy_ref=bn_ref_grad,
+                       [x, scale, batch_mean, batch_var, grad], **check, numpy_ref=bn_ref_grad,
                        numpy_ref_name="numpy.batch_norm_grad", expect_ops=("stablehlo.batch_norm_grad",))
 
 

@@ -173,7 +173,8 @@ def _select_and_scatter_cases() -> Iterator[CaseSpec]:
             yield CaseSpec(case_id, fn, [source, x], op_class="reduction",
                            numpy_ref=lambda xs, w=window, st=strides, p=padding, o=np_dtype: [
                                _select_and_scatter_ref(xs[1], xs[0], w, st, p, 0).astype(o)],
-                           numpy_ref_name="numpy.max_pool_gradient", expect_ops=("stablehlo.select_and_scatter",))
+                           numpy_ref_name="numpy.max_pool_gradient", expect_ops=("stablehlo.select_and_scatter",),
+                           selector_inputs=(1,))  # the operand picks where each source value goes
 
 
 def _total_order_key(x: np.ndarray) -> np.ndarray:

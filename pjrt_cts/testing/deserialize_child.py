@@ -1,6 +1,6 @@
-"""Child process for test_serialization: load the plugin, DeserializeAndLoad, execute, save the outputs.
+"""Child process of executable.serialization: load the plugin, DeserializeAndLoad, execute, save the outputs.
 
-    python deserialize_child.py PLUGIN CREATE_OPTIONS_JSON SERIALIZED_FILE INPUTS_NPZ DTYPES_JSON OUTPUTS_NPZ
+    python -m pjrt_cts.testing.deserialize_child PLUGIN CREATE_OPTIONS_JSON SERIALIZED_FILE INPUTS_NPZ DTYPES_JSON OUTPUTS_NPZ
 
 Arrays travel through .npz in pjrt_cts.golden's storable form (bf16/fp8 as raw bits, names in DTYPES_JSON).
 

@@ -1,0 +1,47 @@
+"""`pjrt-cts contract`: show, check or regenerate the frozen mandatory test lists of the levels."""
+from __future__ import annotations
+
+import argparse
+
+from pjrt_cts.cli.main import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "contract", help="the mandatory tests of each conformance level (check or regenerate the frozen lists)",
+        description="Each level's mandatory test ids are frozen in pjrt_cts/mustpass/<level>.txt. --check fails when "
+        "the suites and the committed lists disagree; --write regenerates them from the rules in pjrt_cts/levels.py.")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 if the tree and the committed lists disagree")
+    mode.add_argument("--write", action="store_true", help="regenerate pjrt_cts/mustpass/*.txt from the tree")
+    parser.set_defaults(func=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pjrt_cts import contract
+    from pjrt_cts.levels import LEVELS
+    from pjrt_cts.resources import golden_dir, suites_dir
+
+    if not args.check and not args.write:
+        for level in LEVELS:
+            print(f"{level.name}: {len(level.mandatory_ids())} mandatory tests — {level.summary}")
+            for feature in level.features:
+                print(f"  - {feature.name}: {feature.description}")
+        return 0
+    try:
+        contracts = contract.build_contracts(contract.collect_test_ids(suites_dir()), contract.golden_cases(golden_dir()))
+    except (contract.ContractError, OSError, KeyError, ValueError) as exc:
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+    if args.write:
+        for path, built in zip(contract.write(contracts), contracts):
+            print(f"wrote {path} ({len(built.ids)} tests)")
+        return 0
+    problems = contract.check(contracts)
+    for problem in problems:
+        print(f"contract: {problem}")
+    if problems:
+        print("regenerate with `pjrt-cts contract --write` if the change is intended, and review the diff")
+        return 1
+    print("contract: the committed mandatory lists match the tree "
+          + ", ".join(f"{c.level.name} {len(c.ids)}" for c in contracts))
+    return 0

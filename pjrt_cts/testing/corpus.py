@@ -1,0 +1,280 @@
+"""The golden corpus as the suites see it: cases as pytest parameters, compiled and run as a framework would.
+
+The manifest is read at collection time. If it cannot be read, every golden-driven test function gets one
+placeholder parameter (`golden_corpus_unreadable`) that ERRORs in setup saying what could not be read: the
+~6,400 golden tests never disappear silently. A case file that cannot be read while a test runs is an ERROR
+too. Parametrizations that are empty although the corpus was read (e.g. no multi-device case) are dropped.
+
+Single-device cases belong to compile/execute/executable; cases needing several devices (num_devices:N,
+spmd, replicas) belong to the multidevice layer.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable, Sequence, TypeVar
+
+import numpy as np
+import pytest
+
+from pjrt_cts.testing.outcomes import CorpusUnreadable
+from pjrt_cts.testing.programs import compile_cached, run
+from pjrt_cts.testing.requirements import first_line, requires, unsupported_if_unimplemented
+
+T = TypeVar("T")
+UNREADABLE_MARKER = "golden_corpus_unreadable"
+UNREADABLE_ID = "golden_corpus_unreadable"
+
+
+class _Unreadable:
+    """The placeholder parameter value of a golden test whose corpus could not be read."""
+
+    def __repr__(self) -> str:
+        return UNREADABLE_ID
+
+
+UNREADABLE = _Unreadable()
+
+_manifest: Any = None
+_load_error: str | None = None
+
+
+def golden_manifest() -> Any:
+    """The corpus manifest, or None when it cannot be read (then `load_error()` says why)."""
+    global _manifest, _load_error
+    if _manifest is None and _load_error is None:
+        try:
+            from pjrt_cts.golden import load_manifest
+
+            _manifest = load_manifest()
+        except Exception as error:  # noqa: BLE001 - any failure to read it is reported per golden test function
+            _load_error = f"{type(error).__name__}: {error}"
+    return _manifest
+
+
+def load_error() -> str | None:
+    golden_manifest()
+    return _load_error
+
+
+def _unreadable_param(argnames: int) -> Any:
+    reason = f"the golden corpus could not be read: {load_error()}"
+    return pytest.param(*([UNREADABLE] * argnames), id=UNREADABLE_ID, marks=pytest.mark.golden_corpus_unreadable(reason))
+
+
+def single_device_cases() -> list[Any]:
+    manifest = golden_manifest()
+    return [case for case in manifest.cases if not case.is_multi_device] if manifest is not None else []
+
+
+def multi_device_cases() -> list[Any]:
+    manifest = golden_manifest()
+    return [case for case in manifest.cases if case.is_multi_device] if manifest is not None else []
+
+
+def golden_param(argname: str = "case", cases: Sequence[Any] | None = None) -> Any:
+    """`parametrize(argname, ...)` over golden cases (single-device by default), one id per case; a
+    multi-device case requires its device count."""
+    if golden_manifest() is None:
+        return pytest.mark.parametrize(argname, [_unreadable_param(1)])
+    chosen = list(single_device_cases() if cases is None else cases)
+    params = [pytest.param(case, id=case.id, marks=[requires(devices=case.num_devices)] if case.is_multi_device else [])
+              for case in chosen]
+    return pytest.mark.parametrize(argname, params)
+
+
+def one_case_per_family() -> list[Any]:
+    first: dict[str, Any] = {}
+    for case in sorted(single_device_cases(), key=lambda c: c.id):
+        first.setdefault(case.family, case)
+    return list(first.values())
+
+
+def golden_version_param(cases: Sequence[Any]) -> Any:
+    """`parametrize("case,version", ...)`: every portable artifact version each case ships."""
+    from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
+
+    if golden_manifest() is None:
+        return pytest.mark.parametrize("case,version", [_unreadable_param(2)])
+    return pytest.mark.parametrize("case,version", [
+        pytest.param(case, version, id=f"{case.id}-{version}")
+        for case in cases for version in BYTECODE_VERSIONS if f"mlirbc.{version}" in case.files])
+
+
+def raise_if_unreadable(item: pytest.Item) -> None:
+    """Setup of a placeholder parameter: ERROR saying what could not be read."""
+    __tracebackhide__ = True
+    mark = item.get_closest_marker(UNREADABLE_MARKER)
+    if mark is not None:
+        raise CorpusUnreadable(str(mark.args[0]))
+
+
+def read_case(case: Any, what: str, read: Callable[[], T]) -> T:
+    """`read()` of one of `case`'s files; a file that cannot be read is an ERROR naming the case and file."""
+    __tracebackhide__ = True
+    try:
+        return read()
+    except (OSError, ValueError, KeyError, EOFError) as error:
+        raise CorpusUnreadable(f"golden case {case.id}: cannot read its {what}: {type(error).__name__}: {error}") from None
+
+
+def drop_empty_parametrizations(items: list[pytest.Item], layer_dir: Path) -> None:
+    """Drop `layer_dir`'s items whose parametrization is empty although the corpus was read (e.g. no
+    multi-device case). Removed without `pytest_deselected`: a test with no case is not a result."""
+    if golden_manifest() is None:
+        return  # unreadable: every golden test function has its ERROR placeholder, nothing is empty
+
+    def is_empty(item: pytest.Item) -> bool:
+        if layer_dir not in Path(str(item.path)).resolve().parents:
+            return False
+        return any(str(mark.kwargs.get("reason", "")).startswith("got empty parameter set")
+                   for mark in item.iter_markers("skip"))
+
+    items[:] = [item for item in items if not is_empty(item)]
+
+
+# ---- StableHLO versions: what the plugin declares, used only to explain a failed real attempt ----------
+
+
+def version_tuple(value: Any) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(int(part) for part in value.split("."))
+    return tuple(int(part) for part in value)
+
+
+def _shown(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+def plugin_stablehlo_range(plugin: Any) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """(stablehlo_minimum_version, stablehlo_current_version) from PJRT_Plugin_Attributes, None if absent."""
+    attributes = plugin.attributes
+    return (version_tuple(attributes.get("stablehlo_minimum_version")),
+            version_tuple(attributes.get("stablehlo_current_version")))
+
+
+def declared_unreadable_reason(plugin: Any, case: Any, version: str) -> str | None:
+    """Why the plugin's declared StableHLO window excludes `case`'s `version` artifact (None: it includes it)."""
+    artifact = version_tuple(case.stablehlo_version(version))
+    oldest, newest = plugin_stablehlo_range(plugin)
+    if artifact is not None and newest is not None and artifact > newest:
+        return (f"{case.id}: the {version} portable artifact is StableHLO {_shown(artifact)}, newer than the plugin's "
+                f"declared stablehlo_current_version {_shown(newest)}")
+    if artifact is not None and oldest is not None and artifact < oldest:
+        return (f"{case.id}: the {version} portable artifact is StableHLO {_shown(artifact)}, older than the plugin's "
+                f"declared stablehlo_minimum_version {_shown(oldest)}")
+    return None
+
+
+def framework_artifact_version(plugin: Any, case: Any) -> tuple[str, str | None]:
+    """(version, declared_unsupported): the artifact a framework sends, the newest the plugin declares it reads.
+
+    When the declared window excludes every artifact the case ships, the oldest one is still tried: the
+    declaration alone decides nothing, it only explains a failure of that attempt.
+    """
+    from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
+
+    from pjrt_cts.testing.requirements import not_applicable
+
+    shipped = [version for version in BYTECODE_VERSIONS if f"mlirbc.{version}" in case.files]  # newest first
+    if not shipped:
+        skipped = "; ".join(f"{v}: {case.bytecode_skipped.get(v, 'not generated')}" for v in BYTECODE_VERSIONS)
+        not_applicable(f"{case.id} ships no portable artifact ({skipped})")
+    reasons = []
+    for version in shipped:
+        reason = declared_unreadable_reason(plugin, case, version)
+        if reason is None:
+            return version, None
+        reasons.append(reason)
+    return shipped[-1], "; ".join(reasons)
+
+
+def text_declared_unsupported(plugin: Any, case: Any) -> str | None:
+    """Why the plugin declares it may not parse the corpus's program text (written by a newer StableHLO)."""
+    manifest = golden_manifest()
+    written = version_tuple((manifest.stablehlo_versions or {}).get("current")) if manifest else None
+    _, newest = plugin_stablehlo_range(plugin)
+    if written and newest and newest < written:
+        return (f"{case.id}: program text written by StableHLO {_shown(written)}; the plugin declares "
+                f"stablehlo_current_version {_shown(newest)} (text is not a compatibility format)")
+    return None
+
+
+# ---- compiling and running cases ----------------------------------------------------------------------
+
+
+def compiled_golden(client: Any, case: Any, source: str = "text") -> Any:
+    """A golden case compiled from its text ("text") or a portable artifact version ("current", ...), once
+    per worker. UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED; so is any compile error of an input
+    the plugin declares it does not read (an artifact outside its StableHLO window, newer text)."""
+    __tracebackhide__ = True
+
+    def build() -> Any:
+        if source == "text":
+            code: Any = read_case(case, "program text", case.program_text)
+            declared = text_declared_unsupported(client.plugin, case)
+        else:
+            code = read_case(case, f"{source} portable artifact", lambda: case.portable_bytecode(source))
+            declared = declared_unreadable_reason(client.plugin, case, source)
+        with unsupported_if_unimplemented("PJRT_Client_Compile", declared_unsupported=declared):
+            return client.compile(code)
+
+    return compile_cached(client, ("golden", case.id, source), build)
+
+
+_MAIN_SIGNATURE = re.compile(r"func\.func public @main\((?P<args>.*?)\)\s*->", re.S)
+_ARGUMENT = re.compile(r"%arg\d+\s*:")
+_LAYOUT_MODE = re.compile(r'mhlo\.layout_mode\s*=\s*"\{(?P<dims>[0-9, ]*)\}"')
+
+
+def declared_argument_layouts(case: Any) -> list[list[int] | None]:
+    """minor_to_major per argument from the program's `mhlo.layout_mode` (None: default row-major).
+
+    Fallback for corpora whose manifest does not record `layouts`."""
+    match = _MAIN_SIGNATURE.search(read_case(case, "program text", case.program_text))
+    if match is None:
+        return []
+    pieces = _ARGUMENT.split(match["args"])[1:]
+    layouts: list[list[int] | None] = []
+    for piece in pieces:
+        mode = _LAYOUT_MODE.search(piece)
+        layouts.append([int(d) for d in mode["dims"].split(",") if d.strip()] if mode else None)
+    return layouts
+
+
+def case_inputs(case: Any) -> list[np.ndarray]:
+    return read_case(case, "inputs", case.inputs)
+
+
+def case_expected(case: Any) -> list[np.ndarray]:
+    return read_case(case, "expected outputs", case.expected)
+
+
+def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
+    """Execute a golden case as a framework would: arguments in the layouts the program declares
+    (feature custom_layout; the manifest's `layouts`), outputs read back row-major."""
+    inputs = case_inputs(case)
+    if "custom_layout" not in case.features:
+        return run(executable, client, inputs)
+    from pjrt_cts.runtime import MemoryLayout
+
+    device = executable.addressable_devices[0]
+    manifest_layouts = getattr(case, "layouts", None) or {}
+    layouts = manifest_layouts.get("inputs") or declared_argument_layouts(case)
+    buffers = []
+    for index, array in enumerate(inputs):
+        minor_to_major = layouts[index] if index < len(layouts) else None
+        layout = MemoryLayout.tiled(minor_to_major) if minor_to_major is not None else None
+        buffers.append(client.buffer_from_numpy(np.asarray(array), device, device_layout=layout))
+    outputs = executable.execute(buffers)
+    return [out.to_numpy(minor_to_major=list(range(len(out.dims)))[::-1]) for out in outputs]
+
+
+__all__ = [
+    "UNREADABLE_ID", "case_expected", "case_inputs", "compiled_golden", "declared_unreadable_reason",
+    "drop_empty_parametrizations", "first_line", "framework_artifact_version", "golden_manifest", "golden_param",
+    "golden_version_param", "load_error", "multi_device_cases", "one_case_per_family", "raise_if_unreadable",
+    "read_case", "run_golden", "single_device_cases",
+]

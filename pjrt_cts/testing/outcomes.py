@@ -1,0 +1,18 @@
+"""Exceptions that give a test a definite outcome other than NOT_SUPPORTED (see requirements.py for that one).
+
+The worker plugin (pjrt_cts.runner.worker_plugin.classify_exception) maps them by class name:
+`BlockedByFailure` -> FAIL in any phase (also from a fixture), `SuiteError` -> ERROR.
+"""
+from __future__ import annotations
+
+
+class BlockedByFailure(AssertionError):
+    """A prerequisite the plugin claims to support failed: the dependent test FAILs, naming the cause."""
+
+
+class SuiteError(Exception):
+    """The suite could not do its own part (e.g. read the golden corpus): an ERROR, never a silent skip."""
+
+
+class CorpusUnreadable(SuiteError):
+    """The golden corpus (manifest or a case file) could not be read."""

@@ -1,0 +1,251 @@
+"""What a test needs from the plugin, and the one place where a missing feature becomes NOT_SUPPORTED.
+
+A test declares its needs with one marker, resolved before it runs by one setup hook (the autouse fixture
+of suites/conftest.py calls `resolve_requirements`):
+
+    @requires("Executable_Fingerprint")                 # PJRT_Api slots
+    @requires(devices=4)                                  # addressable devices
+    @requires(element_type=BufferType.F8E4M3FN)          # probed with a real BufferFromHostBuffer
+    @requires(memory_kind="pinned_host")                 # a memory of that kind on device 0
+    @requires(feature="multi_node")                       # probed by the layer's `feature_multi_node` fixture
+
+and wraps the one call that may legitimately answer UNIMPLEMENTED in
+
+    with unsupported_if_unimplemented("PJRT_Executable_Fingerprint"):
+        value = executable.fingerprint
+
+NOT_SUPPORTED is decided by evidence from the plugin after a real attempt: a missing slot, the error code
+UNIMPLEMENTED, too few devices, a memory kind its devices do not list, a feature probe that failed; never by
+message text, and never by a version the plugin declares alone (a declared version only explains an error
+that a real attempt produced: `declared_unsupported=`). Everything else that stops a test is not a plugin
+gap: `not_applicable` (the clause does not apply to this plugin) and `environment_lacks` (the test machine
+lacks a tool) are SKIPs that say why, and a failed prerequisite is `BlockedByFailure` (a FAIL).
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Any, Iterator, Sequence
+
+import pytest
+
+from pjrt_cts.model import NotSupported
+from pjrt_cts.testing.outcomes import BlockedByFailure
+from pjrt_cts.testing.plugin_under_test import no_device_codes
+
+MARKER = "requires"
+CLIENT_CREATE_TEST_ID = "client.client_create.test_client_creates_with_profile_options"
+
+
+@dataclasses.dataclass(frozen=True)
+class Requirements:
+    slots: tuple[str, ...] = ()
+    devices: int = 0
+    element_type: Any = None  # pjrt_cts.abi.enums.BufferType
+    memory_kinds: tuple[str, ...] = ()
+    feature: str | None = None
+
+    def merged(self, other: "Requirements") -> "Requirements":
+        return Requirements(
+            slots=tuple(dict.fromkeys(self.slots + other.slots)),
+            devices=max(self.devices, other.devices),
+            element_type=other.element_type if other.element_type is not None else self.element_type,
+            memory_kinds=tuple(dict.fromkeys(self.memory_kinds + other.memory_kinds)),
+            feature=other.feature or self.feature,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class FeatureProbe:
+    """What a layer's `feature_<name>` fixture found by trying the feature (never from a declaration alone)."""
+
+    description: str  # "multi-node clients"
+    available: bool
+    evidence: str  # what the attempt showed
+
+
+def requires(*slots: str, devices: int = 0, element_type: Any = None, memory_kind: str | Sequence[str] = (),
+             feature: str | None = None) -> pytest.MarkDecorator:
+    """The `requires` marker, checked here so that a typo fails at import, not as a silent pass."""
+    for slot in slots:
+        if not isinstance(slot, str) or slot.startswith("PJRT_"):
+            raise ValueError(f"requires(): slot names are PJRT_Api member names without 'PJRT_', got {slot!r}")
+    if devices < 0:
+        raise ValueError(f"requires(devices={devices}): must be >= 0")
+    kinds = (memory_kind,) if isinstance(memory_kind, str) else tuple(memory_kind)
+    return pytest.mark.requires(*slots, devices=devices, element_type=element_type, memory_kinds=kinds,
+                                feature=feature)
+
+
+def device_index_params(count: int = 4) -> list[Any]:
+    """Parameters `device0`..`device{count-1}` for an `index` argument; device i requires i+1 devices."""
+    return [pytest.param(i, id=f"device{i}", marks=requires(devices=i + 1)) for i in range(count)]
+
+
+def requirements_of(item: pytest.Item) -> Requirements:
+    found = Requirements()
+    for mark in item.iter_markers(MARKER):
+        found = found.merged(Requirements(
+            slots=tuple(mark.args), devices=int(mark.kwargs.get("devices", 0) or 0),
+            element_type=mark.kwargs.get("element_type"), memory_kinds=tuple(mark.kwargs.get("memory_kinds", ())),
+            feature=mark.kwargs.get("feature"),
+        ))
+    return found
+
+
+def resolve_requirements(request: pytest.FixtureRequest) -> None:
+    """NOT_SUPPORTED (naming what is missing) unless the plugin has everything the test declared."""
+    __tracebackhide__ = True
+    needs = requirements_of(request.node)
+    if needs == Requirements():
+        return
+    if needs.slots:
+        plugin = request.getfixturevalue("plugin")
+        for slot in needs.slots:
+            _require_slot(plugin, slot)
+    if needs.devices or needs.memory_kinds or needs.element_type is not None:
+        client = request.getfixturevalue("client")
+        devices = client.addressable_devices
+        if len(devices) < needs.devices:
+            _not_supported(f"requires {needs.devices} addressable devices; the plugin has {len(devices)}")
+        kinds = [memory.kind for memory in devices[0].memories] if needs.memory_kinds else []
+        for kind in needs.memory_kinds:
+            if kind not in kinds:
+                _not_supported(f"requires memory kind {kind!r}; device {devices[0].id} has {kinds} "
+                               "(PJRT_Device_AddressableMemories)")
+        if needs.element_type is not None:
+            _require_element_type(client, needs.element_type)
+    if needs.feature:
+        probe: FeatureProbe = request.getfixturevalue(f"feature_{needs.feature}")
+        if not probe.available:
+            _not_supported(f"requires {probe.description}: {probe.evidence}")
+
+
+@contextlib.contextmanager
+def unsupported_if_unimplemented(*functions: str, declared_unsupported: str | None = None) -> Iterator[None]:
+    """An UNIMPLEMENTED error of one of `functions` raised inside is NOT_SUPPORTED, naming the function.
+
+    `declared_unsupported`: the plugin itself declares it does not support the input (its API minor or
+    StableHLO window predates it); then any error of `functions` is NOT_SUPPORTED with both facts.
+    Errors of other functions, and other codes, propagate (a FAIL).
+    """
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        yield
+    except PjrtError as error:
+        if error.function not in functions:
+            raise
+        observed = f"{error.function}: {error.code}: {first_line(error.message)}"
+        if error.code == "UNIMPLEMENTED":
+            _not_supported(observed)
+        if declared_unsupported:
+            _not_supported(f"{declared_unsupported}; {observed}")
+        raise
+
+
+def create_session_client(plugin: Any, options: dict[str, Any]) -> Any:
+    """The `client` fixture's client. Fails: no device (a documented code) -> NOT_SUPPORTED, else FAIL (blocked)."""
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        return plugin.create_client(options)
+    except PjrtError as error:
+        _not_supported_if_no_device(error)
+        raise BlockedByFailure(f"blocked: PJRT_Client_Create failed: {error.code}: {first_line(error.message)} "
+                               f"(see {CLIENT_CREATE_TEST_ID})") from None
+
+
+def create_client_under_test(plugin: Any, options: dict[str, Any]) -> Any:
+    """For the client-creation test itself: no device -> NOT_SUPPORTED, any other error -> FAIL."""
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        return plugin.create_client(options)
+    except PjrtError as error:
+        _not_supported_if_no_device(error)
+        raise AssertionError(f"PJRT_Client_Create({options}) should create a client with the profile's options, "
+                             f"but failed with {error.code}: {error.message}") from None
+
+
+def not_applicable(reason: str) -> None:
+    """SKIP: the clause under test does not apply to this plugin (e.g. no non-addressable device exists)."""
+    __tracebackhide__ = True
+    pytest.skip(f"not applicable: {reason}")
+
+
+def environment_lacks(reason: str) -> None:
+    """SKIP: the test machine lacks something the test needs (a Python package, /proc); not a plugin gap."""
+    __tracebackhide__ = True
+    pytest.skip(f"test environment: {reason}")
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+# ---- internals ---------------------------------------------------------------------------------
+
+
+def _not_supported(reason: str) -> None:
+    __tracebackhide__ = True
+    raise NotSupported(reason)
+
+
+def _not_supported_if_no_device(error: Any) -> None:
+    __tracebackhide__ = True
+    if error.code in no_device_codes():
+        _not_supported(f"no device: PJRT_Client_Create: {error.code}: {first_line(error.message)}")
+
+
+def _require_slot(plugin: Any, slot: str) -> None:
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import Unsupported
+
+    try:
+        plugin.function(slot)
+    except Unsupported as missing:
+        _not_supported(missing_slot_reason(missing))
+
+
+def missing_slot_reason(missing: Any) -> str:
+    """`requires PJRT_X: missing slot (API 0.m): why` from a runtime.Unsupported."""
+    return f"requires {missing.function}: missing slot (API {missing.plugin_version}): {missing.reason}"
+
+
+_ELEMENT_TYPE_GAPS: dict[tuple[int, int], str | None] = {}
+
+
+def _require_element_type(client: Any, buffer_type: Any) -> None:
+    """A real BufferFromHostBuffer of two zeros of `buffer_type`: UNIMPLEMENTED (or any error, when the
+    plugin's API predates the type) is NOT_SUPPORTED; other errors are left to the test (it FAILs)."""
+    __tracebackhide__ = True
+    import numpy as np
+
+    from pjrt_cts.abi.enums import BUFFER_TYPE_SINCE
+    from pjrt_cts.runtime import PjrtError
+    from pjrt_cts.runtime.dtypes import BUFFER_TYPE_TO_DTYPE
+
+    dtype = BUFFER_TYPE_TO_DTYPE.get(buffer_type)
+    if dtype is None:
+        environment_lacks(f"no numpy/ml_dtypes host dtype for PJRT_Buffer_Type {buffer_type.name} (upgrade ml_dtypes)")
+    key = (id(client), int(buffer_type))
+    if key not in _ELEMENT_TYPE_GAPS:
+        since = BUFFER_TYPE_SINCE.get(buffer_type)
+        plugin = client.plugin
+        declared = (f"PJRT_Buffer_Type {buffer_type.name} was added in API 0.{since}; the plugin reports "
+                    f"{plugin.version_string}") if since is not None and plugin.api_version[1] < since else None
+        try:
+            with unsupported_if_unimplemented("PJRT_Client_BufferFromHostBuffer", declared_unsupported=declared):
+                client.buffer_from_numpy(np.zeros(2, dtype)).close()
+            _ELEMENT_TYPE_GAPS[key] = None
+        except NotSupported as gap:
+            _ELEMENT_TYPE_GAPS[key] = f"requires element type {buffer_type.name}: {gap.reason}"
+        except PjrtError:
+            _ELEMENT_TYPE_GAPS[key] = None  # another error: the test's own upload fails with it (a FAIL)
+    reason = _ELEMENT_TYPE_GAPS[key]
+    if reason is not None:
+        _not_supported(reason)

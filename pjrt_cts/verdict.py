@@ -1,0 +1,93 @@
+"""The verdict of a run — the one function every consumer uses (runner, report, gate, badge, diff, selftest).
+
+- NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR) anywhere in the run.
+- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was interrupted, nothing
+  PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing — e.g. no device,
+  a partial selection, a mandatory feature the plugin lacks).
+- CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
+  the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
+
+Recomputed from the test records every time, so an edited or merged results file cannot claim more than its
+records show. Documented in docs/levels.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
+from pjrt_cts.model import BAD_OUTCOMES, Outcome
+
+CONFORMANT = "CONFORMANT"
+NON_CONFORMANT = "NON_CONFORMANT"
+INCOMPLETE = "INCOMPLETE"
+VERDICTS = (CONFORMANT, NON_CONFORMANT, INCOMPLETE)
+
+EXIT_CONFORMANT = 0
+EXIT_NON_CONFORMANT = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+_EXIT_CODES = {CONFORMANT: EXIT_CONFORMANT, NON_CONFORMANT: EXIT_NON_CONFORMANT, INCOMPLETE: EXIT_INCOMPLETE}
+
+
+@dataclass
+class RunVerdict:
+    verdict: str
+    level: str | None
+    levels: list[LevelResult]
+    waivers: list[dict[str, Any]] = field(default_factory=list)  # every XFAIL: {id, actual, reason, url}
+    reasons: list[str] = field(default_factory=list)  # why NON_CONFORMANT / INCOMPLETE
+    bad: int = 0
+    passed: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        return _EXIT_CODES[self.verdict]
+
+    def line(self) -> str:
+        """`CONFORMANT · level Multi-device · 18 waivers` / `INCOMPLETE · Core not reached: ...`."""
+        if self.verdict == CONFORMANT:
+            waived = f" · {len(self.waivers)} waiver{'s' if len(self.waivers) != 1 else ''}" if self.waivers else ""
+            return f"{CONFORMANT} · level {self.level}{waived}"
+        reason = f": {self.reasons[0]}" if self.reasons else ""
+        return f"{self.verdict}{reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "level": self.level, "waivers": self.waivers, "reasons": self.reasons,
+                "levels": [result.to_dict() for result in self.levels]}
+
+
+def _outcome(test: dict[str, Any]) -> Outcome:
+    try:
+        return Outcome(test.get("outcome"))
+    except ValueError:
+        return Outcome.ERROR
+
+
+def judge_results(results: dict[str, Any]) -> RunVerdict:
+    tests = list(results.get("tests", []))
+    outcomes = [_outcome(test) for test in tests]
+    bad = [test for test, outcome in zip(tests, outcomes) if outcome in BAD_OUTCOMES]
+    passed = outcomes.count(Outcome.PASS)
+    levels = evaluate_levels({"tests": tests})
+    reached = [result for result in levels if result.reached]
+    top = reached[-1] if reached else None
+    interrupted = (results.get("summary") or {}).get("complete") is False
+    reasons: list[str] = []
+    if bad:
+        kinds = sorted({_outcome(test).value for test in bad})
+        reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].get('id')}")
+        verdict = NON_CONFORMANT
+    else:
+        if interrupted:
+            reasons.append("the run was interrupted before every selected test had a result")
+        if not passed:
+            reasons.append("no test passed")
+        if top is None:
+            reasons.append(f"level {levels[0].level.name} not reached: " + "; ".join(levels[0].reasons))
+        verdict = INCOMPLETE if reasons else CONFORMANT
+    # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
+    # level's layers (robustness findings waived for CONFORMANT count too).
+    waivers = [waiver_summary(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL]
+    return RunVerdict(verdict=verdict, level=top.level.name if top else None, levels=levels, waivers=waivers,
+                      reasons=reasons, bad=len(bad), passed=passed)
