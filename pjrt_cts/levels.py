@@ -105,7 +105,6 @@ CORE = Level(
                  "abi.plugin.test_plugin_initialize_succeeds", "abi.plugin.test_plugin_attributes_succeeds")),
         Feature("client creation", "PJRT_Client_Create with the profile's options, at least one addressable device",
                 ("client.client_create.test_client_creates_with_profile_options",
-                 "client.client_create.test_create_with_configured_options",
                  "client.devices.test_devices_are_non_empty", "client.devices.test_addressable_devices_are_non_empty",
                  "client.devices.test_device_ids_are_unique", "client.devices.test_addressable_devices_are_among_devices",
                  "client.platform.test_platform_name_is_non_empty", "client.platform.test_process_index_is_non_negative")),
@@ -137,13 +136,13 @@ FULL = Level(
                 ("executable.metadata.test_num_outputs_matches_the_program[*]",
                  "executable.metadata.test_output_dimensions_match_the_program[*]",
                  "executable.metadata.test_output_element_types_match_the_program[*]",
-                 "executable.memory_stats.test_memory_stats_are_not_negative[*]",
-                 "executable.fingerprint.test_fingerprint_is_repeatable_on_one_executable[*]")),
+                 "executable.memory_stats.test_memory_stats_are_not_negative[*]")),
+        # Not PJRT_Executable_Fingerprint: the header says it may be UNIMPLEMENTED (an optional function).
         Feature("executable serialization", "Serialize / DeserializeAndLoad round trips give identical results",
                 ("executable.serialization.test_serialize_returns_bytes[*]",
                  "executable.serialization.test_deserialize_in_same_process_gives_identical_results[*]")),
         Feature("events", "PJRT_Event create/set/await/on-ready semantics and buffer ready events",
-                ("events.event_api.*", "transfer.buffer_queries.test_ready_event_completes[*]")),
+                ("events.event_api.*", "transfer.buffer_queries.test_ready_event_completes[device0]")),
         Feature("buffer donation", "donated inputs are consumed and rejected afterwards, non-donated ones kept",
                 ("donation.donation.test_donated_input_is_deleted_after_execute[*]",
                  "donation.donation.test_donated_input_is_rejected_by_later_execute[*]",
@@ -256,9 +255,6 @@ def evaluate_level(level: Level, tests: Iterable[dict[str, Any]]) -> LevelResult
     by_id = {str(test.get("id")): test for test in tests}
     reasons: list[str] = []
     mandatory = level.mandatory_ids()
-    missing = [test_id for test_id in mandatory if test_id not in by_id]
-    if missing:
-        reasons.append(f"{len(missing)} mandatory test(s) did not run, e.g. {', '.join(missing[:_MAX_LISTED])}")
     unmet: dict[Outcome, list[dict[str, Any]]] = {}
     for test_id in mandatory:
         test = by_id.get(test_id)
@@ -272,6 +268,9 @@ def evaluate_level(level: Level, tests: Iterable[dict[str, Any]]) -> LevelResult
         why = str(first.get("message") or "").strip().splitlines()[0][:300] if first.get("message") else ""
         reasons.append(f"{len(failing)} mandatory test(s) {outcome.value}, e.g. {first.get('id')}"
                        + (f": {why}" if why else ""))
+    missing = [test_id for test_id in mandatory if test_id not in by_id]
+    if missing:
+        reasons.append(f"{len(missing)} mandatory test(s) did not run, e.g. {', '.join(missing[:_MAX_LISTED])}")
     in_layers = [test for test in by_id.values() if _layer(test) in level.layers]
     bad = [test for test in in_layers if _outcome(test) in BAD_OUTCOMES]
     if bad:

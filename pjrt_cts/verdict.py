@@ -27,6 +27,8 @@ EXIT_CONFORMANT = 0
 EXIT_NON_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
+# Creates a client with the profile's options without the shared fixture (suites/client/test_client_create.py).
+CLIENT_CREATION_TEST = "client.client_create.test_client_creates_with_profile_options"
 _EXIT_CODES = {CONFORMANT: EXIT_CONFORMANT, NON_CONFORMANT: EXIT_NON_CONFORMANT, INCOMPLETE: EXIT_INCOMPLETE}
 
 
@@ -83,6 +85,10 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
             reasons.append("the run was interrupted before every selected test had a result")
         if not passed:
             reasons.append("no test passed")
+        no_client = next((test for test in tests if test.get("id") == CLIENT_CREATION_TEST
+                          and _outcome(test) is Outcome.NOT_SUPPORTED), None)
+        if no_client is not None:  # the profile's documented no-device error: say that first
+            reasons.append(f"the plugin could not be exercised: {no_client.get('message') or 'no device'}")
         if top is None:
             reasons.append(f"level {levels[0].level.name} not reached: " + "; ".join(levels[0].reasons))
         verdict = INCOMPLETE if reasons else CONFORMANT

@@ -1,15 +1,16 @@
 """`pjrt-cts plugins`: the plugin profiles, whether each is installed, where its .so is, its API version.
 
-The API version is read by `pjrt-cts info --json` in a subprocess per installed plugin (with the
-profile's worker environment), never in this process: plugins are large, some abort or hang
-without their hardware, and several of them in one process may clash.
+The API version is read by loading each installed plugin (dlopen + GetPjrtApi, nothing else) in a child
+process with the profile's worker environment (pjrt_cts.runner.probe), never in this process: plugins are
+large, some abort or hang, and several of them in one process may clash. A plugin that dies or hangs
+while loading shows `crashed (SIGNAL)` / `timeout (S)` and one line under "Problems" (the signal, the
+plugin's last stderr line).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,31 +31,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def probe_api_version(path: str, create_options: dict[str, Any], env_additions: dict[str, str], timeout: float) -> str:
-    """The plugin's PJRT API version as reported by `pjrt-cts info --json` in a child process,
+    """The plugin's PJRT API version, read by loading it (dlopen + GetPjrtApi) in a child process,
     or a short reason why it could not be read."""
-    command = [sys.executable, "-m", "pjrt_cts.cli.main", "info", "--json", "--no-sha256",
-               "--create-options-json", json.dumps(create_options), path]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                env={**os.environ, **env_additions}, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return f"timeout ({timeout:g}s)"
-    if result.returncode < 0:
-        return f"crashed (signal {-result.returncode})"
-    for line in reversed(result.stdout.splitlines()):
-        try:
-            card = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        version = card.get("api_version") if isinstance(card, dict) else None
-        if isinstance(card, dict) and version is None and isinstance(card.get("plugin"), dict):
-            version = card["plugin"].get("api_version")
-        if isinstance(version, (list, tuple)):
-            version = ".".join(str(v) for v in version)
-        if version is not None:
-            return str(version)
-    last_error = (result.stderr.strip().splitlines() or ["no output"])[-1]
-    return f"error (exit {result.returncode}: {last_error[:120]})"
+    return _api_column(_probe_load(path, create_options, env_additions, timeout))
+
+
+def _probe_load(path: str, create_options: dict[str, Any], env_additions: dict[str, str], timeout: float) -> Any:
+    from pjrt_cts.runner.probe import probe_plugin
+
+    return probe_plugin(path, create_options, steps=("load",), step_timeout=timeout, env={**os.environ, **env_additions})
+
+
+def _api_column(result: Any) -> str:
+    if result.load_error:
+        return f"error (exit 2: {result.load_error[:120]})"  # 2: what `pjrt-cts info` exits with for a non-plugin
+    death = result.death
+    if death is not None:
+        if death.kind == "timeout":
+            return f"timeout ({death.timeout_s:g}s)"
+        return f"crashed ({death.signal or f'exit {death.exit_status}'})"
+    return str(result.identity.get("api_version") or "unknown")
 
 
 def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
@@ -95,7 +91,10 @@ def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
         if report.unresolved:
             row["api_version"] = "unloadable (missing sonames)"
         else:
-            row["api_version"] = probe_api_version(str(library), profile.create_options, env, timeout)
+            result = _probe_load(str(library), profile.create_options, env, timeout)
+            row["api_version"] = _api_column(result)
+            if result.death is not None:
+                row["problems"].append(f"loading {library.name} in a child process: {result.death.one_line()}")
     return row
 
 

@@ -14,9 +14,11 @@ DEFAULT_MIN_SCORE = 0.95
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "selftest", help="prove the suite's power: run it against plugins with injected defects",
-        description="Build the proxy plugin, run the suite against the passthrough proxy, the real plugin and "
-                    "one mutant per defect, and print defect -> caught (by which tests) / missed with the "
-                    "mutation score. See docs/selftest.md.")
+        description="Build the proxy plugin, run the suite against the passthrough proxy (over every mutant's "
+                    "selection and every mandatory test id), the real plugin and one mutant per defect, and print, "
+                    "per defect, caught / missed with the run verdict and level the mutant produced and the "
+                    "catching tests, then the mutation score. A defect is caught when its verdict is off "
+                    "CONFORMANT at the level it breaks. See docs/selftest.md.")
     parser.add_argument("path", nargs="?", metavar="PATH", help="real plugin to mutate (default: the bundled CPU plugin)")
     parser.add_argument("--plugin", metavar="PROFILE",
                         help="profile for create options and expectations (default: cpu for the bundled plugin)")
@@ -34,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-real-baseline", action="store_true",
                         help="do not also run the real plugin to check the passthrough proxy changes nothing")
     parser.add_argument("--min-score", type=float, default=DEFAULT_MIN_SCORE, metavar="F",
-                        help=f"exit 1 below this mutation score (default: {DEFAULT_MIN_SCORE})")
+                        help=f"exit 1 below this mutation score, or when the passthrough is not green "
+                             f"(default: {DEFAULT_MIN_SCORE})")
     parser.add_argument("--list", action="store_true", help="list the defect catalogue and exit")
     parser.add_argument("--json", action="store_true", help="print selftest.json instead of the table")
     parser.set_defaults(func=handle)

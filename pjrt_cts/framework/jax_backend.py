@@ -26,7 +26,7 @@ What JAX does (jax/jaxlib 0.10.2, observed):
   TF32-capable GPU is compared with the CPU at f32 accuracy.
 - jaxlib registers its LAPACK kernels (jnp.linalg on CPU) only with its built-in CPU client; a
   CPU plugin is a separate copy of XLA without them, so those programs fail to compile there
-  with NOT_FOUND "No FFI handler registered for lapack_..." (see execution.py).
+  with NOT_FOUND "No FFI handler registered for lapack_..." (plugins/cpu*/expectations.toml).
 """
 from __future__ import annotations
 

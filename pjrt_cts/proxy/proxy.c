@@ -189,7 +189,7 @@ static size_t executable_num_outputs(void *loaded) {
 }
 
 /* Handles the active defect treats specially (one defect per process): executables whose program has
- * the ops a data-editing mutant targets, or buffers/executables a *_delete_ignored mutant "deleted". Returns
+ * the ops a data-editing mutant targets, or the buffers buffer_delete_ignored "deleted". Returns
  * whether the handle is now in the wanted state (0: no room left to mark it). */
 static void *g_marked[MARKED_CAPACITY];
 
@@ -278,7 +278,6 @@ enum {
     D_DTYPES_REJECTED_AS_UNSUPPORTED,
     D_BUFFERS_ON_DEVICE0_ONLY,
     D_BUFFER_DELETE_IGNORED,
-    D_EXECUTABLE_DELETE_IGNORED,
     D_COPY_TO_DEVICE_UNIMPLEMENTED,
     D_EXECUTE_REJECTS_ALL,
     D_EXECUTE_UNIMPLEMENTED,
@@ -287,6 +286,7 @@ enum {
     D_FINGERPRINT_EMPTY,
     D_FINGERPRINT_UNIMPLEMENTED,
     D_SERIALIZE_UNIMPLEMENTED,
+    D_EXTERNAL_REFERENCES_UNIMPLEMENTED,
     D_STABLEHLO_VERSION_OVERCLAIMED,
     D_COUNT
 };
@@ -347,7 +347,6 @@ static const char *const g_defect_names[D_COUNT] = {
     "dtypes_rejected_as_unsupported",
     "buffers_on_device0_only",
     "buffer_delete_ignored",
-    "executable_delete_ignored",
     "copy_to_device_unimplemented",
     "execute_rejects_all",
     "execute_unimplemented",
@@ -356,6 +355,7 @@ static const char *const g_defect_names[D_COUNT] = {
     "fingerprint_empty",
     "fingerprint_unimplemented",
     "serialize_unimplemented",
+    "external_references_unimplemented",
     "stablehlo_version_overclaimed",
 };
 
@@ -930,19 +930,6 @@ static void *w_loaded_executable_destroy(void *args) {
     return CALL(LoadedExecutable_Destroy, args);
 }
 
-/* executable_delete_ignored: Delete only marks the executable (IsDeleted then says true); Execute still runs it. */
-static void *w_loaded_executable_delete(void *args) {
-    if (mark_handle(F(args, PJRT_LoadedExecutable_Delete_Args, executable, void *), 1)) return NULL;
-    return CALL(LoadedExecutable_Delete, args); /* no room to remember it: a real delete */
-}
-
-static void *w_loaded_executable_is_deleted(void *args) {
-    void *error = CALL(LoadedExecutable_IsDeleted, args);
-    if (!error && is_marked(F(args, PJRT_LoadedExecutable_IsDeleted_Args, executable, void *)))
-        F(args, PJRT_LoadedExecutable_IsDeleted_Args, is_deleted, _Bool) = 1;
-    return error;
-}
-
 /* execute ----------------------------------------------------------------------------------------- */
 /* The data of a computed buffer, for editing in place: only host-addressable memory (IsOnCpu) qualifies. */
 static unsigned char *host_data(void *buffer, size_t *bytes) {
@@ -1156,6 +1143,12 @@ static void *w_fingerprint(void *args) {
 }
 
 /* dlpack ------------------------------------------------------------------------------------------ */
+static void *w_increase_reference(void *args) {
+    (void)args;
+    return make_error(ERR_UNIMPLEMENTED,
+                      "proxy defect external_references_unimplemented: PJRT_Buffer_IncreaseExternalReferenceCount is not implemented");
+}
+
 static void *w_decrease_reference(void *args) {
     destroy_error(CALL(Buffer_DecreaseExternalReferenceCount, args));
     return NULL;
@@ -1288,11 +1281,6 @@ static void install_defect(void) {
             WRAP(Buffer_IsDeleted, w_buffer_is_deleted);
             WRAP(Buffer_Destroy, w_buffer_destroy);
             break;
-        case D_EXECUTABLE_DELETE_IGNORED:
-            WRAP(LoadedExecutable_Delete, w_loaded_executable_delete);
-            WRAP(LoadedExecutable_IsDeleted, w_loaded_executable_is_deleted);
-            WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
-            break;
         case D_EXECUTE_REJECTS_ALL: case D_EXECUTE_UNIMPLEMENTED: case D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED:
             WRAP(LoadedExecutable_Execute, w_execute); break;
         case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
@@ -1303,6 +1291,8 @@ static void install_defect(void) {
             break;
         case D_FINGERPRINT_EMPTY: case D_FINGERPRINT_UNIMPLEMENTED: WRAP(Executable_Fingerprint, w_fingerprint); break;
         case D_SERIALIZE_UNIMPLEMENTED: WRAP(Executable_Serialize, w_serialize); break;
+        case D_EXTERNAL_REFERENCES_UNIMPLEMENTED:
+            WRAP(Buffer_IncreaseExternalReferenceCount, w_increase_reference); break;
         case D_STABLEHLO_VERSION_OVERCLAIMED:
             WRAP(Plugin_Attributes, w_plugin_attributes_overclaimed);
             WRAP(Client_Compile, w_client_compile);

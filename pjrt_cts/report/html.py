@@ -188,6 +188,8 @@ def _plugin_card(plugin: dict[str, Any]) -> dict[str, Any]:
         "extensions": list(plugin.get("extensions") or []),
         "devices": list(plugin.get("devices") or []),
         "client_error": plugin.get("client_error"),
+        # the preflight child died (crash/hang) in a step: says which, and how
+        "failure": (plugin.get("failure") or {}).get("summary") or "",
         "create_options": sorted((plugin.get("create_options") or {}).items()),
     }
 

@@ -3,6 +3,11 @@
 It never collects or runs tests. It folds the phase reports workers send into one record per test,
 turns a worker death into CRASH/TIMEOUT for the test that was running, and appends every record to
 results.jsonl the moment it is final.
+
+Crash storms: CRASH_STORM_THRESHOLD consecutive CRASH/TIMEOUT records of one test module (nothing else of
+that module recorded in between; expected crashes, XFAIL, do not count) make the rest of the module FAIL
+"blocked by <the first of those crashes>" without running (a nodeid-prefix Block, pjrt_cts.runner.blocks,
+that workers read before each test); the run's warnings say so.
 """
 from __future__ import annotations
 
@@ -16,12 +21,15 @@ import pytest
 
 from pjrt_cts.model import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog
+from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, make_record, verdict_from_reports
 from pjrt_cts.runner.results import JsonlWriter
 
 _WAIT_FOR_EXIT_STATUS_SECONDS = 10.0
+CRASH_STORM_THRESHOLD = 8  # consecutive CRASH/TIMEOUT records of one test module
+_STORM_OUTCOMES = (Outcome.CRASH.value, Outcome.TIMEOUT.value)
 
 
 class Controller:
@@ -37,6 +45,7 @@ class Controller:
         workers: int,
         done_nodeids: set[str],
         done_ids: list[str],
+        blocks: BlockFile | None = None,
     ) -> None:
         self.log_dir = log_dir
         self.writer = writer
@@ -60,6 +69,9 @@ class Controller:
         self.first_collection: set[str] = set()
         self._done_before = len(done_nodeids)
         self.config: pytest.Config | None = None
+        self.blocks = blocks
+        self.storm_streaks: dict[str, list[dict[str, Any]]] = {}  # module -> its current run of crashes
+        self.storm_modules: set[str] = set()
 
     # -- collection ---------------------------------------------------------------------------
 
@@ -227,3 +239,25 @@ class Controller:
         if progress_made:
             self.deaths_without_progress = 0
         self.progress.add(record)
+        self._watch_for_storm(record)
+
+    def _watch_for_storm(self, record: dict[str, Any]) -> None:
+        module = record["nodeid"].split("::", 1)[0]
+        if module in self.storm_modules or self.blocks is None or "::" not in record["nodeid"]:
+            return
+        if record["outcome"] not in _STORM_OUTCOMES:
+            self.storm_streaks.pop(module, None)
+            return
+        streak = self.storm_streaks.setdefault(module, [])
+        streak.append(record)
+        if len(streak) < CRASH_STORM_THRESHOLD:
+            return
+        self.storm_modules.add(module)
+        first = streak[0]
+        message = (first.get("message") or "").strip()
+        headline = message.splitlines()[0] if message else ""
+        reason = (f"crash storm: {len(streak)} consecutive CRASH/TIMEOUT in {module} "
+                  f"(first {first['id']}: {headline[:160]}); the rest of the module is not run")
+        self.blocks.add(Block(finding=first["id"], reason=reason, nodeid_prefixes=(module + "::",), kind="crash storm"))
+        self.incidents.append(reason)
+        self.progress.note(f"warning: {reason}")

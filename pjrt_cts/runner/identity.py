@@ -1,18 +1,14 @@
-"""Who and where: the default plugin, the plugin's identity (via `pjrt-cts info` in a subprocess),
-and the environment of the run. Nothing here loads the plugin into this process."""
+"""Who and where: the default plugin, the package root and the environment of the run. Nothing here loads
+the plugin; its identity card comes from the run's preflight (pjrt_cts.runner.preflight, in a child)."""
 from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import os
 import platform
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-INFO_TIMEOUT_SECONDS = 120.0
 _PACKAGES = ("pjrt-cts", "numpy", "ml_dtypes", "pytest", "pytest-xdist", "jax", "jaxlib", "lammps-jax-pjrt-cpu",
              "xla-cpu-pjrt")
 
@@ -34,48 +30,6 @@ def default_plugin_path() -> Path:
 def package_root() -> str:
     """The directory that holds the pjrt_cts package: subprocesses need it on PYTHONPATH in a checkout."""
     return str(Path(__file__).resolve().parents[2])
-
-
-class PluginInfoProbe:
-    """`pjrt-cts info --json` in a subprocess, started early and collected at the end of the run."""
-
-    def __init__(self, plugin_path: Path, create_options: dict[str, Any], env: dict[str, str]) -> None:
-        self.plugin_path = plugin_path
-        self.command = [sys.executable, "-m", "pjrt_cts.cli.main", "info", "--json", str(plugin_path),
-                        "--create-options-json", json.dumps(create_options)]
-        self._proc: subprocess.Popen[str] | None = None
-        self._error: str | None = None
-        try:
-            self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          stdin=subprocess.DEVNULL, text=True, env=env)
-        except OSError as exc:
-            self._error = f"could not start `pjrt-cts info`: {exc}"
-
-    def result(self, timeout: float = INFO_TIMEOUT_SECONDS) -> dict[str, Any]:
-        if self._proc is None:
-            return {"path": str(self.plugin_path), "error": self._error}
-        try:
-            stdout, stderr = self._proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.communicate()
-            return {"path": str(self.plugin_path), "error": f"`pjrt-cts info` timed out after {timeout:g}s"}
-        if self._proc.returncode != 0:
-            tail = " | ".join(stderr.strip().splitlines()[-5:])
-            return {"path": str(self.plugin_path),
-                    "error": f"`pjrt-cts info` exited with status {self._proc.returncode}: {tail}"}
-        try:
-            info = json.loads(stdout)
-        except json.JSONDecodeError as exc:
-            return {"path": str(self.plugin_path), "error": f"`pjrt-cts info` printed no JSON: {exc}"}
-        if not isinstance(info, dict):
-            return {"path": str(self.plugin_path), "error": "`pjrt-cts info` printed JSON that is not an object"}
-        return info
-
-    def cancel(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait()
 
 
 def environment() -> dict[str, Any]:

@@ -20,9 +20,11 @@ import pytest
 from pjrt_cts import __version__
 from pjrt_cts.model import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
+from pjrt_cts.runner.blocks import ENV_BLOCKS, BlockFile, blocked_summary
 from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.junit import write_junit
+from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, layer_for, make_record
 from pjrt_cts.runner.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
@@ -30,6 +32,7 @@ from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.verdict import RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
+BLOCKING_PLUGIN = "pjrt_cts.runner.blocking"
 EXIT_INTERRUPTED = 130  # the verdict's own exit codes: pjrt_cts.verdict (0, 1, 3)
 _OUTPUT_FILES = ("results.jsonl", "results.json", "junit.xml", "report.html")
 
@@ -81,13 +84,14 @@ class Run:
         self._spec(done).write(spec_path)
 
         worker_env = self._worker_environment()
-        probe = identity.PluginInfoProbe(options.plugin_path, options.create_options, {**os.environ, **worker_env})
-        progress = Progress(self.stream, enabled=options.show_progress)
         writer = JsonlWriter(self.jsonl_path)
+        preflight = self._preflight(worker_env, writer, {r["nodeid"] for r in done})
+        progress = Progress(self.stream, enabled=options.show_progress)
         controller = Controller(
             log_dir=self.log_dir, writer=writer, expectations=options.expectations, progress=progress,
             repro=self.repro, timeout=options.timeout, workers=options.workers,
             done_nodeids={r["nodeid"] for r in done}, done_ids=[r["id"] for r in done],
+            blocks=BlockFile.read(self.run_dir / "blocks.json"),
         )
         interrupted = False
         try:
@@ -100,8 +104,6 @@ class Run:
             interrupted = True
         finally:
             progress.finish()
-            if interrupted:
-                probe.cancel()
         if not interrupted:
             for nodeid in sorted(controller.pending_nodeids):
                 reason = controller.stop_reason or "the run ended before this test ran"
@@ -109,9 +111,8 @@ class Run:
                     make_record(nodeid, Verdict(Outcome.ERROR, message=f"not run: {reason}"), self.repro(nodeid)),
                     options.expectations))
         writer.close()
-        plugin = probe.result() if not interrupted else {"path": str(options.plugin_path), "error": "interrupted"}
         meta["wall_seconds"] = meta.get("wall_seconds_before", 0.0) + (time.monotonic() - began)
-        return self._finish(meta, plugin, controller, interrupted)
+        return self._finish(meta, preflight, controller, interrupted)
 
     # -- setup ------------------------------------------------------------------------------------
 
@@ -158,6 +159,7 @@ class Run:
         suites = self.options.suites_dir
         return [
             "-p", WORKER_PLUGIN,
+            "-p", BLOCKING_PLUGIN,
             "--rootdir", str(suites.parent),
             "-c", str(self._ini_file()),
             "--confcutdir", str(suites),
@@ -202,9 +204,29 @@ class Run:
             "PJRT_CTS_CREATE_OPTIONS": json.dumps(options.create_options),
             "PJRT_CTS_PROFILE": options.profile or "",
             "PJRT_CTS_OUT": str(self.out),
+            ENV_BLOCKS: str(self.run_dir / "blocks.json"),
             "PYTHONPATH": pythonpath,
         })
         return env
+
+    def _preflight(self, worker_env: dict[str, str], writer: JsonlWriter, done_nodeids: set[str]) -> Preflight:
+        """The shared steps, probed once in a child before workers start (pjrt_cts.runner.preflight): a step
+        that crashes or hangs is recorded once and blocks the tests that depend on it."""
+        options = self.options
+        result = run_preflight(options.plugin_path, options.create_options, {**os.environ, **worker_env},
+                               step_timeout=options.timeout, repro=self._preflight_repro())
+        result.write_blocks(self.run_dir / "blocks.json")
+        if result.finding is not None:
+            self._say(result.announcement())
+            if result.finding["nodeid"] not in done_nodeids:
+                writer.write(apply_expectation(result.finding, options.expectations))
+        return result
+
+    def _preflight_repro(self) -> str:
+        parts = ["pjrt-cts", "info", str(self.options.plugin_path), "--no-sha256"]
+        for option in self.options.user_create_options:
+            parts += ["--create-option", option]
+        return shlex.join(parts)
 
     def repro(self, nodeid: str) -> str:
         options = self.options
@@ -225,8 +247,9 @@ class Run:
 
     # -- the end ----------------------------------------------------------------------------------
 
-    def _finish(self, meta: dict[str, Any], plugin: dict[str, Any], controller: Controller, interrupted: bool) -> int:
+    def _finish(self, meta: dict[str, Any], preflight: Preflight, controller: Controller, interrupted: bool) -> int:
         options = self.options
+        plugin = preflight.identity
         records = [apply_expectation(r, options.expectations) for r in read_jsonl(self.jsonl_path)]
         compatibility: dict[str, Any] = {}
         for record in records:
@@ -254,8 +277,10 @@ class Run:
             self._say(f"warning: expectation pattern matches no test: {pattern}")
         for incident in controller.incidents:
             self._say(f"warning: {incident}")
-        if isinstance(plugin, dict) and plugin.get("error"):
+        if plugin.get("error"):
             self._say(f"warning: plugin identity unavailable: {plugin['error']}")
+        for line in blocked_summary(records):
+            self._say(line)
         if controller.stop_reason:
             self._say(f"error: run stopped: {controller.stop_reason}")
         if not records:
@@ -343,3 +368,4 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 def run(options: RunOptions, stream: TextIO | None = None) -> int:
     return Run(options, stream).execute()
+

@@ -2,9 +2,10 @@
 
 Each mutant is the proxy plugin (pjrt_cts.proxy) forwarding to the real plugin with one defect
 injected. Targeted mode (default) runs, per defect, only the tests the catalogue names plus a few
-neighbours; `full=True` runs the whole suite per mutant. Baselines: the passthrough proxy (every
-verdict is relative to it) and the real plugin (any outcome that differs is a proxy bug).
-See docs/selftest.md.
+neighbours; `full=True` runs the whole suite per mutant. Baselines: the passthrough proxy, over every
+mutant's selection and every mandatory test id (each mutant's records are laid over it and judged
+with the run verdict, pjrt_cts.selftest.verdict), and the real plugin (any outcome that differs is a
+proxy bug). See docs/selftest.md.
 """
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pjrt_cts.levels import all_mandatory_ids
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
 from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
 from pjrt_cts.selftest.verdict import (
-    BASELINE_FINE, CATCHING_OUTCOMES, DefectVerdict, judge, mutation_score, proxy_differences,
+    BAD, Baseline, DefectVerdict, judge, matches_any, mutation_score, proxy_differences,
 )
+from pjrt_cts.verdict import CONFORMANT
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 PASSTHROUGH_LABEL = "passthrough"
 REAL_LABEL = "real-plugin"
 
@@ -46,6 +49,7 @@ class SelftestOptions:
 class SelftestReport:
     verdicts: list[DefectVerdict]
     passthrough: SuiteRunResult
+    baseline: Baseline
     real: SuiteRunResult | None
     differences: dict[str, tuple[str, str]]
     wall_seconds: float
@@ -57,15 +61,10 @@ class SelftestReport:
         return mutation_score(self.verdicts)
 
     @property
-    def proxy_failures(self) -> dict[str, tuple[str, str]]:
-        """Tests that are bad through the passthrough proxy but not on the real plugin."""
-        return {test_id: pair for test_id, pair in self.differences.items()
-                if pair[1] in CATCHING_OUTCOMES | {"ERROR"} and pair[0] not in CATCHING_OUTCOMES | {"ERROR"}}
-
-    @property
     def passthrough_green(self) -> bool:
-        """The proxy itself changes no outcome: same as the real plugin where compared, and never worse."""
-        return not self.differences and self.passthrough.error is None
+        """The proxy itself changes no outcome (same as the real plugin where compared) and its run is CONFORMANT."""
+        return (not self.differences and self.passthrough.error is None
+                and self.baseline.passthrough_verdict.verdict == CONFORMANT)
 
     def to_json(self) -> dict[str, Any]:
         correct = [v for v in self.verdicts if v.correct]
@@ -80,8 +79,15 @@ class SelftestReport:
             "present_layers": self.present_layers,
             "passthrough": {
                 "green": self.passthrough_green,
+                "verdict": self.baseline.passthrough_verdict.verdict,
+                "level": self.baseline.passthrough_verdict.level,
+                "verdict_line": self.baseline.passthrough_verdict.line(),
+                "reasons": self.baseline.passthrough_verdict.reasons,
+                "set_aside": self.baseline.set_aside,
+                "judged_against": self.baseline.verdict.line(),
                 "tests": len(self.passthrough.selected()),
-                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if o not in BASELINE_FINE),
+                "mandatory_tests": len(self.baseline.mandatory),
+                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if o in BAD),
                 "error": self.passthrough.error,
                 "wall_seconds": round(self.passthrough.wall_seconds, 1),
             },
@@ -112,6 +118,17 @@ def selection_for(defects: list[Defect], layers_present: list[str], full: bool) 
     return SuiteSelection(layers=layers, patterns=patterns)
 
 
+def baseline_selection(defects: list[Defect], layers_present: list[str], full: bool,
+                       mandatory: list[str]) -> SuiteSelection:
+    """Every defect's selection plus every mandatory test id: the records each mutant's are laid over."""
+    if full:
+        return SuiteSelection(layers=[], patterns=[])
+    union = selection_for(defects, layers_present, full) or SuiteSelection([], [])
+    present = [test_id for test_id in mandatory if test_id.split(".", 1)[0] in layers_present]
+    layers = list(dict.fromkeys(union.layers + [test_id.split(".", 1)[0] for test_id in present]))
+    return SuiteSelection(layers=layers, patterns=list(dict.fromkeys(union.patterns + present)))
+
+
 def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -> SelftestReport:
     began = time.monotonic()
     proxy = build_proxy()
@@ -121,25 +138,20 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
     runner = SuiteRunner(profile=options.profile, workers=options.workers, test_timeout=options.test_timeout,
                          wall_limit=options.wall_limit if not options.full else max(options.wall_limit, 3600.0),
                          suites_dir=options.suites_dir)
-    union = selection_for(options.defects, layers_present, options.full) or SuiteSelection(["abi"], ["abi.*"])
+    mandatory = all_mandatory_ids()
+    union = baseline_selection(options.defects, layers_present, options.full, mandatory)
+    # The real plugin is compared over the defects' selections; the mandatory rest of the passthrough run is
+    # held to its verdict (it must be CONFORMANT).
+    compared = selection_for(options.defects, layers_present, options.full) or SuiteSelection(["abi"], ["abi.*"])
 
     say(f"selftest: proxy {proxy}")
-    say(f"selftest: baselines ({'whole suite' if options.full else f'{len(union.patterns)} id patterns'} over "
-        f"{', '.join(union.layers) or 'all layers'})")
-    baseline_jobs = [SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH),
-                              out / "baseline-passthrough", union)]
+    say(f"selftest: passthrough baseline over {'the whole suite' if options.full else f'{len(union.patterns)} id patterns'}"
+        f" ({len(mandatory)} mandatory ids among them)" + (", real plugin over the defects' selections"
+                                                            if options.compare_real else ""))
+    jobs = [SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH),
+                     out / "baseline-passthrough", union)]
     if options.compare_real:
-        baseline_jobs.append(SuiteJob(REAL_LABEL, options.target, {}, out / "baseline-real", union))
-    baselines = run_all(runner, baseline_jobs, options.parallel)
-    passthrough = baselines[PASSTHROUGH_LABEL]
-    real = baselines.get(REAL_LABEL)
-    differences = proxy_differences(real.selected(), passthrough.selected()) if real else {}
-    if differences and real is not None:
-        differences = _confirm_differences(runner, options, proxy, differences, say)
-    say(f"selftest: passthrough {len(passthrough.selected())} tests in {passthrough.wall_seconds:.0f}s, "
-        f"{len(differences)} differing from the real plugin")
-
-    jobs = []
+        jobs.append(SuiteJob(REAL_LABEL, options.target, {}, out / "baseline-real", compared))
     skipped: list[DefectVerdict] = []
     for defect in options.defects:
         selection = selection_for([defect], layers_present, options.full)
@@ -152,23 +164,38 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
                              out / "mutants" / defect.name, selection, timeout))
 
     def progress(result: SuiteRunResult) -> None:
-        bad = sum(1 for o in result.selected().values() if o in CATCHING_OUTCOMES)
+        bad = sum(1 for o in result.selected().values() if o in BAD)
         say(f"  {result.label:<38} {len(result.selected()):>4} tests {bad:>4} bad  {result.wall_seconds:5.1f}s"
             + ("  (stopped at wall limit)" if result.timed_out else ""))
 
-    say(f"selftest: {len(jobs)} mutants, {options.parallel} at a time")
-    mutants = run_all(runner, jobs, options.parallel, on_done=progress)
-    baseline = passthrough.selected()
-    verdicts = []
-    by_name = {v.defect.name: v for v in skipped}
-    for defect in options.defects:
-        if defect.name in by_name:
-            verdicts.append(by_name[defect.name])
-        else:
-            verdicts.append(judge(defect, mutants[defect.name], baseline, layers_present))
-    report = SelftestReport(verdicts, passthrough, real, differences, time.monotonic() - began, options, layers_present)
+    # One queue, baselines first: mutant runs take the cores the shorter baseline frees.
+    say(f"selftest: {len(jobs)} runs ({len(jobs) - (2 if options.compare_real else 1)} mutants), "
+        f"{options.parallel} at a time")
+    results = run_all(runner, jobs, options.parallel, on_done=progress)
+    passthrough = results[PASSTHROUGH_LABEL]
+    real = results.get(REAL_LABEL)
+    differences = {}
+    if real is not None:
+        differences = proxy_differences(real.selected(), _within(passthrough.selected(), compared))
+        if differences:
+            differences = _confirm_differences(runner, options, proxy, differences, say)
+    baseline = Baseline.from_run(passthrough, mandatory)
+    say(f"selftest: passthrough {len(passthrough.selected())} tests in {passthrough.wall_seconds:.0f}s, "
+        f"{len(differences)} differing from the real plugin; verdict {baseline.passthrough_verdict.line()}")
+    judged = {verdict.defect.name: verdict for verdict in skipped}
+    verdicts = [judged.get(defect.name) or judge(defect, results[defect.name], baseline, layers_present)
+                for defect in options.defects]
+    report = SelftestReport(verdicts, passthrough, baseline, real, differences, time.monotonic() - began, options,
+                            layers_present)
     (out / "selftest.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
     return report
+
+
+def _within(outcomes: dict[str, str], selection: SuiteSelection) -> dict[str, str]:
+    """The outcomes of the tests `selection` selects."""
+    return {test_id: outcome for test_id, outcome in outcomes.items()
+            if (not selection.layers or test_id.split(".", 1)[0] in selection.layers)
+            and (not selection.patterns or matches_any(test_id, selection.patterns))}
 
 
 def _confirm_differences(runner: SuiteRunner, options: SelftestOptions, proxy: Path,
@@ -192,5 +219,5 @@ def default_parallelism() -> int:
     return max(1, min(4, (os.cpu_count() or 1)))
 
 
-__all__ = ["SelftestOptions", "SelftestReport", "run_selftest", "selection_for", "present_layers",
-           "default_parallelism"]
+__all__ = ["SelftestOptions", "SelftestReport", "baseline_selection", "default_parallelism", "present_layers",
+           "run_selftest", "selection_for"]

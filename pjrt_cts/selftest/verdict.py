@@ -6,15 +6,18 @@ had without the defect, and `pjrt_cts.verdict.judge_results` gives the verdict o
 same function that judges a real run. A defect is *caught* when that verdict is off CONFORMANT at the
 level the defect breaks: NON_CONFORMANT, INCOMPLETE, or CONFORMANT only at a lower level. A negative
 control (`expect = "tolerated"`) is judged right when the verdict stays CONFORMANT at the baseline's level.
+
+A test that is already bad on the passthrough (the passthrough is then not green, and the selftest fails)
+is set aside on both sides, so that the other defects can still be judged; a defect whose level the
+remaining baseline does not reach cannot be judged (run-error).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.levels import all_mandatory_ids
-from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.model import BAD_OUTCOMES, Outcome, id_matches
 from pjrt_cts.proxy.catalogue import LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
@@ -26,13 +29,9 @@ MEETS_CONTRACT = frozenset({Outcome.PASS.value, Outcome.WARNING.value, Outcome.X
 CAUGHT, MISSED, TOLERATED_STATUS, FALSE_ALARM, RUN_ERROR = "caught", "missed", "tolerated", "false-alarm", "run-error"
 
 
-def id_pattern_regex(pattern: str) -> re.Pattern[str]:
-    """The runner's id pattern syntax: `*` and `?` are wildcards, `[` and `]` are literal."""
-    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern) + r"\Z")
-
-
 def matches_any(test_id: str, patterns: tuple[str, ...] | list[str]) -> bool:
-    return any(id_pattern_regex(p).match(test_id) for p in patterns)
+    """The runner's id pattern syntax (pjrt_cts.model.id_matches): `*`, `?` wildcards; brackets literal."""
+    return any(id_matches(test_id, p) for p in patterns)
 
 
 def level_rank(level: str | None) -> int:
@@ -50,32 +49,47 @@ def level_reasons(verdict: RunVerdict, level: str) -> list[str]:
     return next((list(result.reasons) for result in verdict.levels if result.level.name == level), [])
 
 
+def verdict_text(verdict: str | None, level: str | None) -> str:
+    """`CONFORMANT · Multi-device`, `CONFORMANT · Core`, `NON_CONFORMANT`, `INCOMPLETE` (`-`: none)."""
+    if verdict is None:
+        return "-"
+    return f"{verdict} · {level}" if verdict == CONFORMANT else verdict
+
+
 def describe(verdict: RunVerdict) -> str:
-    """`CONFORMANT · Multi-device`, `CONFORMANT · Core`, `NON_CONFORMANT`, `INCOMPLETE`."""
-    return f"{verdict.verdict} · {verdict.level}" if verdict.verdict == CONFORMANT else verdict.verdict
+    return verdict_text(verdict.verdict, verdict.level)
 
 
 @dataclass
 class Baseline:
-    """The passthrough proxy's records (every mandatory id plus every mutant's selection) and its verdict."""
+    """The passthrough proxy's records (every mandatory id plus every mutant's selection) and verdicts."""
 
-    records: dict[str, dict[str, Any]]
-    verdict: RunVerdict
+    records: dict[str, dict[str, Any]]  # the records mutants are judged against (set-aside ones left out)
+    verdict: RunVerdict  # of `records`
+    passthrough_verdict: RunVerdict  # of every record of the passthrough run (CONFORMANT when it is green)
+    set_aside: list[str]  # tests already bad on the passthrough
     mandatory: frozenset[str]
 
     @classmethod
     def from_run(cls, run: SuiteRunResult, mandatory: list[str] | None = None) -> "Baseline":
-        records = run.ran_records()
+        every = run.ran_records()
+        set_aside = sorted(test_id for test_id, record in every.items() if record.get("outcome") in BAD)
+        records = {test_id: record for test_id, record in every.items() if test_id not in set_aside}
         return cls(records, judge_results({"tests": list(records.values())}),
+                   judge_results({"tests": list(every.values())}), set_aside,
                    frozenset(all_mandatory_ids() if mandatory is None else mandatory))
 
     def outcome(self, test_id: str) -> str | None:
         record = self.records.get(test_id)
         return None if record is None else str(record.get("outcome"))
 
+    def mutant_records(self, mutant: SuiteRunResult) -> dict[str, dict[str, Any]]:
+        """The records of the tests the mutant ran, less those set aside."""
+        return {test_id: record for test_id, record in mutant.ran_records().items() if test_id not in self.set_aside}
+
     def overlay(self, mutant: SuiteRunResult) -> dict[str, Any]:
         """A results dict: the baseline's records with the mutant's in place of those it re-ran."""
-        return {"tests": list({**self.records, **mutant.ran_records()}.values())}
+        return {"tests": list({**self.records, **self.mutant_records(mutant)}.values())}
 
     def moves_verdict(self, test_id: str, outcome: str) -> bool:
         """The mutant's outcome of `test_id` counts against the verdict where the baseline's did not."""
@@ -109,9 +123,7 @@ class DefectVerdict:
     @property
     def produced(self) -> str:
         """The verdict and level the mutant produced, e.g. `NON_CONFORMANT` or `CONFORMANT · Core`."""
-        if self.verdict is None:
-            return "-"
-        return f"{self.verdict} · {self.level}" if self.verdict == CONFORMANT else self.verdict
+        return verdict_text(self.verdict, self.level)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -129,9 +141,9 @@ class DefectVerdict:
 def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
     """The verdict of the mutant's records over the baseline's, and whether that catches `defect`."""
     verdict = DefectVerdict(defect, MISSED, wall_seconds=mutant.wall_seconds, run_timed_out=mutant.timed_out)
-    ran = mutant.ran_records()
-    verdict.tests_run = len(ran)
-    if mutant.error and not ran:
+    verdict.tests_run = len(mutant.ran_records())
+    ran = baseline.mutant_records(mutant)
+    if mutant.error and not verdict.tests_run:
         verdict.status = RUN_ERROR
         verdict.explanation = mutant.error
         return verdict
@@ -139,8 +151,9 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
                  else reaches(baseline.verdict, defect.breaks))
     if not judgeable:
         verdict.status = RUN_ERROR
-        verdict.explanation = (f"the passthrough baseline is {describe(baseline.verdict)}, so a defect that breaks "
-                               f"{defect.breaks} cannot be judged: " + "; ".join(baseline.verdict.reasons[:2]))
+        less = f" (less {len(baseline.set_aside)} test(s) bad on it)" if baseline.set_aside else ""
+        verdict.explanation = (f"the passthrough baseline{less} is {describe(baseline.verdict)}, so a defect that "
+                               f"breaks {defect.breaks} cannot be judged: " + "; ".join(baseline.verdict.reasons[:2]))
         return verdict
     combined = judge_results(baseline.overlay(mutant))
     verdict.verdict, verdict.level, verdict.reasons = combined.verdict, combined.level, list(combined.reasons)
@@ -150,7 +163,7 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
                       if baseline.moves_verdict(test_id, str(record.get("outcome"))))
     verdict.catching_tests = catching
     verdict.outcomes = {test_id: str(ran[test_id].get("outcome")) for test_id in catching}
-    verdict.messages = {test_id: mutant.messages.get(test_id, "") for test_id in catching}
+    verdict.messages = {test_id: str(ran[test_id].get("message") or "")[:300] for test_id in catching}
     verdict.expected_hits = [test_id for test_id in catching if matches_any(test_id, defect.catchers)]
     if defect.expect == TOLERATED:
         kept = combined.verdict == CONFORMANT and combined.level == baseline.verdict.level

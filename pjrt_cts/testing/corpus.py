@@ -43,12 +43,14 @@ def golden_manifest() -> Any:
     """The corpus manifest, or None when it cannot be read (then `load_error()` says why)."""
     global _manifest, _load_error
     if _manifest is None and _load_error is None:
+        from pjrt_cts.golden.corpus import MANIFEST_NAME, default_corpus_dir
+
         try:
             from pjrt_cts.golden import load_manifest
 
             _manifest = load_manifest()
         except Exception as error:  # noqa: BLE001 - any failure to read it is reported per golden test function
-            _load_error = f"{type(error).__name__}: {error}"
+            _load_error = f"{default_corpus_dir() / MANIFEST_NAME}: {type(error).__name__}: {error}"
     return _manifest
 
 
@@ -168,27 +170,21 @@ def declared_unreadable_reason(plugin: Any, case: Any, version: str) -> str | No
     return None
 
 
-def framework_artifact_version(plugin: Any, case: Any) -> tuple[str, str | None]:
-    """(version, declared_unsupported): the artifact a framework sends, the newest the plugin declares it reads.
+def framework_artifact_version(plugin: Any, case: Any) -> str:
+    """The artifact a framework sends: the newest version the plugin declares it reads.
 
     When the declared window excludes every artifact the case ships, the oldest one is still tried: the
-    declaration alone decides nothing, it only explains a failure of that attempt.
+    declaration alone decides nothing, it only explains a failure of that attempt (see `compiled_golden`).
     """
     from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
-
     from pjrt_cts.testing.requirements import not_applicable
 
     shipped = [version for version in BYTECODE_VERSIONS if f"mlirbc.{version}" in case.files]  # newest first
     if not shipped:
         skipped = "; ".join(f"{v}: {case.bytecode_skipped.get(v, 'not generated')}" for v in BYTECODE_VERSIONS)
         not_applicable(f"{case.id} ships no portable artifact ({skipped})")
-    reasons = []
-    for version in shipped:
-        reason = declared_unreadable_reason(plugin, case, version)
-        if reason is None:
-            return version, None
-        reasons.append(reason)
-    return shipped[-1], "; ".join(reasons)
+    readable = [version for version in shipped if declared_unreadable_reason(plugin, case, version) is None]
+    return readable[0] if readable else shipped[-1]
 
 
 def text_declared_unsupported(plugin: Any, case: Any) -> str | None:

@@ -32,6 +32,9 @@ class Program:
     make_inputs: Callable[[np.random.Generator], list[np.ndarray]]
     reference: Callable[..., list[np.ndarray]]
     op_class: str = "exact"  # tolerance class of pjrt_cts.golden.tolerance
+    # S of the class's atol basis from the inputs (sum_abs_terms: the largest sum of |terms| feeding one output)
+    atol_scale: Callable[..., float] | None = None
+    reduced_elements: int = 1  # inputs feeding one output of a reduction
 
     def inputs(self, seed: int = 0) -> list[np.ndarray]:
         return self.make_inputs(np.random.default_rng(seed))
@@ -43,8 +46,10 @@ class Program:
     def output_specs(self) -> list[tuple[tuple[int, ...], np.dtype]]:
         return [(out.shape, out.dtype) for out in self.expected(self.inputs())]
 
-    def tolerance(self, dtype: np.dtype) -> Tolerance:
-        return tolerance_for(golden_dtypes.name_of(np.dtype(dtype)), self.op_class)
+    def tolerance(self, dtype: np.dtype, inputs: Sequence[np.ndarray]) -> Tolerance:
+        scale = float(self.atol_scale(*inputs)) if self.atol_scale is not None else None
+        return tolerance_for(golden_dtypes.name_of(np.dtype(dtype)), self.op_class,
+                             reduced_elements=self.reduced_elements, scale=scale)
 
 
 def _module(name: str, signature: str, body: str) -> str:
@@ -101,13 +106,15 @@ PROGRAMS: tuple[Program, ...] = (
                 "    %init = stablehlo.constant dense<0.0> : tensor<f32>\n"
                 "    %0 = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [1]"
                 " : (tensor<4x5xf32>, tensor<f32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>"),
-        _args(_normal((4, 5))), lambda a: [a.sum(axis=1, dtype=np.float32)], "reduction"),
+        _args(_normal((4, 5))), lambda a: [a.sum(axis=1, dtype=np.float32)], "reduction",
+        atol_scale=lambda a: np.abs(a.astype(np.float64)).sum(axis=1).max(), reduced_elements=5),
     Program(
         "dot_f32",
         _module("dot_f32", "%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32>",
                 "    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]"
                 " : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n    return %0 : tensor<2x4xf32>"),
-        _args(_normal((2, 3)), _normal((3, 4))), lambda a, b: [a @ b], "matmul"),
+        _args(_normal((2, 3)), _normal((3, 4))), lambda a, b: [a @ b], "matmul",
+        atol_scale=lambda a, b: (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max(), reduced_elements=3),
     Program(
         "compare_gt_pred",
         _module("compare_gt_pred", "%a: tensor<5xf32>, %b: tensor<5xf32>) -> tensor<5xi1>",
@@ -222,5 +229,5 @@ def mismatch_message(what: str, actual: Sequence[np.ndarray], expected: Sequence
 
 def assert_matches_program(program: Program, actual: Sequence[np.ndarray], inputs: Sequence[np.ndarray], what: str) -> None:
     __tracebackhide__ = True
-    message, _ = mismatch_message(what, actual, program.expected(inputs), program.tolerance)
+    message, _ = mismatch_message(what, actual, program.expected(inputs), lambda dtype: program.tolerance(dtype, inputs))
     assert message is None, message

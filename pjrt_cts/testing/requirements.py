@@ -43,7 +43,7 @@ class Requirements:
     devices: int = 0
     element_type: Any = None  # pjrt_cts.abi.enums.BufferType
     memory_kinds: tuple[str, ...] = ()
-    feature: str | None = None
+    features: tuple[str, ...] = ()
 
     def merged(self, other: "Requirements") -> "Requirements":
         return Requirements(
@@ -51,7 +51,7 @@ class Requirements:
             devices=max(self.devices, other.devices),
             element_type=other.element_type if other.element_type is not None else self.element_type,
             memory_kinds=tuple(dict.fromkeys(self.memory_kinds + other.memory_kinds)),
-            feature=other.feature or self.feature,
+            features=tuple(dict.fromkeys(self.features + other.features)),
         )
 
 
@@ -65,7 +65,7 @@ class FeatureProbe:
 
 
 def requires(*slots: str, devices: int = 0, element_type: Any = None, memory_kind: str | Sequence[str] = (),
-             feature: str | None = None) -> pytest.MarkDecorator:
+             feature: str | Sequence[str] = ()) -> pytest.MarkDecorator:
     """The `requires` marker, checked here so that a typo fails at import, not as a silent pass."""
     for slot in slots:
         if not isinstance(slot, str) or slot.startswith("PJRT_"):
@@ -73,8 +73,9 @@ def requires(*slots: str, devices: int = 0, element_type: Any = None, memory_kin
     if devices < 0:
         raise ValueError(f"requires(devices={devices}): must be >= 0")
     kinds = (memory_kind,) if isinstance(memory_kind, str) else tuple(memory_kind)
+    features = (feature,) if isinstance(feature, str) else tuple(feature)
     return pytest.mark.requires(*slots, devices=devices, element_type=element_type, memory_kinds=kinds,
-                                feature=feature)
+                                features=features)
 
 
 def device_index_params(count: int = 4) -> list[Any]:
@@ -84,11 +85,13 @@ def device_index_params(count: int = 4) -> list[Any]:
 
 def requirements_of(item: pytest.Item) -> Requirements:
     found = Requirements()
-    for mark in item.iter_markers(MARKER):
+    # Outermost first (module, class, then function): a module's prerequisite feature ("nodes") is probed
+    # before a function's feature that builds on it ("multi_node_topology").
+    for mark in reversed(list(item.iter_markers(MARKER))):
         found = found.merged(Requirements(
             slots=tuple(mark.args), devices=int(mark.kwargs.get("devices", 0) or 0),
             element_type=mark.kwargs.get("element_type"), memory_kinds=tuple(mark.kwargs.get("memory_kinds", ())),
-            feature=mark.kwargs.get("feature"),
+            features=tuple(mark.kwargs.get("features", ())),
         ))
     return found
 
@@ -115,15 +118,16 @@ def resolve_requirements(request: pytest.FixtureRequest) -> None:
                                "(PJRT_Device_AddressableMemories)")
         if needs.element_type is not None:
             _require_element_type(client, needs.element_type)
-    if needs.feature:
-        probe: FeatureProbe = request.getfixturevalue(f"feature_{needs.feature}")
+    for feature in needs.features:
+        probe: FeatureProbe = request.getfixturevalue(f"feature_{feature}")
         if not probe.available:
             _not_supported(f"requires {probe.description}: {probe.evidence}")
 
 
 @contextlib.contextmanager
 def unsupported_if_unimplemented(*functions: str, declared_unsupported: str | None = None) -> Iterator[None]:
-    """An UNIMPLEMENTED error of one of `functions` raised inside is NOT_SUPPORTED, naming the function.
+    """An UNIMPLEMENTED error of one of `functions` raised inside is NOT_SUPPORTED, naming the function. A
+    framework runtime error (jaxlib's, "UNIMPLEMENTED: ...") raised inside counts as one of `functions[0]`.
 
     `declared_unsupported`: the plugin itself declares it does not support the input (its API minor or
     StableHLO window predates it); then any error of `functions` is NOT_SUPPORTED with both facts.
@@ -143,6 +147,24 @@ def unsupported_if_unimplemented(*functions: str, declared_unsupported: str | No
         if declared_unsupported:
             _not_supported(f"{declared_unsupported}; {observed}")
         raise
+    except Exception as error:
+        code, message = framework_status(error)
+        if code != "UNIMPLEMENTED":
+            raise
+        _not_supported(f"{functions[0]}: UNIMPLEMENTED: {first_line(message)} ({type(error).__name__})")
+
+
+# Exceptions of frameworks (jaxlib) that carry a PJRT status as their text: "CODE: message".
+_FRAMEWORK_ERRORS = ("JaxRuntimeError", "XlaRuntimeError")
+
+
+def framework_status(error: BaseException) -> tuple[str | None, str]:
+    """(status code, message) of a framework runtime error, which spells the code as its first word (jaxlib has
+    no other way to expose it); (None, "") for any other exception."""
+    if type(error).__name__ not in _FRAMEWORK_ERRORS:
+        return None, ""
+    code, separator, message = str(error).partition(": ")
+    return (code.strip(), message) if separator and code.strip().isupper() else (None, "")
 
 
 def create_session_client(plugin: Any, options: dict[str, Any]) -> Any:
@@ -220,8 +242,9 @@ _ELEMENT_TYPE_GAPS: dict[tuple[int, int], str | None] = {}
 
 
 def _require_element_type(client: Any, buffer_type: Any) -> None:
-    """A real BufferFromHostBuffer of two zeros of `buffer_type`: UNIMPLEMENTED (or any error, when the
-    plugin's API predates the type) is NOT_SUPPORTED; other errors are left to the test (it FAILs)."""
+    """A real BufferFromHostBuffer of two zeros of `buffer_type`: UNIMPLEMENTED is NOT_SUPPORTED; where the plugin's
+    API predates the type, the attempt runs in a child process (old plugins crash on enum values they do not know)
+    and any error or crash there is NOT_SUPPORTED; other errors are left to the test (it FAILs)."""
     __tracebackhide__ = True
     import numpy as np
 
@@ -236,16 +259,39 @@ def _require_element_type(client: Any, buffer_type: Any) -> None:
     if key not in _ELEMENT_TYPE_GAPS:
         since = BUFFER_TYPE_SINCE.get(buffer_type)
         plugin = client.plugin
-        declared = (f"PJRT_Buffer_Type {buffer_type.name} was added in API 0.{since}; the plugin reports "
-                    f"{plugin.version_string}") if since is not None and plugin.api_version[1] < since else None
-        try:
-            with unsupported_if_unimplemented("PJRT_Client_BufferFromHostBuffer", declared_unsupported=declared):
-                client.buffer_from_numpy(np.zeros(2, dtype)).close()
-            _ELEMENT_TYPE_GAPS[key] = None
-        except NotSupported as gap:
-            _ELEMENT_TYPE_GAPS[key] = f"requires element type {buffer_type.name}: {gap.reason}"
-        except PjrtError:
-            _ELEMENT_TYPE_GAPS[key] = None  # another error: the test's own upload fails with it (a FAIL)
+        if since is not None and plugin.api_version[1] < since:
+            declared = (f"PJRT_Buffer_Type {buffer_type.name} was added in API 0.{since}; the plugin reports "
+                        f"{plugin.version_string}")
+            _ELEMENT_TYPE_GAPS[key] = _element_type_gap_in_child(buffer_type, declared)
+        else:
+            try:
+                with unsupported_if_unimplemented("PJRT_Client_BufferFromHostBuffer"):
+                    client.buffer_from_numpy(np.zeros(2, dtype)).close()
+                _ELEMENT_TYPE_GAPS[key] = None
+            except NotSupported as gap:
+                _ELEMENT_TYPE_GAPS[key] = f"requires element type {buffer_type.name}: {gap.reason}"
+            except PjrtError:
+                _ELEMENT_TYPE_GAPS[key] = None  # another error: the test's own upload fails with it (a FAIL)
     reason = _ELEMENT_TYPE_GAPS[key]
     if reason is not None:
         _not_supported(reason)
+
+
+def _element_type_gap_in_child(buffer_type: Any, declared: str) -> str | None:
+    """Upload `buffer_type` in a child process; None when it worked, else why it is NOT_SUPPORTED."""
+    import json
+    import sys
+
+    from pjrt_cts.fuzz.isolate import child_environment, run_command
+    from pjrt_cts.testing.plugin_under_test import create_options_under_test, plugin_path_under_test
+
+    outcome = run_command([sys.executable, "-m", "pjrt_cts.testing.element_type_probe", str(plugin_path_under_test()),
+                           json.dumps(create_options_under_test()), str(int(buffer_type))],
+                          timeout=120, env=child_environment())
+    result = outcome.result or {}
+    if outcome.answered and result.get("status") == "ok":
+        return None
+    observed = (f"{result.get('code')}: {first_line(str(result.get('message', '')))}" if outcome.answered
+                else outcome.describe())
+    return (f"requires element type {buffer_type.name}: {declared}; PJRT_Client_BufferFromHostBuffer in a child "
+            f"process: {observed}")

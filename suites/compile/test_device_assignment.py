@@ -3,20 +3,20 @@ from __future__ import annotations
 
 import pytest
 
-from _programs import ADD, assert_matches_program, compiled_program, expect_rejection
 from pjrt_cts.runtime import CompileOptions
 from pjrt_cts.runtime.compile_options import decode_device_assignment
-from pjrt_cts.suite_support import require_devices, require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import (ADD, assert_matches_program, compiled_program, device_index_params, expect_rejection,
+                              requires, unsupported_if_unimplemented)
 
-DEVICE_INDICES = [0, 1, 2, 3]
+DEVICE_INDICES = device_index_params()
 
 
 def _compile_on(client, device):
     return client.compile(ADD.text, compile_options=CompileOptions(device_assignment=[[device.id]]).to_bytes())
 
 
+@requires("Client_DefaultDeviceAssignment")
 def test_default_assignment_matches_client_default(client):
-    require_slot(client.plugin, "Client_DefaultDeviceAssignment")
     default_ids = client.default_device_assignment(1, 1)
     bound = [device.id for device in compiled_program(client, ADD).addressable_devices]
     assert bound == default_ids, (
@@ -25,9 +25,9 @@ def test_default_assignment_matches_client_default(client):
     )
 
 
-@pytest.mark.parametrize("index", DEVICE_INDICES, ids=[f"device{i}" for i in DEVICE_INDICES])
-def test_explicit_assignment_binds_the_device(client, index):
-    device = require_devices(client, index + 1)[index]
+@pytest.mark.parametrize("index", DEVICE_INDICES)
+def test_explicit_assignment_binds_the_device(client, devices, index):
+    device = devices[index]
     with _compile_on(client, device) as executable:
         bound = [d.id for d in executable.addressable_devices]
         assert bound == [device.id], (
@@ -35,9 +35,9 @@ def test_explicit_assignment_binds_the_device(client, index):
         )
 
 
-@pytest.mark.parametrize("index", DEVICE_INDICES, ids=[f"device{i}" for i in DEVICE_INDICES])
-def test_explicit_assignment_runs_on_the_device(client, index):
-    device = require_devices(client, index + 1)[index]
+@pytest.mark.parametrize("index", DEVICE_INDICES)
+def test_explicit_assignment_runs_on_the_device(client, devices, index):
+    device = devices[index]
     with _compile_on(client, device) as executable:
         inputs = ADD.inputs()
         buffers = [client.buffer_from_numpy(array, device) for array in inputs]
@@ -50,12 +50,13 @@ def test_explicit_assignment_runs_on_the_device(client, index):
                                f"PJRT_LoadedExecutable_Execute on assigned device {device.id}")
 
 
-@pytest.mark.parametrize("index", DEVICE_INDICES, ids=[f"device{i}" for i in DEVICE_INDICES])
-def test_get_device_assignment_reports_the_assignment(client, index):
-    device = require_devices(client, index + 1)[index]
-    require_slot(client.plugin, "LoadedExecutable_GetDeviceAssignment")
+@requires("LoadedExecutable_GetDeviceAssignment")
+@pytest.mark.parametrize("index", DEVICE_INDICES)
+def test_get_device_assignment_reports_the_assignment(client, devices, index):
+    device = devices[index]
     with _compile_on(client, device) as executable:
-        serialized = unimplemented_is_not_supported(executable.device_assignment_bytes)
+        with unsupported_if_unimplemented("PJRT_LoadedExecutable_GetDeviceAssignment"):
+            serialized = executable.device_assignment_bytes()
         assignment = decode_device_assignment(serialized)
         assert assignment == [[device.id]], (
             f"PJRT_LoadedExecutable_GetDeviceAssignment should return [[{device.id}]] (replica x partition), "
@@ -63,9 +64,12 @@ def test_get_device_assignment_reports_the_assignment(client, index):
         )
 
 
-def test_arguments_on_another_device_are_rejected(client):
-    first, second = require_devices(client, 2)
+@requires(devices=2)
+def test_arguments_on_another_device_are_rejected(client, devices):
+    first, second = devices[:2]
     with _compile_on(client, second) as executable:
         buffers = [client.buffer_from_numpy(array, first) for array in ADD.inputs()]
-        expect_rejection(lambda: executable.execute(buffers), "PJRT_LoadedExecutable_Execute",
+        valid = [client.buffer_from_numpy(array, second) for array in ADD.inputs()]
+        expect_rejection(lambda: executable.execute(buffers), control=lambda: executable.execute(valid),
+                         function="PJRT_LoadedExecutable_Execute",
                          what=f"arguments on device {first.id} for an executable assigned to device {second.id}")

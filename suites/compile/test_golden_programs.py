@@ -2,29 +2,30 @@
 
 - From text: PJRT_Client_Compile succeeds and the executable's output signature (NumOutputs,
   OutputElementTypes, OutputDimensions) is the manifest's.
-- From bytecode: the newest portable artifact the plugin can read (what JAX sends: versioned StableHLO
-  targeting the plugin's `stablehlo_current_version`) compiles, runs and matches the reference.
-- Every artifact version, for one case per family: each version the plugin declares readable compiles and
-  matches; versions outside [stablehlo_minimum_version, stablehlo_current_version] are NOT_SUPPORTED.
-Multi-device cases (num_devices:N, spmd, replicas) belong to the multidevice layer and are not collected.
+- From bytecode: the portable artifact a framework sends (the newest the plugin declares readable, versioned
+  StableHLO targeting its `stablehlo_current_version`) compiles, runs and matches the reference.
+- Every artifact version, for one case per family: each version compiles and matches. A version outside the
+  plugin's declared [stablehlo_minimum_version, stablehlo_current_version] is still tried; only if that attempt
+  fails is it NOT_SUPPORTED (the declaration explains the failure, it never replaces the attempt).
+UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED, naming the plugin's message. Multi-device cases
+(num_devices:N, spmd, replicas) belong to the multidevice layer and are not collected.
 """
 from __future__ import annotations
 
-import pytest
+from typing import Any, Callable
 
-from _programs import (artifact_unreadable_reason, compiled_golden, golden_param, golden_version_params,
-                       mismatch_message, newest_readable_version, one_case_per_family, record_details, run_golden)
 from pjrt_cts.golden import dtypes as golden_dtypes
-from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import buffer_type_of
+from pjrt_cts.testing import (case_expected, compiled_golden, framework_artifact_version, golden_param,
+                              golden_version_param, mismatch_message, one_case_per_family, run_golden)
 
 
-def _check_matches(request, client, case, executable, what: str) -> None:
+def _check_matches(record_details: Callable[..., None], client: Any, case: Any, executable: Any, what: str) -> None:
     actual = run_golden(executable, client, case)
     message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id} {what}",
-                                        actual, case.expected(), lambda _dtype: case.tolerance)
+                                        actual, case_expected(case), lambda _dtype: case.tolerance)
     if details:
-        record_details(request, dict(details, case_id=case.id, op=",".join(case.ops)))
+        record_details(dict(details, case_id=case.id, op=",".join(case.ops)))
     assert message is None, message
 
 
@@ -49,16 +50,13 @@ def test_golden_program_compiles_from_text(client, case):
 
 
 @golden_param()
-def test_golden_program_compiles_from_bytecode(request, plugin, client, case):
-    version = newest_readable_version(plugin, case)
-    _check_matches(request, client, case, compiled_golden(client, case, version),
+def test_golden_program_compiles_from_bytecode(record_details, plugin, client, case):
+    version = framework_artifact_version(plugin, case)
+    _check_matches(record_details, client, case, compiled_golden(client, case, version),
                    f"compiled from its {version} portable artifact")
 
 
-@pytest.mark.parametrize("case,version", golden_version_params(one_case_per_family()))
-def test_golden_artifact_version_compiles(request, plugin, client, case, version):
-    reason = artifact_unreadable_reason(plugin, case, version)
-    if reason is not None:
-        raise NotSupported(reason)
-    _check_matches(request, client, case, compiled_golden(client, case, version),
+@golden_version_param(one_case_per_family())
+def test_golden_artifact_version_compiles(record_details, client, case, version):
+    _check_matches(record_details, client, case, compiled_golden(client, case, version),
                    f"compiled from its {version} portable artifact")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from _programs import ADD, PROGRAMS_BY_NAME, assert_matches_program, compiled_program, programs_param, run
+from pjrt_cts.testing import ADD, PROGRAMS_BY_NAME, assert_matches_program, compiled_program, programs_param, run
 from pjrt_cts.runtime import CompileOptions
 from pjrt_cts.runtime import protobuf_wire as wire
 

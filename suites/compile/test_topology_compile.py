@@ -1,40 +1,30 @@
 """PJRT_Compile against a PJRT_TopologyDescription: device-less (ahead-of-time) compilation.
 
 The topology comes from PJRT_Client_TopologyDescription (client-owned). A plugin without a device-less
-compiler (slot absent, UNIMPLEMENTED, or NOT_FOUND "no compiler registered") is NOT_SUPPORTED.
+compiler (slot absent, or UNIMPLEMENTED from PJRT_Client_TopologyDescription / PJRT_Compile) is NOT_SUPPORTED;
+any other error of a present slot is a FAIL.
 """
 from __future__ import annotations
 
-from _programs import ADD, assert_matches_program, expect_rejection, first_line, programs_param, run
-from pjrt_cts.model import NotSupported
-from pjrt_cts.runtime import PjrtError
 from pjrt_cts.runtime.aot import client_topology, compile_for_topology, load_executable
-from pjrt_cts.suite_support import require_slot
+from pjrt_cts.testing import (ADD, assert_matches_program, expect_rejection, programs_param, requires, run,
+                              unsupported_if_unimplemented)
 
 AOT_PROGRAMS = ["add_f32", "two_outputs_f32", "dot_f32", "mixed_outputs"]
+pytestmark = requires("Client_TopologyDescription", "Compile")
 
 
 def _topology(client) -> int:
-    require_slot(client.plugin, "Client_TopologyDescription")
-    require_slot(client.plugin, "Compile")
-    try:
+    with unsupported_if_unimplemented("PJRT_Client_TopologyDescription"):
         topology = client_topology(client)
-    except PjrtError as error:
-        if error.code == "UNIMPLEMENTED":
-            raise NotSupported(f"PJRT_Client_TopologyDescription: UNIMPLEMENTED: {first_line(error.message)}") from None
-        raise
     assert topology, "PJRT_Client_TopologyDescription succeeded but returned a NULL topology"
     return topology
 
 
 def _aot_compile(client, code, **kwargs):
     topology = _topology(client)
-    try:
+    with unsupported_if_unimplemented("PJRT_Compile"):
         return compile_for_topology(client, topology, code, **kwargs)
-    except PjrtError as error:
-        if error.code in ("UNIMPLEMENTED", "NOT_FOUND"):
-            raise NotSupported(f"PJRT_Compile (device-less): {error.code}: {first_line(error.message)}") from None
-        raise
 
 
 @programs_param(AOT_PROGRAMS)
@@ -57,19 +47,19 @@ def test_compile_against_topology_with_client(client, program):
         assert dims == expected, f"PJRT_Executable_OutputDimensions of a PJRT_Compile result: {dims}, expected {expected}"
 
 
+@requires("Client_Load")
 @programs_param(AOT_PROGRAMS)
 def test_topology_executable_loads_and_runs(client, program):
     with _aot_compile(client, program.text, pass_client=True) as executable:
-        require_slot(client.plugin, "Client_Load")
         with load_executable(client, executable) as loaded:
             inputs = program.inputs()
             assert_matches_program(program, run(loaded, client, inputs), inputs,
                                    "PJRT_LoadedExecutable_Execute of a PJRT_Compile result loaded with PJRT_Client_Load")
 
 
+@requires("Executable_Serialize", "Executable_DeserializeAndLoad")
 def test_topology_executable_serializes_and_loads(client):
     with _aot_compile(client, ADD.text, pass_client=True) as executable:
-        require_slot(client.plugin, "Executable_Serialize")
         serialized = executable.serialize()
         assert serialized, "PJRT_Executable_Serialize of a PJRT_Compile result returned no bytes"
         with client.deserialize_executable(serialized) as loaded:
@@ -80,17 +70,18 @@ def test_topology_executable_serializes_and_loads(client):
 
 def test_topology_compile_rejects_invalid_mlir(client):
     topology = _topology(client)
-    # Probe that device-less compile works at all before judging its error handling.
-    _aot_compile(client, ADD.text).close()
-    expect_rejection(lambda: compile_for_topology(client, topology, "module {"), "PJRT_Compile",
+    _aot_compile(client, ADD.text).close()  # device-less compile works at all (else NOT_SUPPORTED)
+    expect_rejection(lambda: compile_for_topology(client, topology, "module {"),
+                     control=lambda: compile_for_topology(client, topology, ADD.text), function="PJRT_Compile",
                      tolerated=("UNKNOWN",), what="invalid MLIR")
 
 
 def test_topology_compile_rejects_garbage_options(client):
     topology = _topology(client)
-    _aot_compile(client, ADD.text).close()
+    _aot_compile(client, ADD.text).close()  # device-less compile works at all (else NOT_SUPPORTED)
     expect_rejection(lambda: compile_for_topology(client, topology, ADD.text, compile_options=b"\x0f"),
-                     "PJRT_Compile", what="undecodable CompileOptionsProto bytes")
+                     control=lambda: compile_for_topology(client, topology, ADD.text), function="PJRT_Compile",
+                     what="undecodable CompileOptionsProto bytes")
 
 
 def test_topology_is_stable(client):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts import dlpack
-from pjrt_cts.model import NotSupported
+from pjrt_cts.testing import environment_lacks, not_applicable
 
 # XLA CPU plugins refuse views of memory not aligned to 64 bytes; stay well above that.
 VIEW_ALIGNMENT = 256
@@ -64,10 +64,11 @@ def consume_with_framework(producer: Any) -> np.ndarray:
             try:
                 jax.devices("gpu")
             except RuntimeError as error:
-                raise NotSupported(f"no cupy or torch, and jax has no GPU backend to read device memory: {error}") from None
+                environment_lacks(f"no cupy or torch, and jax has no GPU backend to read device memory: {error}")
             return np.asarray(jax.dlpack.from_dlpack(producer))
-        raise NotSupported("reading device memory through DLPack needs cupy, torch or jax with GPU support; none is installed")
-    raise NotSupported(f"no DLPack consumer available for device type {device_type}")
+        environment_lacks("reading device memory through DLPack needs cupy, torch or jax with GPU support; none is installed")
+    environment_lacks(f"no DLPack consumer available for device type {device_type}")
+    raise AssertionError("unreachable")
 
 
 def dl_device_of_device(client: Any, device: Any) -> tuple[int, int]:
@@ -76,7 +77,8 @@ def dl_device_of_device(client: Any, device: Any) -> tuple[int, int]:
     try:
         return dlpack.dl_device_of(probe)
     except ValueError as error:
-        raise NotSupported(str(error)) from None
+        not_applicable(f"the plugin's memory has no DLPack device type: {error}")
+        raise
     finally:
         probe.close()
 
@@ -104,8 +106,9 @@ def framework_producer(values: np.ndarray, dl_device: tuple[int, int]) -> Any:
             return tensor
         except ImportError:
             pass
-        raise NotSupported("a DLPack producer of device memory needs cupy or torch with GPU support; neither is installed")
-    raise NotSupported(f"no DLPack producer available for device type {device_type}")
+        environment_lacks("a DLPack producer of device memory needs cupy or torch with GPU support; neither is installed")
+    environment_lacks(f"no DLPack producer available for device type {device_type}")
+    raise AssertionError("unreachable")
 
 
 def read_exported(buffer: Any, pointer: int) -> np.ndarray:
@@ -151,7 +154,8 @@ def host_memory_device(client: Any, device: Any) -> Any:
     probe = client.buffer_from_numpy(np.zeros(1, np.float32), device)
     try:
         if not probe.is_on_cpu:
-            raise NotSupported("device memory is not host memory: views of numpy arrays do not apply (see the device-allocation view tests)")
+            not_applicable("device memory is not host memory: views of numpy arrays do not apply "
+                           "(see the device-allocation view tests)")
     finally:
         probe.close()
     return device

@@ -9,14 +9,16 @@ import numpy as np
 import pytest
 
 from pjrt_cts import dlpack
-from pjrt_cts import suite_support as support
-from pjrt_cts.golden import EXACT, compare
+from pjrt_cts.testing import assert_same, expect_rejection, requires, unsupported_if_unimplemented
+
+DECREASE = "PJRT_Buffer_DecreaseExternalReferenceCount"
+pytestmark = requires("Buffer_IncreaseExternalReferenceCount", "Buffer_DecreaseExternalReferenceCount",
+                      "Buffer_OpaqueDeviceMemoryDataPointer")
 
 
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+def _balanced_pair(buffer):  # type: ignore[no-untyped-def]
+    """The control of a rejected decrease: an increase followed by a decrease succeeds."""
+    return lambda: (buffer.increase_external_reference_count(), buffer.decrease_external_reference_count())
 
 
 VALUES = {
@@ -33,7 +35,6 @@ def exported(client, device):  # type: ignore[no-untyped-def]
     """(buffer, pointer, values): an f32 buffer with one external reference, released afterwards if still live."""
     values = VALUES["f32"]
     buffer = client.buffer_from_numpy(values, device)
-    support.require_slot(client.plugin, "Buffer_IncreaseExternalReferenceCount")
     buffer.increase_external_reference_count()
     pointer = buffer.opaque_device_memory_pointer
     yield buffer, pointer, values
@@ -45,7 +46,6 @@ def exported(client, device):  # type: ignore[no-untyped-def]
 def test_exported_pointer_reads_buffer_bytes(client, device, helpers, dtype) -> None:
     values = VALUES[dtype]
     buffer = client.buffer_from_numpy(values, device)
-    support.require_slot(client.plugin, "Buffer_OpaqueDeviceMemoryDataPointer")
     buffer.increase_external_reference_count()
     try:
         pointer = buffer.opaque_device_memory_pointer
@@ -58,10 +58,11 @@ def test_exported_pointer_reads_buffer_bytes(client, device, helpers, dtype) -> 
         buffer.decrease_external_reference_count()
 
 
+@requires("Buffer_UnsafePointer")
 def test_unsafe_pointer_of_referenced_buffer_reads_buffer_bytes(client, device, helpers, exported) -> None:
     buffer, pointer, values = exported
-    support.require_slot(client.plugin, "Buffer_UnsafePointer")
-    unsafe = support.unimplemented_is_not_supported(lambda: buffer.unsafe_pointer)
+    with unsupported_if_unimplemented("PJRT_Buffer_UnsafePointer"):
+        unsafe = buffer.unsafe_pointer
     assert unsafe, "PJRT_Buffer_UnsafePointer returned 0 for a live buffer"
     if buffer.is_on_cpu:  # platform-dependent meaning off the host; on host memory it is the data address
         assert_same(helpers.read_host_memory(unsafe, buffer.dims, buffer.dtype), values,
@@ -84,7 +85,6 @@ def test_exported_pointer_stays_valid_while_referenced(client, device, helpers, 
 
 def test_reference_count_balances_and_then_rejects_decrease(client, device) -> None:
     buffer = client.buffer_from_numpy(VALUES["f32"], device)
-    support.require_slot(client.plugin, "Buffer_DecreaseExternalReferenceCount")
     for _ in range(3):
         buffer.increase_external_reference_count()
     for index in range(3):
@@ -92,15 +92,14 @@ def test_reference_count_balances_and_then_rejects_decrease(client, device) -> N
             buffer.decrease_external_reference_count()
         except Exception as error:  # noqa: BLE001 - reported as the assertion
             raise AssertionError(f"PJRT_Buffer_DecreaseExternalReferenceCount #{index + 1} after 3 increases failed: {error}") from None
-    support.expect_error(buffer.decrease_external_reference_count, "INVALID_ARGUMENT",
-                         function="PJRT_Buffer_DecreaseExternalReferenceCount below zero (3 increases, 4th decrease)")
+    expect_rejection(buffer.decrease_external_reference_count, control=_balanced_pair(buffer), function=DECREASE,
+                     what="a decrease below zero (3 increases, 4th decrease)")
 
 
 def test_decrease_without_reference_is_invalid_argument(client, device) -> None:
     buffer = client.buffer_from_numpy(VALUES["f32"], device)
-    support.require_slot(client.plugin, "Buffer_DecreaseExternalReferenceCount")
-    support.expect_error(buffer.decrease_external_reference_count, "INVALID_ARGUMENT",
-                         function="PJRT_Buffer_DecreaseExternalReferenceCount on a buffer never referenced")
+    expect_rejection(buffer.decrease_external_reference_count, control=_balanced_pair(buffer), function=DECREASE,
+                     what="a decrease on a buffer never referenced")
     assert_same(buffer.to_numpy(), VALUES["f32"], "buffer changed by a rejected decrease")
 
 
@@ -120,7 +119,6 @@ def test_buffer_delete_while_referenced_keeps_memory(client, device, helpers, ex
 def test_buffer_destroy_while_referenced_keeps_memory(client, device, helpers) -> None:
     values = np.arange(1024, dtype=np.float32)
     buffer = client.buffer_from_numpy(values, device)
-    support.require_slot(client.plugin, "Buffer_IncreaseExternalReferenceCount")
     buffer.increase_external_reference_count()
     pointer = buffer.opaque_device_memory_pointer
     on_host, dims, dtype = buffer.is_on_cpu, buffer.dims, buffer.dtype

@@ -9,16 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
-from pjrt_cts.golden import EXACT, compare
-from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import MemoryLayout, PjrtError, buffer_type_of
+from pjrt_cts.testing import assert_same, optional_input, requires, unsupported_if_unimplemented
 
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+VIEW = "PJRT_Client_CreateViewOfDeviceBuffer"
+pytestmark = requires("Client_CreateViewOfDeviceBuffer")
 
 
 CASES = {
@@ -31,11 +26,11 @@ CASES = {
 
 
 def _view(client, pointer, shape, dtype, device, **kwargs):  # type: ignore[no-untyped-def]
-    support.require_slot(client.plugin, "Client_CreateViewOfDeviceBuffer")
     # Always pass a callback: the XLA CPU plugins abort (std::bad_function_call) destroying a view without one.
     kwargs.setdefault("on_delete", lambda pointer, user_arg: None)
-    return support.unimplemented_is_not_supported(lambda: client.create_view_of_device_buffer(
-        pointer, shape, buffer_type_of(np.dtype(dtype)), device=device, memory=device.default_memory, **kwargs))
+    with unsupported_if_unimplemented(VIEW):
+        return client.create_view_of_device_buffer(pointer, shape, buffer_type_of(np.dtype(dtype)), device=device,
+                                                   memory=device.default_memory, **kwargs)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -122,13 +117,9 @@ def test_view_honours_column_major_tiled_layout(client, host_memory_device, help
 def test_view_honours_byte_strides_layout(client, host_memory_device, helpers) -> None:
     logical = np.arange(12, dtype=np.float32).reshape(3, 4)
     storage = helpers.aligned_array(np.asfortranarray(logical).ravel(order="K"))
-    try:
+    with optional_input(VIEW, "a Strides layout"):  # the XLA plugins take Tiled layouts only
         view = _view(client, storage.ctypes.data, logical.shape, logical.dtype, host_memory_device,
                      layout=MemoryLayout.strides([4, 12]))
-    except PjrtError as error:
-        if error.code in ("INVALID_ARGUMENT", "UNIMPLEMENTED"):
-            raise NotSupported(f"{error.function}: {error.code}: {error.message}") from None
-        raise
     assert_same(view.to_numpy(minor_to_major=[1, 0]), logical,
                                   "view created with byte_strides [4, 12] does not read as the logical array")
 
@@ -147,11 +138,19 @@ func.func @main(%a: tensor<3x4xf32>) -> tensor<3xf32> {
   %0 = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [1] : (tensor<3x4xf32>, tensor<f32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }""", device_assignment=[[host_memory_device.id]])
-    try:
-        result = exe.execute([view])[0].to_numpy()
-    except PjrtError as error:
-        assert error.code in ("INVALID_ARGUMENT", "UNIMPLEMENTED"), f"Execute on a column-major view failed with {error.code}: {error.message}"
-        raise NotSupported(f"Execute rejects arguments with a non-default layout: {error.code}: {error.message}") from None
     expected = (logical * np.array([1, 10, 100, 1000], np.float32)).sum(axis=1)
+    try:
+        with unsupported_if_unimplemented("PJRT_LoadedExecutable_Execute"):
+            result = exe.execute([view])[0].to_numpy()
+    except PjrtError as error:  # rejecting the layout is the other answer the clause allows
+        assert error.code == "INVALID_ARGUMENT", (
+            f"PJRT_LoadedExecutable_Execute on a column-major view should compute on the logical values or reject "
+            f"the layout with INVALID_ARGUMENT, but failed with {error.code}: {error.message}")
+        row_major = helpers.aligned_array(logical)  # the control: the same program runs on a row-major view
+        control = _view(client, row_major.ctypes.data, logical.shape, logical.dtype, host_memory_device)
+        assert_same(exe.execute([control])[0].to_numpy(), expected,
+                    f"the control (a row-major view) of a rejected column-major view ({error.code}: {error.message})")
+        control.close()
+        return
     assert_same(result, expected,
                                   "Execute on a column-major view (minor_to_major=[0,1]) computed on misread values: layout ignored")

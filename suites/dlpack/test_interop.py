@@ -12,16 +12,11 @@ import numpy as np
 import pytest
 
 from pjrt_cts import dlpack
-from pjrt_cts import suite_support as support
-from pjrt_cts.golden import EXACT, compare
-from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import buffer_type_of
+from pjrt_cts.testing import assert_same, expect_rejection, not_applicable, requires, unsupported_if_unimplemented
 
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+pytestmark = requires("Buffer_IncreaseExternalReferenceCount", "Buffer_DecreaseExternalReferenceCount",
+                      "Buffer_OpaqueDeviceMemoryDataPointer")
 
 
 VALUES = {
@@ -37,23 +32,19 @@ VALUES = {
 }
 
 
-def _require_export_slots(client) -> None:  # type: ignore[no-untyped-def]
-    for name in ("Buffer_IncreaseExternalReferenceCount", "Buffer_DecreaseExternalReferenceCount",
-                 "Buffer_OpaqueDeviceMemoryDataPointer"):
-        support.require_slot(client.plugin, name)
-
-
 def _assert_released_once(export: dlpack.ExportedTensor, buffer, what: str) -> None:  # type: ignore[no-untyped-def]
     assert export.release_count == 1, f"{what}: the DLPack deleter released the external reference {export.release_count} times, expected once"
     assert not export.errors, f"{what}: PJRT_Buffer_DecreaseExternalReferenceCount in the DLPack deleter failed: {export.errors[0]}"
     assert export.extra_deleter_calls == 0, f"{what}: the consumer called the DLPack deleter {1 + export.extra_deleter_calls} times"
-    support.expect_error(buffer.decrease_external_reference_count, "INVALID_ARGUMENT",
-                         function=f"PJRT_Buffer_DecreaseExternalReferenceCount after {what} released its reference")
+    expect_rejection(buffer.decrease_external_reference_count,
+                     control=lambda: (buffer.increase_external_reference_count(),
+                                      buffer.decrease_external_reference_count()),
+                     function="PJRT_Buffer_DecreaseExternalReferenceCount",
+                     what=f"a decrease after {what} released its reference")
 
 
 @pytest.mark.parametrize("dtype", sorted(VALUES))
 def test_consumer_from_dlpack_reads_exported_buffer(client, device, helpers, dtype) -> None:
-    _require_export_slots(client)
     values = VALUES[dtype]
     buffer = client.buffer_from_numpy(values, device)
     producer = dlpack.DLPackExporter(buffer)
@@ -66,11 +57,10 @@ def test_consumer_from_dlpack_reads_exported_buffer(client, device, helpers, dty
 
 
 def test_numpy_array_from_dlpack_shares_buffer_memory(client, device) -> None:
-    _require_export_slots(client)
     values = VALUES["f32"]
     buffer = client.buffer_from_numpy(values, device)
     if not buffer.is_on_cpu:
-        raise NotSupported("buffer memory is device memory: numpy cannot consume it (covered by the framework consumer test)")
+        not_applicable("buffer memory is device memory: numpy cannot consume it (covered by the framework consumer test)")
     producer = dlpack.DLPackExporter(buffer)
     array = np.from_dlpack(producer)
     export = producer.exports[0]
@@ -85,7 +75,6 @@ def test_numpy_array_from_dlpack_shares_buffer_memory(client, device) -> None:
 
 
 def test_unconsumed_capsule_releases_reference_once(client, device) -> None:
-    _require_export_slots(client)
     buffer = client.buffer_from_numpy(VALUES["s32"], device)
     producer = dlpack.DLPackExporter(buffer)
     capsule = producer.__dlpack__()
@@ -95,21 +84,21 @@ def test_unconsumed_capsule_releases_reference_once(client, device) -> None:
     _assert_released_once(producer.exports[0], buffer, "an unconsumed DLPack capsule")
 
 
+@requires("Client_CreateViewOfDeviceBuffer")
 def test_framework_producer_round_trip_through_view(client, device, helpers) -> None:
     """producer tensor -> its own DLPack capsule -> CreateViewOfDeviceBuffer -> Execute -> export -> consumer.
 
     The producer is numpy for host memory and cupy or torch for CUDA/ROCm memory.
     """
-    support.require_slot(client.plugin, "Client_CreateViewOfDeviceBuffer")
-    _require_export_slots(client)
     values = np.arange(6, dtype=np.float32).reshape(2, 3) * 2
     producer = helpers.framework_producer(values, helpers.dl_device_of_device(client, device))
     imported = dlpack.ImportedTensor(producer.__dlpack__())
     assert imported.is_row_major, f"producer exported strides {imported.strides} for a fresh row-major tensor"
     releases: list[bool] = []
-    view = support.unimplemented_is_not_supported(lambda: client.create_view_of_device_buffer(
-        imported.data, imported.shape, buffer_type_of(imported.dtype), device=device,
-        memory=device.default_memory, on_delete=lambda ptr, arg: releases.append(imported.release())))
+    with unsupported_if_unimplemented("PJRT_Client_CreateViewOfDeviceBuffer"):
+        view = client.create_view_of_device_buffer(
+            imported.data, imported.shape, buffer_type_of(imported.dtype), device=device,
+            memory=device.default_memory, on_delete=lambda ptr, arg: releases.append(imported.release()))
     exe = client.compile("""
 func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %c = stablehlo.constant dense<1.0> : tensor<2x3xf32>

@@ -11,17 +11,12 @@ import ctypes
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
 from pjrt_cts.abi.enums import HostBufferSemantics
-from pjrt_cts.golden import EXACT, compare
-from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import PjrtError, buffer_type_of
+from pjrt_cts.testing import (BlockedByFailure, assert_same, expect_rejection, not_applicable, requires,
+                              unsupported_if_unimplemented)
 
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+EXECUTE = "PJRT_LoadedExecutable_Execute"
 
 
 # func.func argument attribute that marks %a donated, per frontend convention.
@@ -74,19 +69,25 @@ def test_donated_input_is_deleted_after_execute(client, device, donating_add, do
 def test_donated_input_is_rejected_by_later_execute(client, device, donating_add, donation_kind) -> None:
     a, b, _ = _run(donating_add, client, device)
     if not a.is_deleted:
-        raise NotSupported(f"the plugin did not consume the donated argument ({donation_kind}); nothing to reuse")
-    support.expect_error(lambda: donating_add.execute([a, b]), "INVALID_ARGUMENT", "FAILED_PRECONDITION",
-                         function="PJRT_LoadedExecutable_Execute with a buffer consumed by an earlier donation")
+        raise BlockedByFailure(f"blocked: the plugin did not consume the donated argument ({donation_kind}) "
+                               "(see donation.donation.test_donated_input_is_deleted_after_execute)")
+    expect_rejection(lambda: donating_add.execute([a, b]), control=lambda: _run(donating_add, client, device)[2],
+                     codes=("INVALID_ARGUMENT", "FAILED_PRECONDITION"), function=EXECUTE,
+                     what=f"an argument consumed by an earlier donation ({donation_kind})")
 
 
+@requires("Executable_GetCompiledMemoryStats", "Buffer_UnsafePointer")
 def test_output_aliases_donated_input_when_plugin_reports_alias(client, device, donating_add, donation_kind) -> None:
-    stats = support.unimplemented_is_not_supported(donating_add.executable.compiled_memory_stats)
+    with unsupported_if_unimplemented("PJRT_Executable_GetCompiledMemoryStats"):
+        stats = donating_add.executable.compiled_memory_stats()
     alias_bytes = stats["alias_size_in_bytes"] + stats["host_alias_size_in_bytes"]
     if alias_bytes <= 0:
-        raise NotSupported(f"PJRT_Executable_GetCompiledMemoryStats reports alias_size_in_bytes=0 for a {donation_kind} program: the plugin does not alias")
+        not_applicable(f"PJRT_Executable_GetCompiledMemoryStats reports alias_size_in_bytes=0 for a {donation_kind} "
+                       "program: the plugin copies instead of aliasing (allowed)")
     a = client.buffer_from_numpy(A, device)
     b = client.buffer_from_numpy(B, device)
-    before = support.unimplemented_is_not_supported(lambda: a.unsafe_pointer)
+    with unsupported_if_unimplemented("PJRT_Buffer_UnsafePointer"):
+        before = a.unsafe_pointer
     output = donating_add.execute([a, b])[0]
     after = output.unsafe_pointer
     assert after == before, (
@@ -109,8 +110,8 @@ def test_non_donatable_input_index_keeps_input_alive(client, device, donating_ad
 
 def test_same_buffer_donated_and_passed_again_is_invalid_argument(client, device, donating_add, donation_kind) -> None:
     a = client.buffer_from_numpy(A, device)
-    error = support.expect_error(lambda: donating_add.execute([a, a]), "INVALID_ARGUMENT",
-                                 function=f"PJRT_LoadedExecutable_Execute f(donate(a), a) ({donation_kind})")
+    error = expect_rejection(lambda: donating_add.execute([a, a]), control=lambda: _run(donating_add, client, device)[2],
+                             function=EXECUTE, what=f"f(donate(a), a) ({donation_kind})")
     assert not a.is_deleted, (
         f"PJRT_LoadedExecutable_Execute rejected f(donate(a), a) ({error.code}) but deleted the argument anyway"
     )
@@ -163,13 +164,12 @@ def _held_memory_reader(client, device, pointer: int, on_host: bool):  # type: i
     """Reads A.size f32 at `pointer`: directly on host memory, else through a CreateViewOfDeviceBuffer view."""
     if on_host:
         return lambda: np.frombuffer(bytes((ctypes.c_char * A.nbytes).from_address(pointer)), dtype=np.float32)
-    if not client.plugin.has("Client_CreateViewOfDeviceBuffer"):
-        raise NotSupported("the held memory is device memory and PJRT_Client_CreateViewOfDeviceBuffer is missing to read it")
+    client.plugin.function("Client_CreateViewOfDeviceBuffer")  # device memory is read through a view: missing slot
 
     def read() -> np.ndarray:
-        view = support.unimplemented_is_not_supported(lambda: client.create_view_of_device_buffer(
-            pointer, A.shape, buffer_type_of(A.dtype), device=device, memory=device.default_memory,
-            on_delete=lambda ptr, arg: None))
+        with unsupported_if_unimplemented("PJRT_Client_CreateViewOfDeviceBuffer"):
+            view = client.create_view_of_device_buffer(pointer, A.shape, buffer_type_of(A.dtype), device=device,
+                                                       memory=device.default_memory, on_delete=lambda ptr, arg: None)
         try:
             return view.to_numpy()
         finally:
@@ -209,8 +209,8 @@ def test_donating_zero_copy_buffer_leaves_host_array_intact(client, device, dona
     host = backing[offset: offset + 16].view(np.float32)
     host[:] = np.arange(4, dtype=np.float32)
     keep = host.copy()
-    a = support.unimplemented_is_not_supported(
-        lambda: client.buffer_from_numpy(host, device, semantics=HostBufferSemantics.IMMUTABLE_ZERO_COPY))
+    with unsupported_if_unimplemented("PJRT_Client_BufferFromHostBuffer"):
+        a = client.buffer_from_numpy(host, device, semantics=HostBufferSemantics.IMMUTABLE_ZERO_COPY)
     b = client.buffer_from_numpy(B, device)
     exe = client.compile(add_program(DONATION_ATTRIBUTES[donation_kind]))
     output = exe.execute([a, b])[0]
@@ -221,8 +221,9 @@ def test_donating_zero_copy_buffer_leaves_host_array_intact(client, device, dona
     )
 
 
+@requires(devices=2)
 def test_donation_in_every_replica_of_a_replicated_program(client, donation_kind) -> None:
-    devices = support.require_devices(client, max(2, len(client.addressable_devices)))
+    devices = client.addressable_devices
     exe = client.compile(add_program(DONATION_ATTRIBUTES[donation_kind]), num_replicas=len(devices),
                          device_assignment=[[d.id] for d in devices])
     rows = [[client.buffer_from_numpy(A + r, d), client.buffer_from_numpy(B, d)] for r, d in enumerate(exe.addressable_devices)]

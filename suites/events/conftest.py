@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts import suite_support as support
+from pjrt_cts.testing import unsupported_if_unimplemented
 
 CALLBACK_TIMEOUT_S = 5.0
 
@@ -50,12 +50,11 @@ def recorders() -> Any:
 
 @pytest.fixture
 def created_event(plugin: Any) -> Any:
-    """A PJRT_Event_Create event (0.89+), not yet set; NOT_SUPPORTED on older plugins."""
+    """A PJRT_Event_Create event (0.89+), not yet set. Tests using it declare `requires("Event_Create", "Event_Set")`."""
     from pjrt_cts.runtime import Event
 
-    support.require_slot(plugin, "Event_Create")
-    support.require_slot(plugin, "Event_Set")
-    event = support.unimplemented_is_not_supported(lambda: Event.create(plugin))
+    with unsupported_if_unimplemented("PJRT_Event_Create"):
+        event = Event.create(plugin)
     yield event
     if not event.closed:
         if not event.is_ready():  # never leave an unset event behind: its waiters would hang

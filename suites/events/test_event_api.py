@@ -14,6 +14,7 @@ import pytest
 
 from pjrt_cts.abi.enums import ErrorCode
 from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import requires
 
 ERROR_CODES = ["CANCELLED", "INVALID_ARGUMENT", "NOT_FOUND", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
                "INTERNAL", "UNAVAILABLE", "DATA_LOSS"]
@@ -49,6 +50,7 @@ def test_on_ready_registered_after_ready_fires_once(client, device, recorder) ->
     event.close()
 
 
+@requires("Event_Create", "Event_Set")
 def test_created_event_is_not_ready_until_set(created_event) -> None:
     assert not created_event.is_ready(), "PJRT_Event_IsReady is true for a PJRT_Event_Create event that was never set"
     created_event.set()
@@ -57,6 +59,7 @@ def test_created_event_is_not_ready_until_set(created_event) -> None:
     assert _await_error(created_event) is None, "PJRT_Event_Await after PJRT_Event_Set(OK) returned an error"
 
 
+@requires("Event_Create", "Event_Set")
 def test_on_ready_registered_before_set_fires_once_after_set(created_event, recorder) -> None:
     created_event.on_ready(recorder)
     time.sleep(0.05)
@@ -67,6 +70,7 @@ def test_on_ready_registered_before_set_fires_once_after_set(created_event, reco
 
 
 @pytest.mark.parametrize("code", ERROR_CODES)
+@requires("Event_Create", "Event_Set")
 def test_set_error_reaches_every_observer(created_event, recorder, code) -> None:
     message = f"pjrt-cts injected {code.lower()}"
     created_event.on_ready(recorder)
@@ -87,6 +91,7 @@ def test_set_error_reaches_every_observer(created_event, recorder, code) -> None
     )
 
 
+@requires("Event_Create", "Event_Set")
 def test_many_on_ready_callbacks_each_fire_once(created_event, recorders) -> None:
     before = [recorders() for _ in range(16)]
     for recorder in before:
@@ -101,6 +106,7 @@ def test_many_on_ready_callbacks_each_fire_once(created_event, recorders) -> Non
     assert seen == {("INTERNAL", "shared failure")}, f"OnReady callbacks saw different errors: {sorted(seen)}"
 
 
+@requires("Event_Create", "Event_Set")
 def test_await_returns_when_set_from_another_thread(created_event) -> None:
     outcome: list[object] = []
     waiter = threading.Thread(target=lambda: outcome.append(_await_error(created_event)), daemon=True)
@@ -115,6 +121,7 @@ def test_await_returns_when_set_from_another_thread(created_event) -> None:
 
 
 @pytest.mark.isolated
+@requires("Event_Create", "Event_Set")
 def test_on_ready_callback_may_call_back_into_the_api(created_event) -> None:
     """Frameworks query PJRT from OnReady callbacks: the plugin must not hold a lock that deadlocks that."""
     seen: list[bool] = []

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pjrt_cts import suite_support as support
 from pjrt_cts.abi.enums import BufferType, ErrorCode
-from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.runtime import PjrtError
-
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+from pjrt_cts.testing import assert_same, requires, unsupported_if_unimplemented
 
 
 ADD = """
@@ -49,10 +42,10 @@ def test_device_complete_events_one_per_device_become_ready(client, devices, rec
         assert_same(row[0].to_numpy(), np.full(4, r + 1, np.float32), f"replica {r}: wrong result")
 
 
+@requires("Client_CreateErrorBuffer")
 def test_failed_execution_events_carry_the_error(client, device, recorder) -> None:
-    support.require_slot(client.plugin, "Client_CreateErrorBuffer")
-    poisoned = support.unimplemented_is_not_supported(
-        lambda: client.create_error_buffer(ErrorCode.DATA_LOSS, INJECTED, [4], BufferType.F32, device.default_memory))
+    with unsupported_if_unimplemented("PJRT_Client_CreateErrorBuffer"):
+        poisoned = client.create_error_buffer(ErrorCode.DATA_LOSS, INJECTED, [4], BufferType.F32, device.default_memory)
     healthy = client.buffer_from_numpy(np.ones(4, np.float32), device)
     exe = client.compile(ADD, device_assignment=[[device.id]])
     try:
@@ -93,8 +86,11 @@ def test_failed_execution_events_carry_the_error(client, device, recorder) -> No
 
 def test_to_host_of_deleted_buffer_reports_error(client, device) -> None:
     buffer = client.buffer_from_numpy(np.arange(4, dtype=np.float32), device)
-    buffer.delete()
     destination = np.zeros(4, np.float32)
+    control = buffer.to_host_into(destination.ctypes.data, destination.nbytes)  # the live buffer reads back
+    control.wait()
+    control.close()
+    buffer.delete()
     try:
         event = buffer.to_host_into(destination.ctypes.data, destination.nbytes)
     except PjrtError as error:

@@ -10,16 +10,10 @@ import numpy as np
 import pytest
 
 from pjrt_cts.abi.enums import HostBufferSemantics
-from pjrt_cts.golden import EXACT, compare
-from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import assert_same
 
 ALIGNMENT = 256  # XLA CPU plugins alias host memory only when it is 64-byte aligned
-
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
 
 
 def _aligned_values(count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -35,8 +29,8 @@ def test_done_with_host_buffer_of_copy_fires_once_and_frees_host_data(client, de
     host, _backing = _aligned_values(64)
     expected = host.copy()
     buffer, done = client.buffer_from_host_async(host, device, semantics=HostBufferSemantics[semantics])
-    if done is None:
-        raise NotSupported(f"PJRT_Client_BufferFromHostBuffer ({semantics}) returned no done_with_host_buffer event")
+    assert done is not None, (
+        f"PJRT_Client_BufferFromHostBuffer ({semantics}) should return a done_with_host_buffer event, but returned NULL")
     done.on_ready(recorder)
     try:
         done.wait()
@@ -55,8 +49,8 @@ def test_done_with_host_buffer_of_copy_fires_once_and_frees_host_data(client, de
 def test_done_with_host_buffer_of_zero_copy_waits_for_the_buffer(client, device, recorder, semantics) -> None:
     host, _backing = _aligned_values(64)
     buffer, done = client.buffer_from_host_async(host, device, semantics=HostBufferSemantics[semantics])
-    if done is None:
-        raise NotSupported(f"PJRT_Client_BufferFromHostBuffer ({semantics}) returned no done_with_host_buffer event")
+    assert done is not None, (
+        f"PJRT_Client_BufferFromHostBuffer ({semantics}) should return a done_with_host_buffer event, but returned NULL")
     aliases = buffer.is_on_cpu and buffer.unsafe_pointer == host.ctypes.data
     done.on_ready(recorder)
     if aliases:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from _programs import ADD, assert_matches_program, compiled_program, programs_param, run
 from pjrt_cts.runtime import CompileOptions
-from pjrt_cts.suite_support import require_devices, require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import (ADD, assert_matches_program, compiled_program, programs_param, requires, run,
+                              unsupported_if_unimplemented)
 
+pytestmark = requires("Executable_GetCompileOptions")
 VARIANTS = {
     "default": lambda devices: CompileOptions(),
     "device_assignment_last_device": lambda devices: CompileOptions(device_assignment=[[devices[-1].id]]),
@@ -18,16 +19,18 @@ VARIANTS = {
 
 
 def _returned_options(plugin, executable) -> bytes:
-    require_slot(plugin, "Executable_GetCompileOptions")
-    data = unimplemented_is_not_supported(executable.compile_options)
+    with unsupported_if_unimplemented("PJRT_Executable_GetCompileOptions"):
+        data = executable.compile_options()
     assert data, "PJRT_Executable_GetCompileOptions returned no bytes"
     return data
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS), ids=list(VARIANTS))
+VARIANT_PARAMS = [pytest.param(name, id=name, marks=requires(devices=2) if name in ("replicas2", "partitions2_spmd") else [])
+                  for name in VARIANTS]
+
+
+@pytest.mark.parametrize("variant", VARIANT_PARAMS)
 def test_compile_options_round_trip(plugin, client, devices, variant):
-    if variant in ("replicas2", "partitions2_spmd"):
-        require_devices(client, 2)
     sent = VARIANTS[variant](devices)
     with client.compile(ADD.text, compile_options=sent.to_bytes()) as executable:
         got = CompileOptions.from_bytes(_returned_options(plugin, executable))
@@ -65,8 +68,8 @@ def test_returned_options_are_stable(plugin, client, program):
     )
 
 
+@requires("Executable_Serialize", "Executable_DeserializeAndLoad")
 def test_deserialize_with_overridden_compile_options(plugin, client):
-    require_slot(plugin, "Executable_DeserializeAndLoad")
     executable = compiled_program(client, ADD)
     options = _returned_options(plugin, executable)
     with client.deserialize_executable(executable.serialize(), compile_options=options) as restored:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import math
 
-from _programs import PROGRAMS_BY_NAME, compiled_program, programs_param
-from pjrt_cts.suite_support import require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import PROGRAMS_BY_NAME, compiled_program, programs_param, requires, unsupported_if_unimplemented
 
 NON_NEGATIVE_PREFIXES = ("flops", "transcendentals", "bytes accessed", "utilization")
 
 
+pytestmark = requires("Executable_GetCostAnalysis")
+
+
 def _cost(plugin, executable):
-    require_slot(plugin, "Executable_GetCostAnalysis")
-    return unimplemented_is_not_supported(executable.cost_analysis_items)
+    with unsupported_if_unimplemented("PJRT_Executable_GetCostAnalysis"):
+        return executable.cost_analysis_items()
 
 
 @programs_param()

@@ -1,24 +1,21 @@
 """PJRT_Executable_Fingerprint: stable for the same program, different for a different program.
 
-UNIMPLEMENTED is allowed by the header ("may be unimplemented") and is NOT_SUPPORTED. An empty fingerprint
-returned with success identifies nothing; it is a WARNING (the 0.115 XLA CPU plugin returns "" for programs
-without parameters).
+UNIMPLEMENTED is allowed by the header ("may be unimplemented") and is NOT_SUPPORTED. A fingerprint returned
+with success is a value like any other: the empty string is stable, but two different programs that both get
+"" share a fingerprint, which the "different program" clauses FAIL (the 0.115 XLA CPU plugin returns "" for
+programs without parameters: constant_s32 and iota_s64).
 """
 from __future__ import annotations
 
-from _programs import ADD, PROGRAMS, compiled_program, programs_param
-from pjrt_cts.model import HardeningWarning
-from pjrt_cts.suite_support import require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import ADD, PROGRAMS, compiled_program, programs_param, requires, unsupported_if_unimplemented
 
 SERIALIZED = ["add_f32", "two_outputs_f32", "dot_f32", "mixed_outputs"]
+pytestmark = requires("Executable_Fingerprint")
 
 
 def _fingerprint(plugin, executable) -> str:
-    require_slot(plugin, "Executable_Fingerprint")
-    value = unimplemented_is_not_supported(lambda: executable.fingerprint)
-    if not value:
-        raise HardeningWarning(f"PJRT_Executable_Fingerprint of {executable.name} succeeded with an empty fingerprint")
-    return value
+    with unsupported_if_unimplemented("PJRT_Executable_Fingerprint"):
+        return executable.fingerprint
 
 
 def _next_program(program):
@@ -63,9 +60,9 @@ def test_fingerprints_of_all_programs_are_distinct(plugin, client):
         seen[value] = program.name
 
 
+@requires("Executable_Serialize", "Executable_DeserializeAndLoad")
 @programs_param(SERIALIZED)
 def test_fingerprint_survives_serialization(plugin, client, program):
-    require_slot(plugin, "Executable_Serialize")
     executable = compiled_program(client, program)
     original = _fingerprint(plugin, executable)
     with client.deserialize_executable(executable.serialize()) as restored:
@@ -75,11 +72,12 @@ def test_fingerprint_survives_serialization(plugin, client, program):
     )
 
 
+@requires("LoadedExecutable_Fingerprint")
 def test_loaded_executable_fingerprint_matches_executable_fingerprint(plugin, client):
     """PJRT_LoadedExecutable_Fingerprint (deprecated) must agree with PJRT_Executable_Fingerprint if implemented."""
-    require_slot(plugin, "LoadedExecutable_Fingerprint")
     executable = compiled_program(client, ADD)
-    loaded_value = unimplemented_is_not_supported(lambda: executable.fingerprint_loaded)
+    with unsupported_if_unimplemented("PJRT_LoadedExecutable_Fingerprint"):
+        loaded_value = executable.fingerprint_loaded
     assert loaded_value == _fingerprint(plugin, executable), (
         "PJRT_LoadedExecutable_Fingerprint and PJRT_Executable_Fingerprint disagree"
     )

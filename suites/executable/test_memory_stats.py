@@ -1,13 +1,14 @@
 """PJRT_Executable_GetCompiledMemoryStats: sizes are not negative and cover the program's arguments/outputs."""
 from __future__ import annotations
 
-from _programs import compiled_program, programs_param
-from pjrt_cts.suite_support import require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import compiled_program, programs_param, requires, unsupported_if_unimplemented
+
+pytestmark = requires("Executable_GetCompiledMemoryStats")
 
 
 def _stats(plugin, executable) -> dict[str, int]:
-    require_slot(plugin, "Executable_GetCompiledMemoryStats")
-    return unimplemented_is_not_supported(executable.compiled_memory_stats)
+    with unsupported_if_unimplemented("PJRT_Executable_GetCompiledMemoryStats"):
+        return executable.compiled_memory_stats()
 
 
 @programs_param()

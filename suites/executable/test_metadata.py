@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from _programs import ADD, compiled_program, programs_param
 from pjrt_cts.runtime import buffer_type_of
-from pjrt_cts.suite_support import require_devices, require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import ADD, compiled_program, programs_param, requires, unsupported_if_unimplemented
 
 COUNTS = [2, 4]
 
@@ -58,11 +57,12 @@ def test_output_dimensions_match_the_program(client, program):
     assert dims == expected, f"PJRT_Executable_OutputDimensions: expected {expected}, got {dims}"
 
 
+@requires("Executable_OutputMemoryKinds")
 @programs_param()
 def test_output_memory_kinds_name_device_memories(client, program):
-    require_slot(client.plugin, "Executable_OutputMemoryKinds")
     executable = compiled_program(client, program)
-    kinds = unimplemented_is_not_supported(lambda: executable.output_memory_kinds)
+    with unsupported_if_unimplemented("PJRT_Executable_OutputMemoryKinds"):
+        kinds = executable.output_memory_kinds
     assert len(kinds) == len(program.output_specs), (
         f"PJRT_Executable_OutputMemoryKinds: {len(kinds)} kinds for {len(program.output_specs)} outputs"
     )
@@ -74,11 +74,12 @@ def test_output_memory_kinds_name_device_memories(client, program):
     )
 
 
+@requires("Executable_ParameterMemoryKinds")
 @programs_param()
 def test_parameter_memory_kinds_name_device_memories(client, program):
-    require_slot(client.plugin, "Executable_ParameterMemoryKinds")
     executable = compiled_program(client, program)
-    kinds = unimplemented_is_not_supported(lambda: executable.parameter_memory_kinds)
+    with unsupported_if_unimplemented("PJRT_Executable_ParameterMemoryKinds"):
+        kinds = executable.parameter_memory_kinds
     assert len(kinds) == len(program.inputs()), (
         f"PJRT_Executable_ParameterMemoryKinds: {len(kinds)} kinds for {len(program.inputs())} parameters"
     )
@@ -86,11 +87,12 @@ def test_parameter_memory_kinds_name_device_memories(client, program):
     assert set(kinds) <= known, f"PJRT_Executable_ParameterMemoryKinds names {sorted(set(kinds) - known)}, not device memory kinds"
 
 
+@requires("Executable_OutputMemoryKinds")
 @programs_param()
 def test_output_memory_kinds_match_output_buffers(client, program):
-    require_slot(client.plugin, "Executable_OutputMemoryKinds")
     executable = compiled_program(client, program)
-    kinds = unimplemented_is_not_supported(lambda: executable.output_memory_kinds)
+    with unsupported_if_unimplemented("PJRT_Executable_OutputMemoryKinds"):
+        kinds = executable.output_memory_kinds
     device = executable.addressable_devices[0]
     outputs = executable.execute([client.buffer_from_numpy(a, device) for a in program.inputs()])
     actual = [out.memory.kind for out in outputs]
@@ -99,16 +101,15 @@ def test_output_memory_kinds_match_output_buffers(client, program):
     )
 
 
+@requires("Executable_SizeOfGeneratedCodeInBytes")
 @programs_param()
 def test_size_of_generated_code_is_not_negative(client, program):
-    require_slot(client.plugin, "Executable_SizeOfGeneratedCodeInBytes")
     size = compiled_program(client, program).size_of_generated_code
     assert size >= 0, f"PJRT_Executable_SizeOfGeneratedCodeInBytes is negative: {size}"
 
 
-@pytest.mark.parametrize("count", COUNTS, ids=[f"replicas{c}" for c in COUNTS])
+@pytest.mark.parametrize("count", [pytest.param(c, id=f"replicas{c}", marks=requires(devices=c)) for c in COUNTS])
 def test_num_replicas_of_replicated_program(client, count):
-    require_devices(client, count)
     with client.compile(ADD.text, num_replicas=count) as executable:
         assert executable.num_replicas == count, (
             f"PJRT_Executable_NumReplicas of a program compiled with num_replicas={count}: {executable.num_replicas}"
@@ -119,9 +120,8 @@ def test_num_replicas_of_replicated_program(client, count):
         )
 
 
-@pytest.mark.parametrize("count", COUNTS, ids=[f"partitions{c}" for c in COUNTS])
+@pytest.mark.parametrize("count", [pytest.param(c, id=f"partitions{c}", marks=requires(devices=c)) for c in COUNTS])
 def test_num_partitions_of_partitioned_program(client, count):
-    require_devices(client, count)
     with client.compile(ADD.text, num_partitions=count, use_spmd_partitioning=True) as executable:
         assert executable.num_partitions == count, (
             f"PJRT_Executable_NumPartitions of a program compiled with num_partitions={count}: {executable.num_partitions}"

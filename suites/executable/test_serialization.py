@@ -16,20 +16,17 @@ import numpy as np
 import pytest
 
 import pjrt_cts
-from _programs import ADD, PROGRAMS, compiled_program, expect_rejection, first_line, programs_param, run
-from pjrt_cts.runtime import PjrtError
 from pjrt_cts.golden import dtypes as golden_dtypes
-from pjrt_cts.suite_support import require_slot
+from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import ADD, PROGRAMS, compiled_program, expect_rejection, first_line, programs_param, requires, run
+from pjrt_cts.testing.deserialize_child import from_storable, to_storable
 
 NEW_PROCESS = ["add_f32", "two_outputs_f32", "dot_f32", "mixed_outputs", "negate_bf16"]
-CHILD = Path(__file__).with_name("deserialize_child.py")
-sys.path.insert(0, str(CHILD.parent))
-from deserialize_child import from_storable, to_storable  # noqa: E402
+CHILD_MODULE = "pjrt_cts.testing.deserialize_child"
+pytestmark = requires("Executable_Serialize", "Executable_DeserializeAndLoad")
 
 
 def _serialized(plugin, client, program) -> bytes:
-    require_slot(plugin, "Executable_Serialize")
-    require_slot(plugin, "Executable_DeserializeAndLoad")
     data = compiled_program(client, program).serialize()
     assert data, f"PJRT_Executable_Serialize of {program.name} returned no bytes"
     return data
@@ -83,7 +80,7 @@ def test_deserialize_in_new_process_gives_identical_results(plugin, client, crea
     project_root = str(Path(pjrt_cts.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [project_root, env.get("PYTHONPATH", "")]))
     completed = subprocess.run(
-        [sys.executable, str(CHILD), str(plugin_path), json.dumps(create_options), str(tmp_path / "exe.bin"),
+        [sys.executable, "-m", CHILD_MODULE, str(plugin_path), json.dumps(create_options), str(tmp_path / "exe.bin"),
          str(tmp_path / "inputs.npz"), str(tmp_path / "dtypes.json"), str(tmp_path / "outputs.npz")],
         capture_output=True, text=True, timeout=120, env=env,
     )
@@ -129,16 +126,19 @@ CORRUPTIONS = {
 
 @pytest.mark.parametrize("corruption", list(CORRUPTIONS), ids=list(CORRUPTIONS))
 def test_corrupted_bytes_are_rejected(plugin, client, corruption):
-    corrupted = CORRUPTIONS[corruption](_serialized(plugin, client, ADD))
-    expect_rejection(lambda: client.deserialize_executable(corrupted), "PJRT_Executable_DeserializeAndLoad",
+    valid = _serialized(plugin, client, ADD)
+    corrupted = CORRUPTIONS[corruption](valid)
+    expect_rejection(lambda: client.deserialize_executable(corrupted), control=lambda: client.deserialize_executable(valid),
+                     function="PJRT_Executable_DeserializeAndLoad",
                      tolerated=("INTERNAL", "DATA_LOSS", "UNKNOWN", "FAILED_PRECONDITION"),
                      what=f"corrupted serialized bytes ({corruption})")
 
 
 @pytest.mark.isolated
 def test_empty_bytes_are_rejected(plugin, client):
-    require_slot(plugin, "Executable_DeserializeAndLoad")
-    expect_rejection(lambda: client.deserialize_executable(b""), "PJRT_Executable_DeserializeAndLoad",
+    valid = _serialized(plugin, client, ADD)
+    expect_rejection(lambda: client.deserialize_executable(b""), control=lambda: client.deserialize_executable(valid),
+                     function="PJRT_Executable_DeserializeAndLoad",
                      tolerated=("INTERNAL", "DATA_LOSS", "UNKNOWN", "FAILED_PRECONDITION"), what="empty serialized bytes")
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from _programs import ADD, assert_matches_program, compiled_program, programs_param
+from pjrt_cts.testing import ADD, assert_matches_program, compiled_program, programs_param
 
 SOME_PROGRAMS = ["add_f32", "two_outputs_f32", "constant_s32", "reduce_sum_f32", "mixed_outputs"]
 

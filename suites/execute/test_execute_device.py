@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from _programs import ADD, assert_matches_program, compiled_program, expect_rejection, programs_param, run
 from pjrt_cts.runtime import CompileOptions
-from pjrt_cts.suite_support import require_devices
+from pjrt_cts.testing import (ADD, assert_matches_program, compiled_program, device_index_params, expect_rejection,
+                              programs_param, requires, run)
 
-DEVICE_INDICES = [0, 1, 2, 3]
+DEVICE_INDICES = device_index_params()
+FUNCTION = "PJRT_LoadedExecutable_Execute"
 SOME_PROGRAMS = ["add_f32", "two_outputs_f32", "constant_s32", "mixed_outputs", "dot_f32"]
 
 
@@ -52,9 +53,9 @@ def test_outputs_live_on_the_default_device(client, program):
     )
 
 
-@pytest.mark.parametrize("index", DEVICE_INDICES, ids=[f"device{i}" for i in DEVICE_INDICES])
-def test_portable_executable_runs_on_execute_device(client, portable_add, index):
-    device = require_devices(client, index + 1)[index]
+@pytest.mark.parametrize("index", DEVICE_INDICES)
+def test_portable_executable_runs_on_execute_device(client, devices, portable_add, index):
+    device = devices[index]
     inputs = ADD.inputs(seed=index)
     buffers = [client.buffer_from_numpy(array, device) for array in inputs]
     outputs = portable_add.execute(buffers, device=device)
@@ -66,12 +67,15 @@ def test_portable_executable_runs_on_execute_device(client, portable_add, index)
                            f"portable executable on execute_device {device.id}")
 
 
+@requires(devices=2)
 def test_execute_device_outside_the_assignment_is_rejected(client):
-    _, other = require_devices(client, 2)
     executable = compiled_program(client, ADD)
-    assert other.id not in [d.id for d in executable.addressable_devices]
+    own = executable.addressable_devices[0]
+    other = next(d for d in client.addressable_devices if d.id != own.id)
     buffers = [client.buffer_from_numpy(array, other) for array in ADD.inputs()]
-    expect_rejection(lambda: executable.execute(buffers, device=other), "PJRT_LoadedExecutable_Execute",
+    valid = [client.buffer_from_numpy(array, own) for array in ADD.inputs()]
+    expect_rejection(lambda: executable.execute(buffers, device=other),
+                     control=lambda: executable.execute(valid, device=own), function=FUNCTION,
                      what=f"execute_device {other.id}, which a non-portable executable is not assigned to")
 
 
@@ -80,15 +84,16 @@ def test_execute_device_with_two_argument_lists_is_invalid_argument(client):
     device = executable.addressable_devices[0]
     row = [client.buffer_from_numpy(array, device) for array in ADD.inputs()]
     expect_rejection(lambda: executable.execute_sharded([row, row], execute_device=device),
-                     "PJRT_LoadedExecutable_Execute", what="execute_device with num_devices=2")
+                     control=lambda: executable.execute_sharded([row], execute_device=device), function=FUNCTION,
+                     what="execute_device with num_devices=2")
 
 
 def test_more_argument_lists_than_devices_is_invalid_argument(client):
     executable = compiled_program(client, ADD)
     device = executable.addressable_devices[0]
     row = [client.buffer_from_numpy(array, device) for array in ADD.inputs()]
-    expect_rejection(lambda: executable.execute_sharded([row, row]), "PJRT_LoadedExecutable_Execute",
-                     what="2 argument lists for a 1-device executable")
+    expect_rejection(lambda: executable.execute_sharded([row, row]), control=lambda: executable.execute_sharded([row]),
+                     function=FUNCTION, what="2 argument lists for a 1-device executable")
 
 
 def test_portable_executable_has_no_bound_devices(client, portable_add):

@@ -6,15 +6,15 @@ compile.golden_programs.test_golden_program_compiles_from_text).
 """
 from __future__ import annotations
 
-from _programs import compiled_golden, golden_param, mismatch_message, record_details, run_golden
+from pjrt_cts.testing import case_expected, compiled_golden, golden_param, mismatch_message, run_golden
 
 
 @golden_param()
-def test_case_matches_reference(request, client, case):
+def test_case_matches_reference(record_details, client, case):
     executable = compiled_golden(client, case, "text")
     actual = run_golden(executable, client, case)
     message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id}",
-                                        actual, case.expected(), lambda _dtype: case.tolerance)
+                                        actual, case_expected(case), lambda _dtype: case.tolerance)
     if details:
-        record_details(request, dict(details, case_id=case.id, op=",".join(case.ops)))
+        record_details(dict(details, case_id=case.id, op=",".join(case.ops)))
     assert message is None, message

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from _programs import ADD, assert_matches_program, compiled_program, programs_param
+from pjrt_cts.testing import ADD, assert_matches_program, compiled_program, programs_param
 
 IN_FLIGHT = 32
 SOME_PROGRAMS = ["add_f32", "two_outputs_f32", "dot_f32", "multiply_s32", "mixed_outputs"]

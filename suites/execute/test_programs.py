@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from _programs import PROGRAMS, assert_matches_program, compiled_program, programs_param, run
+from pjrt_cts.testing import PROGRAMS, assert_matches_program, compiled_program, programs_param, run
 
 WITH_ARGUMENTS = [p.name for p in PROGRAMS if p.inputs()]
 

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import threading
 
-from _programs import ADD, PROGRAMS_BY_NAME, compiled_program, mismatch_message
 from pjrt_cts.runtime import CompileOptions
-from pjrt_cts.suite_support import require_devices
+from pjrt_cts.testing import ADD, PROGRAMS_BY_NAME, compiled_program, mismatch_message, requires
 
 THREADS = 4
 PER_THREAD = 25
@@ -44,7 +43,8 @@ def _run_many(client, executable, program, device, thread_index, device_events=F
         else:
             outputs = executable.execute(buffers)
         message, _ = mismatch_message(f"thread {thread_index} execution {iteration}",
-                                      [out.to_numpy() for out in outputs], program.expected(inputs), program.tolerance)
+                                      [out.to_numpy() for out in outputs], program.expected(inputs),
+                                      lambda dtype: program.tolerance(dtype, inputs))
         if message:
             return message
     return None
@@ -69,8 +69,9 @@ def test_threads_with_device_complete_events(client):
     _hammer(lambda i: _run_many(client, executable, ADD, device, i, device_events=True))
 
 
+@requires(devices=2)
 def test_threads_on_different_devices(client):
-    devices = require_devices(client, 2)
+    devices = client.addressable_devices[:2]
     executables = [
         client.compile(ADD.text, compile_options=CompileOptions(device_assignment=[[d.id]]).to_bytes()) for d in devices
     ]
@@ -81,8 +82,9 @@ def test_threads_on_different_devices(client):
             executable.close()
 
 
+@requires(devices=2)
 def test_threads_share_one_portable_executable_on_different_devices(client):
-    devices = require_devices(client, 2)
+    devices = client.addressable_devices[:2]
     executable = client.compile(ADD.text, compile_options=CompileOptions(compile_portable_executable=True).to_bytes())
     try:
         def worker(i):
@@ -91,7 +93,8 @@ def test_threads_share_one_portable_executable_on_different_devices(client):
                 inputs = ADD.inputs(seed=5000 + 100 * i + iteration)
                 outputs = executable.execute([client.buffer_from_numpy(a, device) for a in inputs], device=device)
                 message, _ = mismatch_message(f"thread {i} on device {device.id} execution {iteration}",
-                                              [out.to_numpy() for out in outputs], ADD.expected(inputs), ADD.tolerance)
+                                              [out.to_numpy() for out in outputs], ADD.expected(inputs),
+                                              lambda dtype: ADD.tolerance(dtype, inputs))
                 if message:
                     return message
             return None

@@ -6,9 +6,8 @@ from typing import Any
 import numpy as np
 
 from pjrt_cts.framework.compare import assert_matches_reference
-from pjrt_cts.framework.execution import plugin_gaps_not_supported
 from pjrt_cts.framework.lazy import jax, jnp
-from pjrt_cts.model import NotSupported
+from pjrt_cts.testing import environment_lacks, unsupported_if_unimplemented
 
 
 def _data(seed: int = 0) -> np.ndarray:
@@ -23,7 +22,7 @@ def _require_export_serialization() -> None:
     import importlib.util
 
     if importlib.util.find_spec("flatbuffers") is None:
-        raise NotSupported("jax.export serialization needs the flatbuffers package (pip install flatbuffers)")
+        environment_lacks("jax.export serialization needs the flatbuffers package (pip install flatbuffers)")
 
 
 def _expected(cpu_device: Any) -> np.ndarray:
@@ -57,7 +56,7 @@ def test_serialized_executable_reloads(sut_device: Any, cpu_device: Any, jax_sut
 
     x = jax.device_put(_data(), sut_device)
     compiled = jax.jit(_program).lower(x).compile()
-    with plugin_gaps_not_supported("serialize/deserialize a compiled executable"):
+    with unsupported_if_unimplemented("serialize/deserialize a compiled executable (JAX)"):
         payload, in_tree, out_tree = serialize_executable.serialize(compiled)
         reloaded = serialize_executable.deserialize_and_load(payload, in_tree, out_tree, backend=jax_sut.backend,
                                                              execution_devices=[sut_device])

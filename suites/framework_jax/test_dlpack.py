@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from pjrt_cts.framework.compare import assert_matches_reference
-from pjrt_cts.framework.execution import plugin_gaps_not_supported
+from pjrt_cts.testing import not_applicable, unsupported_if_unimplemented
 from pjrt_cts.framework.lazy import jax
 
 DLPACK_CPU = 1  # kDLCPU
@@ -23,7 +23,7 @@ def test_plugin_array_round_trips_through_dlpack(sut_device: Any) -> None:
     a plugin registered under another name the import lands on that backend and is then copied
     (copy=None allows it); the plugin's export side is exercised either way."""
     source = jax.device_put(_data(), sut_device)
-    with plugin_gaps_not_supported("jax.dlpack export/import"):
+    with unsupported_if_unimplemented("jax.dlpack export/import"):
         back = jax.dlpack.from_dlpack(source, device=sut_device)
     assert back.devices() == {sut_device}
     assert_matches_reference(np.asarray(back), _data(), "dlpack round trip", exact=True)
@@ -46,9 +46,7 @@ def test_host_consumer_reads_plugin_array(sut_device: Any) -> None:
     source = jax.device_put(_data(np.int32), sut_device)
     device_type, _ = source.__dlpack_device__()
     if int(device_type) != DLPACK_CPU:
-        from pjrt_cts.model import NotSupported
-
-        raise NotSupported(f"the plugin's arrays live in DLPack device type {int(device_type)}, numpy reads only kDLCPU")
+        not_applicable(f"the plugin's arrays live in DLPack device type {int(device_type)}, numpy reads only kDLCPU")
     consumed = np.from_dlpack(source)
     assert_matches_reference(consumed, _data(np.int32), "np.from_dlpack(plugin array)", exact=True)
 
@@ -56,7 +54,7 @@ def test_host_consumer_reads_plugin_array(sut_device: Any) -> None:
 def test_host_array_imported_onto_plugin(sut_device: Any) -> None:
     for dtype in (np.float32, np.int8, np.uint16):
         host = _data(dtype, seed=3)
-        with plugin_gaps_not_supported("jax.dlpack.from_dlpack(numpy)"):
+        with unsupported_if_unimplemented("jax.dlpack.from_dlpack(numpy)"):
             imported = jax.dlpack.from_dlpack(host, device=sut_device)
         assert imported.devices() == {sut_device}
         doubled = jax.jit(lambda v: v + v)(imported)

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from pjrt_cts.framework.compare import assert_matches_reference
-from pjrt_cts.framework.execution import require_devices
 from pjrt_cts.framework.lazy import jax, jnp
+from pjrt_cts.testing import requires
 
 
 def _data(n: int = 256, seed: int = 0) -> np.ndarray:
@@ -51,9 +51,10 @@ def test_host_read_waits_for_pending_work(sut_device: Any) -> None:
     assert_matches_reference(first_read, np.asarray(jax.block_until_ready(last)), "read before block", exact=True)
 
 
+@requires(devices=2)
 def test_cross_device_chain_is_ordered(sut_devices: list[Any], cpu_device: Any) -> None:
     """A value bounced between devices through several steps: each copy waits for its producer."""
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     step = jax.jit(lambda v: jnp.sin(v) * 1.5 + v)
 
     def bounce(targets: list[Any]) -> np.ndarray:

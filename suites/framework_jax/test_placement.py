@@ -6,8 +6,8 @@ from typing import Any
 import numpy as np
 
 from pjrt_cts.framework.compare import assert_matches_reference
-from pjrt_cts.framework.execution import require_devices
 from pjrt_cts.framework.lazy import jax
+from pjrt_cts.testing import requires
 
 
 def _data(seed: int = 0) -> np.ndarray:
@@ -21,8 +21,9 @@ def test_device_put_to_every_device(sut_devices: list[Any]) -> None:
         assert_matches_reference(np.asarray(array), _data(index), f"round trip through {device!r}", exact=True)
 
 
+@requires(devices=2)
 def test_device_to_device_copy(sut_devices: list[Any]) -> None:
-    first, second = require_devices(sut_devices, 2)
+    first, second = list(sut_devices[:2])
     source = jax.device_put(_data(), first)
     copied = jax.device_put(source, second)
     assert copied.devices() == {second}
@@ -30,9 +31,10 @@ def test_device_to_device_copy(sut_devices: list[Any]) -> None:
     assert_matches_reference(np.asarray(copied), _data(), "copy device 0 -> 1", exact=True)
 
 
+@requires(devices=2)
 def test_computation_follows_committed_device(sut_devices: list[Any], cpu_device: Any) -> None:
     """The same jitted function runs on whichever plugin device holds its inputs."""
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     fn = jax.jit(lambda v: jax.numpy.tanh(v) @ v.T)
     expected = np.asarray(fn(jax.device_put(_data(), cpu_device)))
     for device in devices + [sut_devices[-1]]:
@@ -41,8 +43,9 @@ def test_computation_follows_committed_device(sut_devices: list[Any], cpu_device
         assert_matches_reference(np.asarray(out), expected, f"tanh(v)@v.T on {device!r}", kind="reduction")
 
 
+@requires(devices=2)
 def test_pytree_device_put_and_device_get(sut_devices: list[Any]) -> None:
-    first, second = require_devices(sut_devices, 2)
+    first, second = list(sut_devices[:2])
     tree = {"a": _data(1), "b": [np.arange(5, dtype=np.int32), np.float32(2.5)]}
     placed = jax.device_put(tree, second)
     for leaf in jax.tree_util.tree_leaves(placed):

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from pjrt_cts.framework.compare import assert_matches_reference
-from pjrt_cts.framework.execution import require_devices
 from pjrt_cts.framework.lazy import jax, jnp
+from pjrt_cts.testing import requires
 
 AXIS = "x"
 
@@ -25,8 +25,9 @@ def _rows(count: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((2 * count, 6)).astype(np.float32)
 
 
+@requires(devices=2)
 def test_named_sharding_places_each_shard(sut_devices: list[Any]) -> None:
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     data = _rows(len(devices))
     sharding = jax.sharding.NamedSharding(_mesh(devices), _spec(AXIS))
     array = jax.device_put(data, sharding)
@@ -37,9 +38,10 @@ def test_named_sharding_places_each_shard(sut_devices: list[Any]) -> None:
     assert_matches_reference(np.asarray(array), data, "gathered sharded array", exact=True)
 
 
+@requires(devices=2)
 def test_jit_on_sharded_input_matches_cpu(sut_devices: list[Any], cpu_device: Any) -> None:
     """Row-wise work plus a full reduction: the partitioner inserts a cross-device all-reduce."""
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     data = _rows(len(devices))
     fn = jax.jit(lambda v: (jnp.tanh(v) * 2.0, jnp.sum(v ** 2), v @ v.T))
     sharded = jax.device_put(data, jax.sharding.NamedSharding(_mesh(devices), _spec(AXIS)))
@@ -50,8 +52,9 @@ def test_jit_on_sharded_input_matches_cpu(sut_devices: list[Any], cpu_device: An
                              "jit over NamedSharding", kind="reduction")
 
 
+@requires(devices=2)
 def test_out_shardings_replicated(sut_devices: list[Any]) -> None:
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     mesh = _mesh(devices)
     data = _rows(len(devices))
     fn = jax.jit(lambda v: v.sum(axis=0), out_shardings=jax.sharding.NamedSharding(mesh, _spec()))
@@ -62,8 +65,9 @@ def test_out_shardings_replicated(sut_devices: list[Any]) -> None:
                                  kind="reduction")
 
 
+@requires(devices=2)
 def test_shard_map_psum(sut_devices: list[Any]) -> None:
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     mesh = _mesh(devices)
     data = _rows(len(devices))
     total = jax.jit(jax.shard_map(lambda block: jax.lax.psum(block.sum(axis=0), AXIS), mesh=mesh,
@@ -72,8 +76,9 @@ def test_shard_map_psum(sut_devices: list[Any]) -> None:
     assert_matches_reference(np.asarray(out), data.sum(axis=0), f"psum over {len(devices)} devices", kind="reduction")
 
 
+@requires(devices=2)
 def test_shard_map_all_gather_and_ppermute(sut_devices: list[Any]) -> None:
-    devices = require_devices(sut_devices, 2)
+    devices = list(sut_devices[:2])
     count = len(devices)
     mesh = _mesh(devices)
     data = np.arange(count * 3, dtype=np.int32).reshape(count, 3)
@@ -88,8 +93,9 @@ def test_shard_map_all_gather_and_ppermute(sut_devices: list[Any]) -> None:
     assert_matches_reference(np.asarray(shifted), np.roll(data, 1, axis=0), "ppermute ring", exact=True)
 
 
+@requires(devices=4)
 def test_two_dimensional_mesh(sut_devices: list[Any], cpu_device: Any) -> None:
-    devices = require_devices(sut_devices, 4)
+    devices = list(sut_devices[:4])
     mesh = jax.sharding.Mesh(np.array(devices[:4]).reshape(2, 2), ("rows", "cols"))
     data = np.random.default_rng(5).standard_normal((4, 8)).astype(np.float32)
     fn = jax.jit(lambda v: (v * 3.0) @ v.T)

@@ -6,13 +6,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
+from pjrt_cts.testing import unsupported_if_unimplemented
 
 
 @pytest.fixture
 def all_devices(client: Any) -> list[Any]:
-    """Every addressable device; NOT_SUPPORTED below two (the multi-device layer needs a second device)."""
-    return support.require_devices(client, max(2, len(client.addressable_devices)))
+    """Every addressable device (the layer's test modules declare `requires(devices=2)`)."""
+    return list(client.addressable_devices)
 
 
 @pytest.fixture
@@ -25,10 +25,10 @@ def run_on_devices(client: Any) -> Callable[..., list[tuple[Any, int, list[np.nd
     def run(program: str, assignment: Sequence[Sequence[int]], rows_by_logical_id: Sequence[Sequence[np.ndarray]],
             *, use_spmd_partitioning: bool = False, **execute_options: Any) -> list[tuple[Any, int, list[np.ndarray]]]:
         replicas, partitions = len(assignment), len(assignment[0])
-        exe = support.unimplemented_is_not_supported(lambda: client.compile(
-            program, num_replicas=replicas, num_partitions=partitions,
-            device_assignment=[list(row) for row in assignment], use_spmd_partitioning=use_spmd_partitioning,
-        ))
+        with unsupported_if_unimplemented("PJRT_Client_Compile"):
+            exe = client.compile(program, num_replicas=replicas, num_partitions=partitions,
+                                 device_assignment=[list(row) for row in assignment],
+                                 use_spmd_partitioning=use_spmd_partitioning)
         logical = {assignment[r][p]: r * partitions + p for r in range(replicas) for p in range(partitions)}
         devices = exe.addressable_devices
         assert sorted(d.id for d in devices) == sorted(logical), (

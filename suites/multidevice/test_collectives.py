@@ -8,13 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pjrt_cts.golden import EXACT, compare
+from pjrt_cts.testing import assert_same, requires
 
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+pytestmark = requires(devices=2)
 
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute")

@@ -1,47 +1,28 @@
 """Multi-device cases of the golden corpus (features like "num_devices:N" / "spmd"), one test per case id.
 
 Each case runs on its first num_replicas * num_partitions addressable devices with an explicit device
-assignment; device row k of the corpus is logical id k = replica * num_partitions + partition.
+assignment; device row k of the corpus is logical id k = replica * num_partitions + partition. A case needs
+its device count (NOT_SUPPORTED below it); an unreadable corpus is one ERROR placeholder (golden_corpus_unreadable).
 """
 from __future__ import annotations
 
-import pytest
-
-from pjrt_cts import suite_support as support
-from pjrt_cts.model import NotSupported
-
-NO_CORPUS = "golden_corpus_unavailable"
+from pjrt_cts.testing import golden_param, multi_device_cases, read_case, unsupported_if_unimplemented
 
 
-def _multi_device_cases() -> tuple[list, str]:
-    try:
-        from pjrt_cts.golden import load_manifest
-
-        manifest = load_manifest()
-    except Exception as error:  # noqa: BLE001 - no corpus yet: one NOT_SUPPORTED placeholder says why
-        return [], f"golden corpus not loadable: {type(error).__name__}: {error}"
-    cases = [case for case in manifest.cases if case.is_multi_device]
-    return cases, "" if cases else "the golden corpus has no multi-device cases"
-
-
-_CASES, _WHY_NONE = _multi_device_cases()
-
-
-@pytest.mark.parametrize("case", _CASES or [NO_CORPUS], ids=lambda c: c if isinstance(c, str) else c.id)
+@golden_param(cases=multi_device_cases())
 def test_golden_multidevice_case(client, case) -> None:
-    if isinstance(case, str):
-        raise NotSupported(_WHY_NONE)
     from pjrt_cts.golden import compare
 
-    devices = support.require_devices(client, case.num_devices)
+    devices = client.addressable_devices  # golden_param: the case requires its num_devices
     replicas, partitions = case.num_replicas, case.num_partitions
     assignment = [[devices[r * partitions + p].id for p in range(partitions)] for r in range(replicas)]
-    exe = support.unimplemented_is_not_supported(lambda: client.compile(
-        case.program_text(), num_replicas=replicas, num_partitions=partitions,
-        device_assignment=assignment, use_spmd_partitioning=case.use_spmd_partitioning,
-    ))
+    text = read_case(case, "program text", case.program_text)
+    with unsupported_if_unimplemented("PJRT_Client_Compile"):
+        exe = client.compile(text, num_replicas=replicas, num_partitions=partitions, device_assignment=assignment,
+                             use_spmd_partitioning=case.use_spmd_partitioning)
     logical = {assignment[r][p]: r * partitions + p for r in range(replicas) for p in range(partitions)}
-    input_rows, expected_rows = case.input_rows(), case.expected_rows()
+    input_rows = read_case(case, "inputs", case.input_rows)
+    expected_rows = read_case(case, "expected outputs", case.expected_rows)
     run_devices = exe.addressable_devices
     arguments = [[client.buffer_from_numpy(a, d) for a in input_rows[logical[d.id]]] for d in run_devices]
     outputs, _ = exe.execute_sharded(arguments)

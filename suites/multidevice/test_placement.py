@@ -5,16 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
-from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.runtime.compile_options import CompileOptions
+from pjrt_cts.testing import assert_same, expect_rejection, requires, unsupported_if_unimplemented
 
-
-def assert_same(actual, expected, what: str) -> None:  # type: ignore[no-untyped-def]
-    """Exact comparison with a one-line message: the contract, then max abs/rel error and first differing index."""
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+pytestmark = requires(devices=2)
 
 
 ADD_ONE = """
@@ -64,7 +59,8 @@ def test_execute_on_each_device_with_single_device_assignment(client, all_device
 def test_execute_portable_executable_on_each_device(client, all_devices) -> None:
     """compile_portable_executable + PJRT_LoadedExecutable_Execute(execute_device=d) for every device d."""
     options = CompileOptions(compile_portable_executable=True).to_bytes()
-    exe = support.unimplemented_is_not_supported(lambda: client.compile(ADD_ONE, compile_options=options))
+    with unsupported_if_unimplemented("PJRT_Client_Compile"):
+        exe = client.compile(ADD_ONE, compile_options=options)
     for device in all_devices:
         x = np.full(4, float(device.id), np.float32)
         try:
@@ -98,13 +94,14 @@ def test_replicas_follow_explicit_device_assignment(all_devices, run_on_devices,
                                       f"replica {replica} on device {device.id} computed on the wrong argument row")
 
 
+@requires("LoadedExecutable_GetDeviceAssignment")
 def test_device_assignment_is_reported_back(client, all_devices) -> None:
     ids = [d.id for d in all_devices][::-1]
     exe = client.compile(REPLICA_ID, num_replicas=len(ids), device_assignment=[[i] for i in ids])
-    support.require_slot(client.plugin, "LoadedExecutable_GetDeviceAssignment")
     from pjrt_cts.runtime.compile_options import decode_device_assignment
 
-    reported = decode_device_assignment(support.unimplemented_is_not_supported(exe.device_assignment_bytes))
+    with unsupported_if_unimplemented("PJRT_LoadedExecutable_GetDeviceAssignment"):
+        reported = decode_device_assignment(exe.device_assignment_bytes())
     assert reported == [[i] for i in ids], (
         f"PJRT_LoadedExecutable_GetDeviceAssignment returned {reported}, compiled with {[[i] for i in ids]}"
     )
@@ -139,9 +136,11 @@ def test_launch_ids_do_not_change_results(all_devices, run_on_devices) -> None:
 
 def test_argument_lists_with_too_few_rows_is_invalid_argument(client, all_devices) -> None:
     exe = client.compile(REPLICA_ID, num_replicas=len(all_devices), device_assignment=[[d.id] for d in all_devices])
-    rows = [[client.buffer_from_numpy(np.zeros(4, np.float32), d)] for d in exe.addressable_devices[:-1]]
-    support.expect_error(lambda: exe.execute_sharded(rows), "INVALID_ARGUMENT",
-                         function=f"PJRT_LoadedExecutable_Execute with {len(rows)} argument lists for {len(all_devices)} devices")
+    every = [[client.buffer_from_numpy(np.zeros(4, np.float32), d)] for d in exe.addressable_devices]
+    rows = every[:-1]
+    expect_rejection(lambda: exe.execute_sharded(rows), control=lambda: exe.execute_sharded(every),
+                     function="PJRT_LoadedExecutable_Execute",
+                     what=f"{len(rows)} argument lists for {len(all_devices)} devices")
 
 
 
@@ -161,9 +160,9 @@ func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<ui32>) {{
 }}"""
 
 
+@requires(devices=4)
 def test_replicas_by_partitions_follow_two_dimensional_assignment(client, all_devices, run_on_devices) -> None:
     """2 replicas x N/2 partitions on a shuffled [replica][partition] table; all_reduce over each replica's partitions."""
-    support.require_devices(client, 4)
     replicas, partitions = 2, len(all_devices) // 2
     ids = [d.id for d in all_devices[: replicas * partitions]]
     shuffled = ids[1::2] + ids[0::2]
@@ -180,16 +179,16 @@ def test_replicas_by_partitions_follow_two_dimensional_assignment(client, all_de
         )
 
 
+@requires("LoadedExecutable_AddressableDeviceLogicalIds", devices=4)
 def test_addressable_device_logical_ids_match_assignment(client, all_devices) -> None:
     """PJRT_LoadedExecutable_AddressableDeviceLogicalIds (0.96+) agrees with the compiled device assignment."""
-    support.require_slot(client.plugin, "LoadedExecutable_AddressableDeviceLogicalIds")
-    support.require_devices(client, 4)
     replicas, partitions = 2, len(all_devices) // 2
     ids = [d.id for d in all_devices[: replicas * partitions]][::-1]
     assignment = [ids[r * partitions:(r + 1) * partitions] for r in range(replicas)]
     exe = client.compile(_two_dimensional_all_reduce(replicas, partitions), num_replicas=replicas, num_partitions=partitions,
                          device_assignment=assignment, use_spmd_partitioning=True)
-    reported = support.unimplemented_is_not_supported(lambda: exe.addressable_device_logical_ids)
+    with unsupported_if_unimplemented("PJRT_LoadedExecutable_AddressableDeviceLogicalIds"):
+        reported = exe.addressable_device_logical_ids
     devices = [d.id for d in exe.addressable_devices]
     expected = [next((r, p) for r in range(replicas) for p in range(partitions) if assignment[r][p] == d) for d in devices]
     assert reported == expected, (

@@ -1,8 +1,14 @@
-"""Multi-process layer fixtures: the plugin's multi-node scheme, a node launcher, one topology run per worker.
+"""Multi-process layer fixtures: the plugin's multi-node scheme, a node launcher, one topology run per worker,
+and the layer's feature probes (`requires(feature=...)`, pjrt_cts.testing.requirements).
 
 Nodes are `python -m pjrt_cts.multiprocess.node` children sharing one loopback key-value store; each
 creates a client with the scheme's options (pjrt_cts.multiprocess.schemes) plus the KV callbacks.
 `PJRT_CTS_NUM_NODES` sets N (default 2).
+
+Probes decide from a real N-node run: `nodes` (the host has a device per node where the scheme splits devices),
+`node_ids` (distinct process indices), `multi_node_topology` (one global device list), `kv_callbacks` (the plugin
+calls them). Where the scheme documents multi-node clients, a failed probe is a FAIL (BlockedByFailure), else
+the dependent tests are NOT_SUPPORTED naming what each node saw.
 """
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts import suite_support as support
+from pjrt_cts.testing import BlockedByFailure, FeatureProbe, not_applicable, profile_name
 
 NUM_NODES_ENV = "PJRT_CTS_NUM_NODES"
 TOPOLOGY_BOUND_S = 90.0  # client creation on every node; CPU takes ~2 s, GPUs with NCCL more
@@ -28,8 +34,8 @@ def scheme(client: Any) -> Any:
 
     found = scheme_for_platform(client.platform_name)
     if found is None:
-        support.skip_not_supported(f"no multi-node client options known for platform {client.platform_name!r} "
-                                   "(pjrt_cts/multiprocess/schemes.py)")
+        not_applicable(f"the suite knows no multi-node client options for platform {client.platform_name!r} "
+                       "(pjrt_cts/multiprocess/schemes.py)")
     return found
 
 
@@ -41,7 +47,7 @@ def local_device_count(client: Any) -> int:
 @pytest.fixture(scope="session")
 def profile_setup() -> tuple[list[str], dict[str, str]]:
     """(libraries to preload, environment) for node processes, from the profile under test."""
-    name = os.environ.get(support.ENV_PROFILE, "")
+    name = profile_name()
     if not name:
         return [], {}
     from pjrt_cts.profiles import get_profile
@@ -56,8 +62,6 @@ def launch(plugin_path: Any, create_options: dict[str, Any], scheme: Any, num_no
     """launch(scenario, timeout_s, **LaunchSpec fields / kill_node / detection_bound_s) -> NodeReports."""
     from pjrt_cts.multiprocess import LaunchSpec, run_nodes
 
-    if scheme.devices_per_node(num_nodes, local_device_count) * num_nodes > local_device_count and scheme.documented:
-        support.skip_not_supported(f"{num_nodes} nodes need {num_nodes} devices, this host has {local_device_count}")
     node_options = [{**create_options, **scheme.node_options(i, num_nodes, local_device_count)} for i in range(num_nodes)]
     preload, environment = profile_setup
 
@@ -76,40 +80,57 @@ def topology_reports(launch: Callable[..., list[Any]]) -> list[Any]:
     return launch("topology", TOPOLOGY_BOUND_S)
 
 
+def _probe(scheme: Any, description: str, problem: str | None) -> FeatureProbe:
+    if problem is None:
+        return FeatureProbe(description, True, "")
+    if scheme.documented:
+        raise BlockedByFailure(f"blocked: {scheme.description} documents {description}, but {problem}")
+    return FeatureProbe(description, False, f"{scheme.description}: {problem}")
+
+
 @pytest.fixture(scope="session")
-def require_global_topology(scheme: Any, topology_reports: list[Any]) -> Callable[[], None]:
-    """Call in a test that needs one global topology: FAIL where the plugin documents multi-node
-    clients, NOT_SUPPORTED with what each node saw where it does not."""
+def feature_nodes(scheme: Any, num_nodes: int, local_device_count: int) -> FeatureProbe:
+    """A documented scheme gives each node its own devices: the host needs enough of them."""
+    needed = scheme.devices_per_node(num_nodes, local_device_count) * num_nodes
+    problem = None
+    if scheme.documented and needed > local_device_count:
+        problem = f"{num_nodes} nodes need {needed} devices; the host has {local_device_count}"
+    description = f"{num_nodes} nodes on this host"
+    return FeatureProbe(description, problem is None, problem or "")
+
+
+@pytest.fixture(scope="session")
+def feature_node_ids(scheme: Any, topology_reports: list[Any]) -> FeatureProbe:
+    from pjrt_cts.multiprocess.checks import clients_by_node, topology_observation
+
+    indices = {node: event["process_index"] for node, event in clients_by_node(topology_reports).items()}
+    problem = None
+    if len(set(indices.values())) != len(indices):
+        problem = (f"the node id is ignored: PJRT_Client_ProcessIndex per node: {indices} "
+                   f"({topology_observation(topology_reports)})")
+    return _probe(scheme, "one process index per node", problem)
+
+
+@pytest.fixture(scope="session")
+def feature_multi_node_topology(scheme: Any, topology_reports: list[Any]) -> FeatureProbe:
     from pjrt_cts.multiprocess.checks import global_topology_problem, kv_call_count
 
-    def require() -> None:
-        problem = global_topology_problem(topology_reports)
-        if problem is None:
-            return
-        if scheme.documented:
-            pytest.fail(f"no global topology across {len(topology_reports)} nodes ({scheme.description}): {problem}")
-        support.not_supported(
-            f"{scheme.description}: the plugin builds no multi-process topology; {problem}; "
-            f"KV callback calls made: {kv_call_count(topology_reports)}")
-
-    return require
+    problem = global_topology_problem(topology_reports)
+    if problem is not None:
+        problem = (f"the plugin builds no multi-process topology; {problem}; "
+                   f"KV callback calls made: {kv_call_count(topology_reports)}")
+    return _probe(scheme, f"one global topology across {len(topology_reports)} nodes", problem)
 
 
 @pytest.fixture(scope="session")
-def require_kv_usage(scheme: Any, topology_reports: list[Any]) -> Callable[[], None]:
-    """NOT_SUPPORTED where the plugin never called the KV callbacks in an N-node run (FAIL if documented)."""
+def feature_kv_callbacks(scheme: Any, topology_reports: list[Any]) -> FeatureProbe:
     from pjrt_cts.multiprocess.checks import kv_call_count, topology_observation
 
-    def require() -> None:
-        if kv_call_count(topology_reports) > 0:
-            return
-        reason = (f"{scheme.description}: the plugin never called the KV callbacks in a {len(topology_reports)}-node "
-                  f"run ({topology_observation(topology_reports) or 'no client'})")
-        if scheme.documented:
-            pytest.fail(reason)
-        support.not_supported(reason)
-
-    return require
+    problem = None
+    if kv_call_count(topology_reports) == 0:
+        problem = (f"the plugin never called the KV callbacks in a {len(topology_reports)}-node run "
+                   f"({topology_observation(topology_reports) or 'no client'})")
+    return _probe(scheme, "the key-value store callbacks", problem)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
+from pjrt_cts.testing import environment_lacks
 from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.multiprocess.programs import ADD_PROGRAM
 
@@ -65,7 +65,7 @@ def second_plugin_path(plugin_path: Path) -> Path:
             continue
         if candidate != under_test and candidate.is_file():
             return candidate
-    support.not_supported("no second plugin installed to share the process with: " + "; ".join(missing))
+    environment_lacks("no second plugin installed to share the process with: " + "; ".join(missing))
     raise AssertionError("unreachable")
 
 
@@ -114,7 +114,7 @@ def test_a_copy_of_the_plugin_under_another_path_is_a_second_working_instance(
     try:
         second = Plugin.load(copy)
     except PluginLoadError as error:  # e.g. its RUNPATH ($ORIGIN) does not reach its libraries from here
-        support.not_supported(f"a copy of the plugin at {copy} does not load: {error}")
+        environment_lacks(f"a copy of the plugin at {copy} does not load from there: {error}")
     assert second.api_address != plugin.api_address, "a copy under another path should be a separate instance"
     with second.create_client(create_options) as second_client:
         run_concurrently([client, second_client])

@@ -7,6 +7,9 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.model import HardeningWarning
+from pjrt_cts.testing import requires
+
+pytestmark = requires(feature="nodes")
 
 MISSING_PEER_BOUND_S = 90.0
 # Runner timeouts leave room for the shared topology run (up to 90 s) that may happen in the same test.
@@ -28,11 +31,11 @@ def _assert_reported_error(report: Any, bound_s: float, what: str) -> dict[str, 
 
 
 @pytest.mark.timeout(MISSING_PEER_BOUND_S + SHARED_RUN_ALLOWANCE_S)
-def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]], require_kv_usage: Callable[[], None],
+@requires(feature="kv_callbacks")
+def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]],
                                             num_nodes: int) -> None:
     """Only node 0 of N starts: its KV gets for the others time out (DEADLINE_EXCEEDED from the callback),
     and PJRT_Client_Create must return an error, not a client and not a hang."""
-    require_kv_usage()
     [report] = launch("topology", MISSING_PEER_BOUND_S, started_nodes=[0], max_get_timeout_s=KV_GET_CAP_S)
     assert report.event("client") is None, (
         f"PJRT_Client_Create succeeded on node 0 with num_nodes={num_nodes} while no other node ever started")
@@ -42,9 +45,9 @@ def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]], re
 
 
 @pytest.mark.timeout(MISSING_PEER_BOUND_S + SHARED_RUN_ALLOWANCE_S)
-def test_failed_kv_put_fails_client_create(launch: Callable[..., list[Any]], require_kv_usage: Callable[[], None]) -> None:
+@requires(feature="kv_callbacks")
+def test_failed_kv_put_fails_client_create(launch: Callable[..., list[Any]]) -> None:
     """Every put answers UNAVAILABLE: each node's PJRT_Client_Create must fail (within the bound)."""
-    require_kv_usage()
     reports = launch("topology", MISSING_PEER_BOUND_S, fail_puts=True, max_get_timeout_s=KV_GET_CAP_S)
     for report in reports:
         assert report.event("client") is None or not any(c[0] == "put" for c in _kv_calls(report)), (
@@ -57,13 +60,12 @@ def test_failed_kv_put_fails_client_create(launch: Callable[..., list[Any]], req
 
 @pytest.mark.timeout(MISSING_PEER_BOUND_S + PEER_LOSS_BOUND_S + SHARED_RUN_ALLOWANCE_S)
 @pytest.mark.parametrize("victim", ["first", "last"])
-def test_peer_death_is_reported_within_bound(launch: Callable[..., list[Any]],
-                                             require_global_topology: Callable[[], None], num_nodes: int,
+@requires(feature="multi_node_topology")
+def test_peer_death_is_reported_within_bound(launch: Callable[..., list[Any]], num_nodes: int,
                                              victim: str) -> None:
     """All nodes create clients; one is SIGKILLed; the others then run an all_reduce that needs it and
     must report an error within PEER_LOSS_BOUND_S (killed and FAIL past it). A survivor that reports in
     time but then hangs destroying its client is a WARNING."""
-    require_global_topology()
     victim_id = 0 if victim == "first" else num_nodes - 1
     reports = launch("after_peer_loss", MISSING_PEER_BOUND_S + PEER_LOSS_BOUND_S, kill_node=victim_id,
                      detection_bound_s=PEER_LOSS_BOUND_S, max_get_timeout_s=KV_GET_CAP_S * 4)

@@ -2,9 +2,10 @@
 value the plugin gets is freed exactly once through the deleter, with its own user_arg and callback_error."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from pjrt_cts.multiprocess.checks import client_failures
+from pjrt_cts.testing import requires
 
 
 def test_client_create_accepts_kv_callbacks_in_one_process(plugin: Any, client: Any,
@@ -25,9 +26,8 @@ def _final_kv(report: Any) -> dict[str, Any]:
     return events[-1]["kv"]
 
 
-def test_every_value_the_plugin_gets_is_freed_once(topology_reports: list[Any],
-                                                   require_kv_usage: Callable[[], None]) -> None:
-    require_kv_usage()
+@requires(feature=("nodes", "kv_callbacks"))
+def test_every_value_the_plugin_gets_is_freed_once(topology_reports: list[Any]) -> None:
     assert not client_failures(topology_reports), "; ".join(client_failures(topology_reports))
     for report in topology_reports:
         kv = _final_kv(report)
@@ -36,17 +36,15 @@ def test_every_value_the_plugin_gets_is_freed_once(topology_reports: list[Any],
             f"value_deleter_callback after the client was destroyed")
 
 
-def test_plugin_passes_user_args_and_callback_error_back(topology_reports: list[Any],
-                                                         require_kv_usage: Callable[[], None]) -> None:
-    require_kv_usage()
+@requires(feature=("nodes", "kv_callbacks"))
+def test_plugin_passes_user_args_and_callback_error_back(topology_reports: list[Any]) -> None:
     for report in topology_reports:
         kv = _final_kv(report)
         assert kv["problems"] == [], f"node {report.node_id}: " + "; ".join(kv["problems"])
 
 
-def test_get_timeouts_the_plugin_asks_for_are_positive(topology_reports: list[Any],
-                                                       require_kv_usage: Callable[[], None]) -> None:
-    require_kv_usage()
+@requires(feature=("nodes", "kv_callbacks"))
+def test_get_timeouts_the_plugin_asks_for_are_positive(topology_reports: list[Any]) -> None:
     for report in topology_reports:
         for op, key, timeout_ms, _code in _final_kv(report)["calls"]:
             if op == "get":

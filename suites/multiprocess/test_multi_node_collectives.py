@@ -11,6 +11,9 @@ import pytest
 from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.multiprocess.checks import clients_by_node
 from pjrt_cts.multiprocess.programs import collective_expected
+from pjrt_cts.testing import requires
+
+pytestmark = requires(feature="nodes")
 
 COLLECTIVE_BOUND_S = 120.0
 
@@ -18,9 +21,9 @@ COLLECTIVE_BOUND_S = 120.0
 @pytest.mark.timeout(COLLECTIVE_BOUND_S + 150)  # + the shared topology run
 @pytest.mark.parametrize("scenario", ["all_reduce", "all_reduce_partitions", "spmd_sum"],
                          ids=["all_reduce_replicas", "all_reduce_partitions", "spmd_sharded_sum"])
-def test_program_spans_every_node(launch: Callable[..., list[Any]], require_global_topology: Callable[[], None],
+@requires(feature="multi_node_topology")
+def test_program_spans_every_node(launch: Callable[..., list[Any]],
                                      scenario: str) -> None:
-    require_global_topology()
     reports = launch(scenario, COLLECTIVE_BOUND_S)
     global_ids = sorted(d["id"] for d in next(iter(clients_by_node(reports).values()))["devices"])
     expected = collective_expected(scenario, len(global_ids))

@@ -2,13 +2,12 @@
 gets a client, the nodes agree on one global device list, and each addresses only its own devices."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-import pytest
+from pjrt_cts.multiprocess.checks import client_failures, clients_by_node
+from pjrt_cts.testing import requires
 
-from pjrt_cts import suite_support as support
-
-from pjrt_cts.multiprocess.checks import client_failures, clients_by_node, topology_observation
+pytestmark = requires(feature="nodes")
 
 
 def test_every_node_creates_a_client(topology_reports: list[Any]) -> None:
@@ -16,22 +15,17 @@ def test_every_node_creates_a_client(topology_reports: list[Any]) -> None:
     assert not failures, "PJRT_Client_Create with multi-node options failed on some nodes:\n" + "\n".join(failures)
 
 
-def test_process_indices_are_distinct_per_node(topology_reports: list[Any], scheme: Any) -> None:
+@requires(feature="node_ids")  # the probe runs the check; documented schemes FAIL there, others are NOT_SUPPORTED
+def test_process_indices_are_distinct_per_node(topology_reports: list[Any]) -> None:
     """Each node's PJRT_Client_ProcessIndex differs (the node id the scheme passed must be honoured)."""
     clients = clients_by_node(topology_reports)
     assert clients, "no node created a client: " + "; ".join(client_failures(topology_reports))
     indices = {node: event["process_index"] for node, event in clients.items()}
-    if len(set(indices.values())) == len(indices):
-        return
-    observed = f"PJRT_Client_ProcessIndex per node: {indices} ({topology_observation(topology_reports)})"
-    if scheme.documented:
-        pytest.fail(f"process indices are not distinct across nodes: {observed}")
-    support.not_supported(f"{scheme.description}: the node id is ignored; {observed}")
+    assert len(set(indices.values())) == len(indices), f"PJRT_Client_ProcessIndex per node is not distinct: {indices}"
 
 
-def test_every_node_sees_the_same_global_device_list(topology_reports: list[Any],
-                                                     require_global_topology: Callable[[], None]) -> None:
-    require_global_topology()
+@requires(feature="multi_node_topology")
+def test_every_node_sees_the_same_global_device_list(topology_reports: list[Any]) -> None:
     clients = clients_by_node(topology_reports)
     lists = {node: [(d["id"], d["process_index"], d["kind"]) for d in sorted(e["devices"], key=lambda d: d["id"])]
              for node, e in clients.items()}
@@ -41,10 +35,9 @@ def test_every_node_sees_the_same_global_device_list(topology_reports: list[Any]
             f"PJRT_Client_Devices differs between node {reference_node} ({reference}) and node {node} ({devices})")
 
 
-def test_global_device_process_indices_name_their_owner(topology_reports: list[Any],
-                                                        require_global_topology: Callable[[], None]) -> None:
+@requires(feature="multi_node_topology")
+def test_global_device_process_indices_name_their_owner(topology_reports: list[Any]) -> None:
     """A device's PJRT_DeviceDescription_ProcessIndex is the process index of the node that addresses it."""
-    require_global_topology()
     clients = clients_by_node(topology_reports)
     owner = {d["id"]: e["process_index"] for e in clients.values() for d in e["addressable"]}
     for node, event in clients.items():

@@ -3,7 +3,9 @@
 `risky_call(name, body, covered=...)` writes a standalone reproduction script to
 $PJRT_CTS_OUT/robustness/<name>.py (prelude below + `body`), runs it with a timeout, and judges:
 
-  clean error              -> PASS (for inputs the contract covers, the error code is checked too)
+  clean error              -> PASS (for inputs the contract covers, the error code is checked too), once the
+                              control, the same function called with valid arguments in a child, succeeds
+                              (a plugin that rejects every call proves nothing by rejecting this one)
   success on covered input -> FAIL (the contract says this input must be rejected)
   crash / hang             -> FAIL with the script path if the contract covers the input,
                               WARNING (HardeningWarning) if it does not (NULL args, use after destroy)
@@ -19,9 +21,9 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts import suite_support as support
 from pjrt_cts.fuzz.isolate import ChildOutcome, run_script
 from pjrt_cts.model import HardeningWarning
+from pjrt_cts.testing import output_dir
 
 CHILD_TIMEOUT = 60.0
 
@@ -90,7 +92,7 @@ def compile_args(program, options=None):
     keep = options_buffer(data)
     args = S.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
                                       compile_options=ctypes.addressof(keep), compile_options_size=len(data))
-    args._keep = keep
+    args._keep = (keep, program)  # the program too: args holds only its address
     return args
 
 
@@ -108,25 +110,38 @@ def program_of(code=ADD, fmt="mlir"):
 '''
 
 
+# The control of each function the rejection cases call: the same function with valid arguments (one child
+# per function and worker; its answer is cached).
+CONTROLS = {
+    "PJRT_Client_BufferFromHostBuffer": "attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).to_numpy())",
+    "PJRT_Client_Create": "attempt(lambda: plugin.create_client(OPTIONS).close())",
+    "PJRT_Buffer_ToHostBuffer": "attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).to_numpy())",
+    "PJRT_Event_Set": "from pjrt_cts.runtime import Event\nattempt(lambda: Event.create(plugin).set())",
+    "PJRT_LoadedExecutable_Execute": ("executable = client.compile(ADD)\na = client.buffer_from_numpy(np.ones(4, np.float32))\n"
+                                      "attempt(lambda: [x.to_numpy() for x in executable.execute([a, a])])"),
+    "PJRT_Client_DefaultDeviceAssignment": "attempt(lambda: client.default_device_assignment(1, 1, buffer_size=1))",
+    "PJRT_Client_LookupDevice": "attempt(lambda: client.lookup_device(client.devices[0].id))",
+    "PJRT_Buffer_CopyRawToHost": "attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).copy_raw_to_host(0, 16))",
+    "PJRT_Client_Compile": "call('Client_Compile', compile_args(program_of()))",
+    "PJRT_Buffer_CopyToDevice": ("attempt(lambda: client.buffer_from_numpy(np.ones(4, np.float32))"
+                                 ".copy_to_device(client.addressable_devices[-1]).to_numpy())"),
+}
+_control_outcomes: dict[str, ChildOutcome] = {}
+
+
 @dataclasses.dataclass
 class Recorder:
     details: Callable[..., None]
 
 
 @pytest.fixture
-def record(request: pytest.FixtureRequest, record_property: Callable[[str, Any], None]) -> Recorder:
-    try:
-        return Recorder(request.getfixturevalue("record_details"))
-    except pytest.FixtureLookupError:
-        def write(mapping: dict[str, Any] | None = None, **values: Any) -> None:
-            record_property("details", json.dumps({**(mapping or {}), **values}, default=str))
-
-        return Recorder(write)
+def record(record_details: Callable[..., None]) -> Recorder:
+    return Recorder(record_details)
 
 
 @pytest.fixture(scope="session")
 def repro_dir() -> Path:
-    directory = support.output_dir() / "robustness"
+    directory = output_dir() / "robustness"
     directory.mkdir(parents=True, exist_ok=True)
     return directory
 
@@ -154,6 +169,9 @@ class RiskyCall:
                    "answer": outcome.result, "covered_by_contract": covered}
         problem = self._judge(outcome, script, function=function, contract=contract, covered=covered, codes=codes,
                               expect_success=expect_success, accept_is_warning=accept_is_warning)
+        rejected = covered and not expect_success and (outcome.result or {}).get("status") == "error"
+        if rejected and problem is None:
+            problem = self._control_problem(function, contract, script)
         if problem is None:
             self.record.details(details)
             script.unlink(missing_ok=True)  # a clean answer needs no reproduction
@@ -163,6 +181,29 @@ class RiskyCall:
             details["stderr_tail"] = outcome.stderr_tail[-1500:]
         self.record.details(details)
         raise problem
+
+    def _control_problem(self, function: str, contract: str, script: Path) -> Exception | None:
+        """The same function with valid arguments must succeed, else the rejection shows nothing."""
+        body = CONTROLS.get(function)
+        assert body is not None, f"robustness suite: no control for {function} (add one to CONTROLS)"
+        if function not in _control_outcomes:
+            path = self.directory / f"control-{function}.py"
+            path.write_text(PRELUDE.format(title=f"{function} with valid arguments (control)", path=path,
+                                           plugin=str(self.plugin_path), options=json.dumps(self.create_options))
+                            + body + "\n", encoding="utf-8")
+            _control_outcomes[function] = run_script(path, timeout=CHILD_TIMEOUT)
+            if _control_outcomes[function].answered and (_control_outcomes[function].result or {}).get("status") == "ok":
+                path.unlink(missing_ok=True)
+        control = _control_outcomes[function]
+        result = control.result or {}
+        if control.answered and result.get("status") == "ok":
+            return None
+        answer = (f"{result.get('code')}: {str(result.get('message'))[:300]}" if control.answered
+                  else control.describe())
+        return AssertionError(f"{contract}: {function} rejected the input, but the control, the same function with "
+                              f"valid arguments, failed too ({answer}; reproduce: python "
+                              f"{self.directory / f'control-{function}.py'}): the rejection shows nothing; "
+                              f"the rejected case: python {script}")
 
     @staticmethod
     def _judge(outcome: ChildOutcome, script: Path, *, function: str, contract: str, covered: bool,

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from pjrt_cts.testing import requires
+
 UB_CONTRACT = "use of a destroyed handle is undefined (not checked by contract)"
 DELETED_CONTRACT = "a deleted (not destroyed) object must answer with an error"
 
@@ -52,12 +54,10 @@ call('LoadedExecutable_Execute', S.PJRT_LoadedExecutable_Execute_Args(
 
 
 @pytest.mark.isolated
-@pytest.mark.parametrize("case", sorted(DESTROYED_CASES))
-def test_destroyed_handle_misuse(risky_call: Any, plugin: Any, case: str) -> None:
-    from pjrt_cts.suite_support import require_slot
-
+@pytest.mark.parametrize("case", [pytest.param(name, marks=requires(function))
+                                  for name, (function, _) in sorted(DESTROYED_CASES.items())])
+def test_destroyed_handle_misuse(risky_call: Any, case: str) -> None:
     function, body = DESTROYED_CASES[case]
-    require_slot(plugin, function)
     risky_call(f"lifetime-{case}", body, function=f"PJRT_{function}", contract=UB_CONTRACT, covered=False)
 
 
@@ -72,11 +72,6 @@ a = client.buffer_from_numpy(np.ones(4, np.float32))
 b = client.buffer_from_numpy(np.ones(4, np.float32))
 b.delete()
 attempt(lambda: [x.to_numpy() for x in executable.execute([a, b])])"""),
-    "execute_after_executable_delete": ("LoadedExecutable_Execute", """
-executable = client.compile(ADD)
-a = client.buffer_from_numpy(np.ones(4, np.float32))
-executable.delete()
-attempt(lambda: [x.to_numpy() for x in executable.execute([a, a])])"""),
     "copy_to_device_after_buffer_delete": ("Buffer_CopyToDevice", """
 buffer = client.buffer_from_numpy(np.ones(4, np.float32))
 buffer.delete()
@@ -85,12 +80,9 @@ attempt(lambda: buffer.copy_to_device(client.addressable_devices[-1]).to_numpy()
 
 
 @pytest.mark.isolated
-@pytest.mark.parametrize("case", sorted(DELETED_CASES))
-def test_deleted_object_answers_with_an_error(risky_call: Any, plugin: Any, case: str) -> None:
-    from pjrt_cts.suite_support import require_slot
-
+@pytest.mark.parametrize("case", [pytest.param(name, marks=requires(function))
+                                  for name, (function, _) in sorted(DELETED_CASES.items())])
+def test_deleted_object_answers_with_an_error(risky_call: Any, case: str) -> None:
     function, body = DELETED_CASES[case]
-    require_slot(plugin, function)
-    # The header only says a deleted executable must not be used: running it anyway is a hardening finding.
-    risky_call(f"lifetime-{case}", body, function=f"PJRT_{function}", contract=DELETED_CONTRACT, covered=True,
-               accept_is_warning=case == "execute_after_executable_delete")
+    # Execute after LoadedExecutable_Delete is judged once, in execute.deleted_executable (a FAIL if it runs).
+    risky_call(f"lifetime-{case}", body, function=f"PJRT_{function}", contract=DELETED_CONTRACT, covered=True)

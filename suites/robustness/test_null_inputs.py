@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from pjrt_cts.testing import requires
+
 CONTRACT_NULL_ARGS = "args struct pointer must be non-NULL (not checked by contract)"
 CONTRACT_NULL_HANDLE = "required handle must be non-NULL (not checked by contract)"
 
@@ -71,10 +73,8 @@ call('LoadedExecutable_Execute', S.PJRT_LoadedExecutable_Execute_Args(
 
 
 @pytest.mark.isolated
-@pytest.mark.parametrize("case", sorted(NULL_HANDLES))
-def test_null_required_handle(risky_call: Any, plugin: Any, case: str) -> None:
-    from pjrt_cts.suite_support import require_slot
-
+@pytest.mark.parametrize("case", [pytest.param(name, marks=requires(function))
+                                  for name, (function, _) in sorted(NULL_HANDLES.items())])
+def test_null_required_handle(risky_call: Any, case: str) -> None:
     function, body = NULL_HANDLES[case]
-    require_slot(plugin, function)
     risky_call(f"null-handle-{case}", body, function=f"PJRT_{function}", contract=CONTRACT_NULL_HANDLE, covered=False)

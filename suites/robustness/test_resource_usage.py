@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts.model import NotSupported
-from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import environment_lacks, requires, unsupported_if_unimplemented
 
 RSS_GROWTH_BOUND_MIB = 64.0  # buffers and deserialized executables
 COMPILE_GROWTH_BOUND_MIB = 32.0  # fewer cycles: ~650 KiB per compile at most
@@ -34,7 +33,7 @@ PROGRAM = """module @rss_probe {
 
 def rss_mib() -> float:
     if not os.path.exists("/proc/self/statm"):
-        raise NotSupported("RSS checks need /proc/self/statm (Linux)")
+        environment_lacks("RSS checks need /proc/self/statm (Linux)")
     with open("/proc/self/statm") as handle:
         resident_pages = int(handle.read().split()[1])
     return resident_pages * os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -73,23 +72,19 @@ def test_buffer_create_destroy_cycles_do_not_leak(client: Any, device: Any, reco
 
 
 @pytest.mark.timeout(300)
+@requires("Executable_Serialize", "Executable_DeserializeAndLoad")
 def test_executable_create_destroy_cycles_do_not_leak(client: Any, record: Any) -> None:
     """2,000 x PJRT_Executable_DeserializeAndLoad + PJRT_LoadedExecutable_Destroy of a tiny program
     (deserialization creates a full loaded executable without paying a compile each time; 10,000 would
     cost 10-20 s on 2 cores)."""
-    with client.compile(PROGRAM) as executable:
-        try:
-            serialized = executable.serialize()
-        except PjrtError as error:
-            raise NotSupported(f"PJRT_Executable_Serialize: {error.code}: {error.message}") from None
+    with client.compile(PROGRAM) as executable, unsupported_if_unimplemented("PJRT_Executable_Serialize"):
+        serialized = executable.serialize()
 
     def cycle() -> None:
         client.deserialize_executable(serialized).close()
 
-    try:
+    with unsupported_if_unimplemented("PJRT_Executable_DeserializeAndLoad"):
         cycle()
-    except PjrtError as error:
-        raise NotSupported(f"PJRT_Executable_DeserializeAndLoad: {error.code}: {error.message}") from None
     _check("executable deserialize/destroy", EXECUTABLE_CYCLES, *measure_growth(EXECUTABLE_CYCLES, cycle), record)
 
 

@@ -1,12 +1,11 @@
 """Versioning layer fixtures: live handles to query with odd struct sizes, and result recorders.
 
-`record` writes results.json `details` (and `compatibility`) through the runner's fixtures when the
-runner drives pytest, else through pytest's record_property (a plain `pytest suites/versioning`).
+`record` writes results.json `details` (and `compatibility`) through the worker plugin's `record_details` /
+`record_compatibility` fixtures (suites/pytest.ini loads that plugin for plain pytest runs too).
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -27,25 +26,9 @@ class Recorder:
     compatibility: Callable[..., None]
 
 
-def _runner_fixture(request: pytest.FixtureRequest, name: str) -> Callable[..., None] | None:
-    try:
-        return request.getfixturevalue(name)
-    except pytest.FixtureLookupError:
-        return None
-
-
 @pytest.fixture
-def record(request: pytest.FixtureRequest, record_property: Callable[[str, Any], None]) -> Recorder:
-    def fallback(key: str) -> Callable[..., None]:
-        def write(mapping: dict[str, Any] | None = None, **values: Any) -> None:
-            record_property(key, json.dumps({**(mapping or {}), **values}, default=str))
-
-        return write
-
-    return Recorder(
-        details=_runner_fixture(request, "record_details") or fallback("details"),
-        compatibility=_runner_fixture(request, "record_compatibility") or fallback("compatibility"),
-    )
+def record(record_details: Callable[..., None], record_compatibility: Callable[..., None]) -> Recorder:
+    return Recorder(details=record_details, compatibility=record_compatibility)
 
 
 @dataclasses.dataclass
@@ -121,12 +104,14 @@ class StablehloWindow:
 
 @pytest.fixture(scope="session")
 def stablehlo_window(plugin: Any) -> StablehloWindow:
-    from pjrt_cts.suite_support import skip_not_supported
+    """The StableHLO window the plugin declares; its absence FAILs abi.plugin.test_standard_attribute_is_present."""
+    from pjrt_cts.testing import BlockedByFailure
 
     attributes = plugin.attributes
     missing = [k for k in ("stablehlo_minimum_version", "stablehlo_current_version") if k not in attributes]
     if missing:
-        skip_not_supported(f"PJRT_Plugin_Attributes lacks {', '.join(missing)}")
+        raise BlockedByFailure(f"blocked: PJRT_Plugin_Attributes lacks {', '.join(missing)} "
+                               "(see abi.plugin.test_standard_attribute_is_present)")
     return StablehloWindow(parse_version(attributes["stablehlo_minimum_version"]),
                            parse_version(attributes["stablehlo_current_version"]))
 
@@ -169,7 +154,7 @@ class Artifact:
 def portable_artifact(portable_serializer: PortableSerializer | None) -> Callable[[Any, Version], Artifact]:
     """(seed program, target version) -> its portable artifact: the corpus's stored bytecode for that
     version when there is one, else serialized with jaxlib at the target (capped at jaxlib's newest)."""
-    from pjrt_cts.model import NotSupported
+    from pjrt_cts.testing import environment_lacks
 
     def make(seed: Any, target: Version) -> Artifact:
         stored = sorted(((parse_version(v), data) for v, data in seed.bytecode.values()), reverse=True)
@@ -181,10 +166,10 @@ def portable_artifact(portable_serializer: PortableSerializer | None) -> Callabl
             usable = [(v, d) for v, d in stored if v <= target]
             if usable:  # the newest stored artifact the plugin should read
                 return Artifact(usable[0][1], usable[0][0], "golden")
-            raise NotSupported(f"no stored artifact at or below {version_text(target)} and jax is not installed")
+            environment_lacks(f"no stored artifact at or below {version_text(target)} and jax is not installed")
         if best < portable_serializer.minimum:
-            raise NotSupported(f"jaxlib cannot serialize StableHLO {version_text(best)} "
-                               f"(supports {version_text(portable_serializer.minimum)}+)")
+            environment_lacks(f"jaxlib cannot serialize StableHLO {version_text(best)} "
+                              f"(supports {version_text(portable_serializer.minimum)}+)")
         return Artifact(portable_serializer.serialize(seed.text, best), best,
                         f"jaxlib {version_text(portable_serializer.current)}")
 

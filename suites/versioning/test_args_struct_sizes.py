@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 
 from pjrt_cts.abi import structs as S
-from pjrt_cts.model import NotSupported
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.suite_support import require_slot, unimplemented_is_not_supported
+from pjrt_cts.testing import output_dir, requires, unsupported_if_unimplemented
 
 NEWER_TAIL = 64  # bytes a newer caller's struct has beyond ours
 SENTINEL = 0xA5
@@ -113,6 +112,9 @@ PROBES = [
 ]
 
 
+PROBE_PARAMS = [pytest.param(probe, id=probe.id, marks=requires(probe.function)) for probe in PROBES]
+
+
 def _field_end(struct: type, name: str) -> int:
     descriptor = getattr(struct, name)
     return descriptor.offset + descriptor.size
@@ -135,7 +137,8 @@ def read_outputs(args: Any, probe: QueryProbe, inputs: dict[str, Any], within: i
 
 def _reference(plugin: Any, probe: QueryProbe, live: Any) -> dict[str, Any]:
     inputs = probe.inputs(live)
-    args = unimplemented_is_not_supported(lambda: plugin.call(probe.function, probe.struct(**inputs)))
+    with unsupported_if_unimplemented(f"PJRT_{probe.function}"):
+        args = plugin.call(probe.function, probe.struct(**inputs))
     return read_outputs(args, probe, inputs)
 
 
@@ -143,9 +146,8 @@ def names_size(message: str, size: int) -> bool:
     return re.search(rf"(?<!\d){size}(?!\d)", message) is not None
 
 
-@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.id)
+@pytest.mark.parametrize("probe", PROBE_PARAMS)
 def test_zero_struct_size_is_rejected(plugin: Any, live: Any, probe: QueryProbe, record: Any) -> None:
-    require_slot(plugin, probe.function)
     _, error = plugin.call_with_struct_size(probe.function, probe.struct, 0, **probe.inputs(live))
     assert error is not None, f"struct_size contract: PJRT_{probe.function} accepted struct_size 0"
     record.details(code=error.code, message=error.message[:300])
@@ -155,9 +157,8 @@ def test_zero_struct_size_is_rejected(plugin: Any, live: Any, probe: QueryProbe,
     )
 
 
-@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.id)
+@pytest.mark.parametrize("probe", PROBE_PARAMS)
 def test_newer_larger_struct_size_is_tolerated(plugin: Any, live: Any, probe: QueryProbe) -> None:
-    require_slot(plugin, probe.function)
     expected = _reference(plugin, probe, live)
     inputs = probe.inputs(live)
     size = probe.struct.STRUCT_SIZE + NEWER_TAIL
@@ -170,12 +171,11 @@ def test_newer_larger_struct_size_is_tolerated(plugin: Any, live: Any, probe: Qu
     assert got == expected, f"PJRT_{probe.function} with struct_size {size}: outputs {got} differ from {expected}"
 
 
-@pytest.mark.parametrize("probe", PROBES, ids=lambda p: p.id)
+@pytest.mark.parametrize("probe", PROBE_PARAMS)
 def test_struct_one_byte_short_is_rejected_or_read_correctly(plugin: Any, live: Any, probe: QueryProbe,
                                                              record: Any) -> None:
     """One byte short of the plugin's own version of the struct: rejected naming the size, or handled
     without touching the missing byte(s)."""
-    require_slot(plugin, probe.function)
     minor = plugin.api_version[1]
     own = probe.struct.struct_size_at(minor)
     size = own - 1
@@ -252,7 +252,8 @@ def _client_create(plugin: Any, live: Any, size: int, record: Any = None) -> tup
 def _deserialize_and_load(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
     from pjrt_cts.runtime import LoadedExecutable
 
-    serialized = unimplemented_is_not_supported(lambda: live.executable.serialize())
+    with unsupported_if_unimplemented("PJRT_Executable_Serialize"):
+        serialized = live.executable.serialize()
     data = ctypes.create_string_buffer(serialized, len(serialized))
     args, error = plugin.call_with_struct_size(
         "Executable_DeserializeAndLoad", S.PJRT_Executable_DeserializeAndLoad_Args, size,
@@ -277,7 +278,8 @@ def _outputs_only(function: str, struct: type, input_field: str,
     """A query whose fields after `input_field` are outputs: the missing ones must stay untouched."""
 
     def run(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
-        reference = unimplemented_is_not_supported(lambda: plugin.call(function, struct(**{input_field: handle(live)})))
+        with unsupported_if_unimplemented(f"PJRT_{function}"):
+            reference = plugin.call(function, struct(**{input_field: handle(live)}))
         args, error = plugin.call_with_struct_size(function, struct, size, fill=SENTINEL,
                                                    **{input_field: handle(live)})
         if error is not None:
@@ -325,9 +327,7 @@ print("WRITTEN BEYOND struct_size" if tail != b"\\xa5" * len(tail) else "ok: not
 
 
 def _save_write_beyond_repro(plugin: Any, live: Any, function: str, struct: type, size: int, field: str) -> Any:
-    from pjrt_cts import suite_support as support
-
-    directory = support.output_dir() / "versioning"
+    directory = output_dir() / "versioning"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"write-beyond-{function}-{size}.py"
     path.write_text(_WRITE_BEYOND_REPRO.format(
@@ -349,8 +349,8 @@ GROWN = {
         S.PJRT_Device_MemoryStats_Args, "Device_MemoryStats",
         _outputs_only("Device_MemoryStats", S.PJRT_Device_MemoryStats_Args, "device", lambda live: live.device.handle)),
 }
-OLDER_CASES = [pytest.param(name, minor, id=f"{name}@0.{minor}") for name, (struct, _, _) in GROWN.items()
-               for minor in older_minors(struct)]
+OLDER_CASES = [pytest.param(name, minor, id=f"{name}@0.{minor}", marks=requires(function))
+               for name, (struct, function, _) in GROWN.items() for minor in older_minors(struct)]
 
 
 @pytest.mark.parametrize(("struct_name", "minor"), OLDER_CASES)
@@ -359,14 +359,14 @@ def test_older_minor_struct_size_is_rejected_or_read_correctly(plugin: Any, live
     """An older framework passes the struct as its header defined it: the plugin answers INVALID_ARGUMENT
     naming that size, or handles it correctly (sizes at or above the plugin's own must be accepted)."""
     struct, function, run = GROWN[struct_name]
-    require_slot(plugin, function)
     size = struct.struct_size_at(minor)
     own = struct.struct_size_at(plugin.api_version[1])
     error, check = run(plugin, live, size, record)
     if error is not None and getattr(error, "code", None) == "UNIMPLEMENTED":
         if size < own:  # got past the size check: the size was accepted
             record.details(verdict="accepted", size=size, own_size=own)
-        raise NotSupported(f"PJRT_{function}: UNIMPLEMENTED: {error.message}")
+        with unsupported_if_unimplemented(f"PJRT_{function}"):
+            raise error
     if error is not None:
         record.details(verdict="rejected", size=size, own_size=own, code=error.code, message=error.message[:300])
         assert size < own, (

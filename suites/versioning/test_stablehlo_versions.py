@@ -13,16 +13,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts import suite_support as support
 from pjrt_cts.fuzz.harness import reproduce_command
 from pjrt_cts.fuzz.isolate import child_environment, run_command
 from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS, golden_seeds
 from pjrt_cts.golden import EXACT, Tolerance, compare
+from pjrt_cts.testing import output_dir
 
 LABELS = ("minimum", "intermediate", "current")
 _BUILTIN_FOR_VERSIONS = ("add_mul", "reduce_sum", "while_count")
 VERSION_SEEDS = (golden_seeds(limit=3, families=("elementwise", "reduce", "control"))
                  or [s for s in BUILTIN_SEEDS if s.name in _BUILTIN_FOR_VERSIONS])
+def version_text(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
 FLOAT_TOLERANCE = Tolerance("rel", rtol=1e-5, atol=1e-6, op_class="versioning")
 CHILD_TIMEOUT = 120.0
 
@@ -74,6 +78,31 @@ def test_every_version_gives_the_same_results(client: Any, stablehlo_window: Any
                 f"from the text program's: {got} vs {want}")
 
 
+def test_artifact_at_exactly_the_declared_current_version_compiles(client: Any, stablehlo_window: Any,
+                                                                  portable_artifact: Any, record: Any) -> None:
+    """The plugin declares it reads portable artifacts up to stablehlo_current_version: one stamped with exactly
+    that version must compile and compute. When the serializer here is older than the declared version, its
+    newest artifact is stamped with the declared one: VHLO ops of an older release stay readable by every newer
+    reader, so only a plugin that overclaims its version rejects it."""
+    seed = VERSION_SEEDS[0]
+    current = stablehlo_window.current
+    artifact = portable_artifact(seed, current)
+    data, made = artifact.data, f"serialized at {version_text(artifact.version)}"
+    if artifact.version != current:
+        stamp = b"StableHLO_v" + version_text(artifact.version).encode()
+        assert stamp in data, f"{seed.name}: the {version_text(artifact.version)} artifact has no producer stamp"
+        data = data.replace(stamp, b"StableHLO_v" + version_text(current).encode())
+        made += f", stamped {version_text(current)}"
+    record.details(declared_current=version_text(current), artifact=made, source=artifact.source)
+    what = (f"PJRT_Client_Compile of {seed.name} as a StableHLO {version_text(current)} portable artifact (the "
+            f"plugin's declared stablehlo_current_version; {made})")
+    try:
+        outputs = _run(client, data, seed)
+    except Exception as error:
+        raise AssertionError(f"{what} failed: {error}") from None
+    _check(outputs, seed.expected(), what, seed)
+
+
 # A VHLO op or function version no StableHLO release has yet: what a newer producer would emit.
 FUTURE_CONTENT = {"future_op_version": (b"add_v1", b"add_v9"), "future_func_version": (b"func_v1", b"func_v9")}
 
@@ -95,7 +124,7 @@ def test_program_from_a_newer_stablehlo_is_rejected_cleanly(plugin_path: Any, cr
     data = artifact.data.replace(old, new).replace(
         b"StableHLO_v" + ".".join(map(str, artifact.version)).encode(),
         b"StableHLO_v" + ".".join(map(str, newer)).encode())
-    directory = support.output_dir() / "versioning"
+    directory = output_dir() / "versioning"
     directory.mkdir(parents=True, exist_ok=True)
     program = directory / f"newer-stablehlo-{kind}.mlirbc"
     program.write_bytes(data)

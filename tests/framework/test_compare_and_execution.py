@@ -1,15 +1,11 @@
-"""Comparison and error-classification helpers of the framework layer (no JAX needed)."""
+"""Comparison helpers of the framework layer (no JAX needed)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from pjrt_cts.framework import compare, execution
+from pjrt_cts.framework import compare
 from pjrt_cts.framework.lazy import LazyModule
-from pjrt_cts.model import NotSupported
-
-LAPACK_MISSING = ("NOT_FOUND: No FFI handler registered for lapack_spotrf_ffi on a platform Host "
-                  "(canonical host)")
 
 
 def test_float_tolerance_scales_with_width_and_kind() -> None:
@@ -55,29 +51,6 @@ def test_pytrees_compare_leaf_by_leaf_and_structure() -> None:
 def test_dtype_and_shape_mismatch_are_reported() -> None:
     assert "dtype mismatch" in compare.mismatches(np.ones(2, np.float64), np.ones(2, np.float32))[0]
     assert "shape mismatch" in compare.mismatches(np.ones(3, np.float32), np.ones(2, np.float32))[0]
-
-
-@pytest.mark.parametrize("message", [LAPACK_MISSING, "UNIMPLEMENTED: PJRT_Buffer_Bitcast is not implemented",
-                                     "No registered implementation for custom call to my_target for platform Host"])
-def test_missing_feature_errors_become_not_supported(message: str) -> None:
-    assert execution.missing_feature(RuntimeError(message)) == message
-    with pytest.raises(NotSupported) as raised:
-        with execution.plugin_gaps_not_supported("cholesky on cpu"):
-            raise RuntimeError(message)
-    assert raised.value.reason.startswith("cholesky on cpu: RuntimeError: ")
-
-
-def test_other_errors_pass_through() -> None:
-    assert execution.missing_feature(ValueError("INVALID_ARGUMENT: bad shape")) is None
-    with pytest.raises(ValueError):
-        with execution.plugin_gaps_not_supported("x"):
-            raise ValueError("INVALID_ARGUMENT: bad shape")
-
-
-def test_require_devices_names_both_counts() -> None:
-    assert execution.require_devices([1, 2, 3], 2) == [1, 2]
-    with pytest.raises(NotSupported, match="needs 2 devices .* it has 1"):
-        execution.require_devices([1], 2)
 
 
 def test_lazy_module_imports_on_public_attribute_only() -> None:

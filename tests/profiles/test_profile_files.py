@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 
 import pytest
@@ -46,10 +47,14 @@ def test_expectations_file_has_the_documented_format(path) -> None:
     data = tomllib.loads(text)
     assert set(data) <= {"expectation"}
     for entry in data.get("expectation", []):
-        assert {"id", "outcome", "reason"} <= set(entry) <= {"id", "outcome", "reason", "url"}
+        assert {"id", "outcome", "reason"} <= set(entry) <= {"id", "outcome", "reason", "url", "cause"}
         assert entry["outcome"] in EXPECTATION_OUTCOMES and Outcome(entry["outcome"])
         assert entry["reason"].strip()
         fnmatch.translate(entry["id"])
+        if entry["outcome"] in {"FAIL", "CRASH", "ERROR"}:
+            # A failure is waived only when it fails for the stated cause, so the cause must be a real message.
+            assert entry.get("cause", "").strip() not in {"", "TODO", ".*"}, f"{entry['id']}: needs a real 'cause'"
+            re.compile(entry["cause"])
 
 
 def test_gpu_profiles_use_their_plugins_create_options() -> None:

@@ -17,10 +17,11 @@ from pjrt_cts.abi import structs as S
 from pjrt_cts.model import LAYERS
 from pjrt_cts.native import NativeBuildError
 from pjrt_cts.proxy import (
-    DEFECT_ENV, DEFECTS, PASSTHROUGH, TARGET_ENV, build_proxy, compiled_defect_names, proxy_environment,
+    DEFECT_ENV, DEFECTS, DEFECTS_BY_NAME, PASSTHROUGH, TARGET_ENV, build_proxy, compiled_defect_names, proxy_environment,
 )
 from pjrt_cts.proxy.abi_header import generate
-from pjrt_cts.runtime import Plugin, default_plugin_path, legacy_plugin_path
+from pjrt_cts.proxy.catalogue import ESCAPE_HATCHES, LEVEL_NAMES, TOLERATED
+from pjrt_cts.runtime import PjrtError, Plugin, default_plugin_path, legacy_plugin_path
 from pjrt_cts.runtime.errors import PluginLoadError
 
 
@@ -70,15 +71,32 @@ def test_generated_header_uses_the_abi_tables() -> None:
 
 def test_catalogue_is_well_formed() -> None:
     names = [d.name for d in DEFECTS]
-    assert len(names) == len(set(names)) and len(names) >= 25
+    assert len(names) == len(set(names)) and len(names) >= 56
     assert len({d.layer for d in DEFECTS}) >= 8
+    assert {d.breaks for d in DEFECTS} == set(LEVEL_NAMES)  # every level is proven to be lost by some defect
     for defect in DEFECTS:
         assert defect.catchers, defect.name
-        assert defect.expect in ("caught", "tolerated"), defect.name
+        assert defect.expect in ("caught", TOLERATED), defect.name
+        assert defect.breaks in LEVEL_NAMES, defect.name
         assert set(defect.layers) <= set(LAYERS), defect.name
         assert defect.layer in LAYERS, defect.name
         for pattern in defect.selection:
             assert pattern.split(".", 1)[0] in defect.layers, (defect.name, pattern)
+
+
+# The escape hatches issue 14 names: a plugin that does not work must not be CONFORMANT.
+NAMED_IN_THE_ISSUE = (
+    "client_create_internal", "client_create_unimplemented", "client_create_invalid_argument",
+    "compile_rejects_dot_general", "compile_rejects_convolution", "compile_rejects_while",
+    "to_host_noop", "to_host_half", "fingerprint_empty", "buffer_delete_ignored",
+    "execute_rejects_all", "stablehlo_version_overclaimed", "buffers_on_device0_only", "tiny_results_imprecise",
+)
+
+
+def test_catalogue_has_the_escape_hatch_defects() -> None:
+    assert set(NAMED_IN_THE_ISSUE) <= set(ESCAPE_HATCHES)
+    assert len(ESCAPE_HATCHES) >= 15
+    assert all(DEFECTS_BY_NAME[name].expect == "caught" for name in ESCAPE_HATCHES)
 
 
 def _info(proxy: Path, target: Path, defect: str = PASSTHROUGH) -> dict:
@@ -177,3 +195,108 @@ def test_ulp_mutants_move_transcendental_outputs_only(load_proxy, defect: str, u
     moved = _run_f32(mutant, EXP_F32, data).view(np.int32) - _run_f32(reference, EXP_F32, data).view(np.int32)
     assert moved.tolist() == [ulps] * len(data)  # exp is never 0, inf or nan here
     np.testing.assert_array_equal(_run_f32(mutant, ADD_F32, data), _run_f32(reference, ADD_F32, data))
+
+
+# ---- the escape-hatch mutants do what the catalogue says ----------------------------------------------
+
+LOG1P_F32 = EXP_F32.replace("exp_probe", "log1p_probe").replace("stablehlo.exponential", "stablehlo.log_plus_one")
+
+
+def _error_code(call) -> str | None:  # type: ignore[no-untyped-def]
+    try:
+        call()
+    except PjrtError as error:
+        return error.code
+    return None
+
+
+@pytest.mark.parametrize("defect, code", [("client_create_internal", "INTERNAL"),
+                                          ("client_create_unimplemented", "UNIMPLEMENTED"),
+                                          ("client_create_invalid_argument", "INVALID_ARGUMENT")])
+def test_client_create_mutants_fail_with_their_code(load_proxy, defect: str, code: str) -> None:  # type: ignore[no-untyped-def]
+    assert _error_code(lambda: load_proxy(defect).create_client({"cpu_device_count": 1})) == code
+
+
+# (defect, a golden case using the op, a golden case of the same family without it)
+COMPILE_REJECTS = [("compile_rejects_dot_general", "dot.matmul.f32", "elementwise.add.f32.r1"),
+                   ("compile_rejects_convolution", "conv.2d.f32", "elementwise.add.f32.r1"),
+                   ("compile_rejects_while", "control.fori_loop.f32", "control.if_true.f32")]
+
+
+@pytest.mark.parametrize("defect, using, other", COMPILE_REJECTS)
+def test_compile_rejects_only_programs_using_the_op(load_proxy, defect: str, using: str, other: str) -> None:  # type: ignore[no-untyped-def]
+    from pjrt_cts.golden import load_manifest
+
+    cases = {case.id: case for case in load_manifest().cases}
+    with load_proxy(defect).create_client({"cpu_device_count": 1}) as client:
+        for source in ("text", "current", "minimum"):  # StableHLO text, and VHLO bytecode of two versions
+            codes = [cases[name].program_text() if source == "text" else cases[name].portable_bytecode(source)
+                     for name in (using, other)]
+            assert _error_code(lambda: client.compile(codes[0])) == "UNIMPLEMENTED", (using, source)
+            client.compile(codes[1]).close()
+
+
+@pytest.mark.parametrize("defect, written", [("to_host_noop", 0), ("to_host_half", 16)])
+def test_to_host_mutants_leave_the_destination_unwritten(load_proxy, defect: str, written: int) -> None:  # type: ignore[no-untyped-def]
+    data = np.arange(1, 9, dtype=np.float32)
+    with load_proxy(defect).create_client({"cpu_device_count": 1}) as client, client.buffer_from_numpy(data) as buffer:
+        destination = np.full(data.nbytes, 0xA5, dtype=np.uint8)
+        event = buffer.to_host_into(destination.ctypes.data, destination.nbytes)
+        event.wait()  # the copy reports success
+        event.close()
+    assert destination[:written].tobytes() == data.tobytes()[:written]
+    assert (destination[written:] == 0xA5).all()
+
+
+def test_overclaimed_stablehlo_version_is_one_minor_newer(load_proxy) -> None:  # type: ignore[no-untyped-def]
+    real = Plugin.load(default_plugin_path()).attributes["stablehlo_current_version"]
+    claimed = load_proxy("stablehlo_version_overclaimed").attributes["stablehlo_current_version"]
+    assert list(claimed) == [real[0], real[1] + 1, 0]
+
+
+def test_buffers_land_on_the_first_device(load_proxy) -> None:  # type: ignore[no-untyped-def]
+    with load_proxy("buffers_on_device0_only").create_client({"cpu_device_count": 4}) as client:
+        devices = client.addressable_devices
+        assert len(devices) == 4
+        with client.buffer_from_numpy(np.zeros(3, np.float32), devices[2]) as buffer:
+            assert buffer.device.id == devices[0].id
+
+
+def test_deleted_buffer_stays_usable(load_proxy) -> None:  # type: ignore[no-untyped-def]
+    data = np.arange(6, dtype=np.float32)
+    with load_proxy("buffer_delete_ignored").create_client({"cpu_device_count": 1}) as client:
+        buffer = client.buffer_from_numpy(data)
+        buffer.delete()
+        assert buffer.is_deleted
+        np.testing.assert_array_equal(buffer.to_numpy(), data)
+        buffer.close()
+
+
+@pytest.mark.parametrize("defect, code", [("execute_rejects_all", "INVALID_ARGUMENT"),
+                                          ("execute_unimplemented", "UNIMPLEMENTED")])
+def test_execute_mutants_fail_every_execution(load_proxy, defect: str, code: str) -> None:  # type: ignore[no-untyped-def]
+    data = np.arange(6, dtype=np.float32)
+    with load_proxy(defect).create_client({"cpu_device_count": 1}) as client, client.compile(ADD_F32) as executable:
+        assert _error_code(lambda: executable.execute([client.buffer_from_numpy(data)])) == code
+
+
+@pytest.mark.parametrize("defect, call", [
+    ("serialize_unimplemented", lambda client, executable, buffer: executable.serialize()),
+    ("fingerprint_unimplemented", lambda client, executable, buffer: executable.fingerprint),
+    ("external_references_unimplemented", lambda client, executable, buffer: buffer.increase_external_reference_count()),
+    ("copy_to_device_unimplemented", lambda client, executable, buffer: buffer.copy_to_device(client.addressable_devices[1])),
+    ("to_host_unimplemented", lambda client, executable, buffer: buffer.to_numpy()),
+])
+def test_unimplemented_mutants_answer_unimplemented(load_proxy, defect: str, call) -> None:  # type: ignore[no-untyped-def]
+    with load_proxy(defect).create_client({"cpu_device_count": 2}) as client, client.compile(ADD_F32) as executable, \
+            client.buffer_from_numpy(np.arange(6, dtype=np.float32)) as buffer:
+        assert _error_code(lambda: call(client, executable, buffer)) == "UNIMPLEMENTED"
+
+
+def test_tiny_results_get_a_relative_error(load_proxy) -> None:  # type: ignore[no-untyped-def]
+    data = np.array([1e-6, -3e-5, 0.5, 0.0, 2e-5, 1.0], dtype=np.float32)
+    reference = np.log1p(data.astype(np.float64))
+    got = _run_f32(load_proxy("tiny_results_imprecise"), LOG1P_F32, data).astype(np.float64)
+    tiny = (reference != 0) & (np.abs(reference) < 1e-4)
+    np.testing.assert_allclose(got[tiny] / reference[tiny], 1.001, rtol=1e-5)
+    np.testing.assert_allclose(got[~tiny], reference[~tiny], rtol=1e-6)

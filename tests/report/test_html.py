@@ -161,3 +161,10 @@ def test_crash_message_does_not_repeat_the_stderr_tail(synthetic) -> None:
     message, stderr = blocks["msg"], blocks["stderr"]
     assert message.text == "worker gw0 killed by SIGSEGV while running this test"
     assert stderr.text == "\n".join(tail)
+
+
+def test_identity_card_shows_the_preflight_failure(synthetic) -> None:
+    summary = "PJRT_Client_Create crashed (SIGABRT) in the preflight child: TT_FATAL No chips detected"
+    results = {**synthetic, "plugin": {**synthetic["plugin"], "failure": {"step": "client_create", "summary": summary}}}
+    assert summary in Probe(render_report(results)).by_id("plugin").text
+    assert "plugin-failure" not in Probe(render_report(synthetic)).ids()

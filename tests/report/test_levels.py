@@ -101,7 +101,7 @@ def test_every_level_has_a_frozen_non_empty_contract() -> None:
     core = set(CORE.mandatory_ids())
     for family in ("dot", "conv", "gather", "scatter", "reduce", "control", "elementwise"):
         assert any(f"[{family}." in test_id and ".f32" in test_id for test_id in core), family
-    assert "client.client_create.test_create_with_configured_options" in core
+    assert "client.client_create.test_client_creates_with_profile_options" in core
 
 
 def test_synthetic_run_reaches_no_level(synthetic) -> None:

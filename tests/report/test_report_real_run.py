@@ -33,7 +33,7 @@ def real_run(tmp_path_factory) -> Path:
         [sys.executable, "-m", "pjrt_cts", "run", *SUBSET, "--out", str(out), "--no-progress"],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
-    assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
+    assert run.returncode in (0, 1, 3), run.stdout[-3000:] + run.stderr[-3000:]  # a subset: INCOMPLETE
     return out
 
 

@@ -14,7 +14,7 @@ from pjrt_cts.verdict import (
 
 from .conftest import set_outcome
 
-CLIENT_CREATE = "client.client_create.test_create_with_configured_options"
+CLIENT_CREATE = "client.client_create.test_client_creates_with_profile_options"
 
 
 def test_clean_run_is_conformant_at_the_top_level_with_its_waivers_listed(clean) -> None:

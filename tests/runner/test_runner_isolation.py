@@ -25,7 +25,7 @@ EXPECTED_OUTCOMES = {
     "client.basic.test_fail": "FAIL",
     "client.basic.test_not_supported": "NOT_SUPPORTED",
     "client.basic.test_skip_not_supported": "NOT_SUPPORTED",
-    "client.basic.test_unimplemented": "NOT_SUPPORTED",
+    "client.basic.test_unimplemented": "FAIL",  # undeclared UNIMPLEMENTED: not waived as NOT_SUPPORTED
     "client.basic.test_other_pjrt_error": "FAIL",
     "client.basic.test_warning": "WARNING",
     "client.basic.test_details": "FAIL",
@@ -140,8 +140,8 @@ def test_junit_counts(mixed_run: dict[str, Any]) -> None:
     root = ET.parse(mixed_run["out"] / "junit.xml").getroot()
     suites = {suite.get("name"): suite for suite in root}
     assert suites["robustness"].get("errors") == "6"  # 4 CRASH + 2 TIMEOUT
-    assert suites["client"].get("failures") == "3"
-    assert suites["client"].get("skipped") == "3"
+    assert suites["client"].get("failures") == "4"
+    assert suites["client"].get("skipped") == "2"
 
 
 def test_repro_line_reruns_just_that_test(mixed_run: dict[str, Any], tmp_path: Path) -> None:

@@ -66,13 +66,15 @@ def test_killed_controller_leaves_valid_jsonl_and_resume_completes(fake_plugin: 
     assert not (out / "results.json").exists()
 
     resumed = _resume(fake_plugin, out, trace)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert resumed.returncode == 3, resumed.stdout + resumed.stderr  # complete, but a fixture suite: no level
     results = load_json(out / "results.json")
     assert {test_id: t["outcome"] for test_id, t in by_id(results).items()} == {i: "PASS" for i in ALL_IDS}
     runs = _runs_per_test(trace)
     assert all(runs[test_id] == 1 for test_id in finished), runs  # recorded tests were not rerun
     assert set(runs) == ALL_IDS
-    assert results["summary"]["verdict"] == "CONFORMANT"
+    assert results["summary"]["complete"] is True
+    assert results["summary"]["verdict"] == "INCOMPLETE"
+    assert not any("interrupted" in reason for reason in results["summary"]["reasons"])
 
 
 def test_interrupted_controller_writes_partial_results_and_exits_130(fake_plugin: Path, tmp_path: Path) -> None:
@@ -95,7 +97,7 @@ def test_interrupted_controller_writes_partial_results_and_exits_130(fake_plugin
     assert done and done < ALL_IDS
 
     resumed = _resume(fake_plugin, out, trace)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert resumed.returncode == 3, resumed.stdout + resumed.stderr  # complete, but a fixture suite: no level
     assert set(by_id(load_json(out / "results.json"))) == ALL_IDS
     runs = _runs_per_test(trace)
     assert all(runs[test_id] == 1 for test_id in done), runs

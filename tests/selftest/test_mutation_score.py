@@ -1,7 +1,9 @@
 """The suite's power, measured: targeted selftest over every catalogued defect of the bundled CPU plugin.
 
-Asserts the mutation score stays >= 95% and that the passthrough proxy changes no outcome. Takes
-a few minutes on 2 cores (one short `pjrt-cts run` per defect, two at a time).
+Each mutant's records are laid over the passthrough baseline (every mandatory id plus every selection)
+and judged by the run verdict. Asserts the mutation score stays >= 95%, that every escape-hatch defect
+of issue 14 is caught, and that the passthrough proxy changes no outcome and is CONFORMANT. Takes a few
+minutes on 2 cores (the baselines, then one short `pjrt-cts run` per defect, two at a time).
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.proxy.catalogue import DEFECTS
+from pjrt_cts.proxy.catalogue import DEFECTS, ESCAPE_HATCHES
 from pjrt_cts.runtime import default_plugin_path
 from pjrt_cts.selftest import SelftestOptions, run_selftest
 from pjrt_cts.selftest.table import render_table
@@ -27,8 +29,10 @@ def test_targeted_selftest_score_and_green_passthrough(tmp_path: Path) -> None:
     table = render_table(report)
     print(table)
     assert report.passthrough.error is None, report.passthrough.error
-    assert report.passthrough_green, f"the passthrough proxy changed outcomes:\n{table}"
+    assert report.passthrough_green, f"the passthrough proxy is not green (outcomes differ from the real plugin, or not CONFORMANT):\n{table}"
     assert report.score >= MIN_SCORE, f"mutation score {report.score:.1%} < {MIN_SCORE:.0%}:\n{table}"
+    escaped = [v.defect.name for v in report.verdicts if v.defect.name in ESCAPE_HATCHES and not v.correct]
+    assert not escaped, f"escape-hatch defects not caught: {', '.join(escaped)}\n{table}"
     for verdict in report.verdicts:
         if not verdict.correct:
             assert verdict.explanation, f"{verdict.defect.name} is {verdict.status} without an explanation"

@@ -1,20 +1,161 @@
-"""Judging mutant runs against the passthrough baseline (no plugin needed)."""
+"""Judging mutant runs by the verdict they produce over the passthrough baseline (synthetic records, no plugin).
+
+The baseline is every mandatory id of every level PASSing (CONFORMANT at the top level) plus one optional
+test; a mutant re-runs a few tests, and its verdict is pjrt_cts.verdict.judge_results over the overlay.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
-from pjrt_cts.proxy.catalogue import DEFECTS_BY_NAME, Defect
+import pytest
+
+from pjrt_cts.levels import LEVELS, all_mandatory_ids
+from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.selftest.verdict import (
-    CAUGHT, FALSE_ALARM, MISSED, RUN_ERROR, TOLERATED, judge, matches_any, mutation_score, proxy_differences,
+    CAUGHT, FALSE_ALARM, MISSED, RUN_ERROR, TOLERATED_STATUS, Baseline, judge, matches_any, mutation_score,
+    proxy_differences,
 )
 
-DEFECT = Defect("demo", "transfer", "demo defect", ("transfer.dtypes.test_round_trip[*]",), ("transfer",))
-CONTROL = Defect("control", "execute", "in tolerance", ("execute.programs.*",), ("execute",), expect="tolerated")
+CORE, FULL, MULTI = LEVEL_NAMES
+OPTIONAL = "transfer.dtypes.test_round_trip_is_bit_exact[f8e4m3b11fnuz]"  # in no level's list
+
+
+def _own_mandatory(level_index: int) -> str:
+    """A mandatory id of this level that no lower level lists."""
+    lower = {test_id for level in LEVELS[:level_index] for test_id in level.mandatory_ids()}
+    return next(test_id for test_id in LEVELS[level_index].mandatory_ids() if test_id not in lower)
+
+
+CORE_TEST, FULL_TEST, MULTI_TEST = (_own_mandatory(index) for index in range(3))
+
+
+def _record(test_id: str, outcome: str) -> dict:
+    return {"id": test_id, "layer": test_id.split(".", 1)[0], "outcome": outcome, "message": f"{outcome} here"}
 
 
 def _run(outcomes: dict[str, str], error: str | None = None) -> SuiteRunResult:
-    return SuiteRunResult("x", Path("."), outcomes=outcomes, error=error)
+    return SuiteRunResult("x", Path("."), records={t: _record(t, o) for t, o in outcomes.items()}, error=error)
+
+
+def _baseline(**changed: str) -> Baseline:
+    outcomes = {test_id: "PASS" for test_id in all_mandatory_ids()}
+    outcomes[OPTIONAL] = "PASS"
+    for test_id, outcome in changed.items():
+        outcomes[test_id] = outcome
+    return Baseline.from_run(_run(outcomes))
+
+
+BASELINE = _baseline()
+
+
+def _defect(breaks: str = CORE, expect: str = "caught", catchers: tuple[str, ...] = (OPTIONAL,)) -> Defect:
+    return Defect("demo", "transfer", "demo defect", catchers, ("transfer",), expect=expect, breaks=breaks)
+
+
+def test_baseline_of_every_mandatory_test_passing_is_conformant_at_the_top_level() -> None:
+    assert (BASELINE.verdict.verdict, BASELINE.verdict.level) == ("CONFORMANT", MULTI)
+
+
+def test_a_new_failure_anywhere_is_non_conformant_and_caught() -> None:
+    verdict = judge(_defect(), _run({OPTIONAL: "FAIL"}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.verdict, verdict.level) == (CAUGHT, "NON_CONFORMANT", None)
+    assert verdict.catching_tests == verdict.expected_hits == [OPTIONAL]
+    assert verdict.produced == "NON_CONFORMANT"
+
+
+def test_a_core_mandatory_test_not_supported_is_incomplete_and_caught() -> None:
+    verdict = judge(_defect(catchers=(CORE_TEST,)), _run({CORE_TEST: "NOT_SUPPORTED"}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.verdict) == (CAUGHT, "INCOMPLETE")
+    assert verdict.catching_tests == [CORE_TEST]
+    assert any(CORE_TEST in reason for reason in verdict.reasons)
+
+
+@pytest.mark.parametrize("lost, breaks, status, level", [
+    (FULL_TEST, FULL, CAUGHT, CORE),  # Full's contract lost: CONFORMANT only at Core
+    (FULL_TEST, CORE, MISSED, CORE),  # ... which does not catch a defect that only had to cost Core
+    (MULTI_TEST, MULTI, CAUGHT, FULL),
+    (MULTI_TEST, FULL, MISSED, FULL),
+])
+def test_a_level_below_the_one_broken_is_a_catch(lost: str, breaks: str, status: str, level: str) -> None:
+    verdict = judge(_defect(breaks=breaks), _run({lost: "NOT_SUPPORTED"}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.verdict, verdict.level) == (status, "CONFORMANT", level)
+    assert verdict.produced == f"CONFORMANT · {level}"
+    assert verdict.reasons, "the reasons name why the next level was not reached"
+
+
+def test_an_optional_test_not_supported_is_missed() -> None:
+    verdict = judge(_defect(), _run({OPTIONAL: "NOT_SUPPORTED"}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.verdict, verdict.level) == (MISSED, "CONFORMANT", MULTI)
+    assert verdict.catching_tests == []
+    assert "stayed CONFORMANT · Multi-device" in verdict.explanation and "ended NOT_SUPPORTED" in verdict.explanation
+
+
+def test_tests_the_mutant_did_not_rerun_keep_the_baseline_outcome() -> None:
+    # The mutant ran one test (PASS); every mandatory id it did not run still counts as the baseline's PASS.
+    verdict = judge(_defect(), _run({OPTIONAL: "PASS"}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.level) == (MISSED, MULTI)
+
+
+def test_skip_records_of_deselected_tests_do_not_replace_the_baseline() -> None:
+    verdict = judge(_defect(), _run({CORE_TEST: "SKIP", OPTIONAL: "PASS"}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.level) == (MISSED, MULTI)
+
+
+def test_a_test_already_bad_on_the_passthrough_is_set_aside_on_both_sides() -> None:
+    baseline = _baseline(**{OPTIONAL: "FAIL"})
+    assert baseline.set_aside == [OPTIONAL]
+    assert baseline.passthrough_verdict.verdict == "NON_CONFORMANT"  # the passthrough is not green
+    assert (baseline.verdict.verdict, baseline.verdict.level) == ("CONFORMANT", MULTI)
+    assert judge(_defect(), _run({OPTIONAL: "FAIL"}), baseline, ["transfer"]).status == MISSED
+    assert judge(_defect(), _run({CORE_TEST: "FAIL"}), baseline, ["transfer"]).status == CAUGHT
+
+
+def test_a_mandatory_test_bad_on_the_passthrough_makes_defects_unjudgeable() -> None:
+    baseline = _baseline(**{CORE_TEST: "FAIL"})
+    verdict = judge(_defect(), _run({OPTIONAL: "FAIL"}), baseline, ["transfer"])
+    assert verdict.status == RUN_ERROR and not verdict.correct
+    assert "passthrough baseline (less 1 test(s) bad on it) is INCOMPLETE" in verdict.explanation
+
+
+def test_a_baseline_below_the_level_broken_cannot_judge_it() -> None:
+    baseline = _baseline(**{MULTI_TEST: "NOT_SUPPORTED"})  # the passthrough reaches Full only
+    assert judge(_defect(breaks=MULTI), _run({OPTIONAL: "FAIL"}), baseline, ["transfer"]).status == RUN_ERROR
+    assert judge(_defect(breaks=FULL), _run({FULL_TEST: "NOT_SUPPORTED"}), baseline, ["transfer"]).status == CAUGHT
+
+
+def test_error_outcomes_catch_but_say_the_suite_broke() -> None:
+    verdict = judge(_defect(), _run({OPTIONAL: "ERROR"}), BASELINE, ["transfer"])
+    assert verdict.status == CAUGHT and "suite itself broke" in verdict.explanation
+
+
+def test_a_catch_by_other_tests_than_the_catalogue_names_is_flagged() -> None:
+    verdict = judge(_defect(catchers=("transfer.other.*",)), _run({OPTIONAL: "CRASH"}), BASELINE, ["transfer"])
+    assert verdict.status == CAUGHT and verdict.expected_hits == []
+    assert "update the catalogue" in verdict.explanation
+
+
+@pytest.mark.parametrize("outcomes, status", [
+    ({OPTIONAL: "PASS"}, TOLERATED_STATUS),
+    ({OPTIONAL: "NOT_SUPPORTED"}, TOLERATED_STATUS),  # an optional feature may be missing
+    ({OPTIONAL: "FAIL"}, FALSE_ALARM),
+    ({FULL_TEST: "NOT_SUPPORTED"}, FALSE_ALARM),  # CONFORMANT, but at a lower level than the passthrough
+])
+def test_a_negative_control_must_keep_the_baseline_verdict_and_level(outcomes: dict[str, str], status: str) -> None:
+    verdict = judge(_defect(expect=TOLERATED), _run(outcomes), BASELINE, ["transfer"])
+    assert verdict.status == status
+    assert verdict.correct == (status == TOLERATED_STATUS)
+
+
+def test_run_without_results_is_a_run_error() -> None:
+    verdict = judge(_defect(), _run({}, error="no results"), BASELINE, ["transfer"])
+    assert verdict.status == RUN_ERROR and not verdict.correct
+
+
+def test_missing_layer_is_explained() -> None:
+    verdict = judge(_defect(), _run({"abi.x.test_y": "PASS"}), BASELINE, ["abi"])
+    assert verdict.status == MISSED
+    assert "transfer have no suites" in verdict.explanation
 
 
 def test_id_patterns_treat_brackets_literally() -> None:
@@ -23,60 +164,37 @@ def test_id_patterns_treat_brackets_literally() -> None:
     assert matches_any("a.b.test_c[1]", ["a.b.test_?[1]"])
 
 
-def test_new_failure_catches_the_defect() -> None:
-    baseline = {"transfer.dtypes.test_round_trip[f32]": "PASS", "transfer.dtypes.test_other": "PASS"}
-    verdict = judge(DEFECT, _run({"transfer.dtypes.test_round_trip[f32]": "FAIL", "transfer.dtypes.test_other": "PASS"}),
-                    baseline, ["transfer"])
-    assert verdict.status == CAUGHT and verdict.correct
-    assert verdict.catching_tests == verdict.expected_hits == ["transfer.dtypes.test_round_trip[f32]"]
-
-
-def test_failure_already_present_on_the_passthrough_does_not_count() -> None:
-    baseline = {"transfer.dtypes.test_round_trip[f32]": "FAIL"}
-    verdict = judge(DEFECT, _run({"transfer.dtypes.test_round_trip[f32]": "FAIL"}), baseline, ["transfer"])
-    assert verdict.status == MISSED and not verdict.correct
-    assert "ended FAIL" in verdict.explanation
-
-
-def test_error_outcome_is_not_a_catch() -> None:
-    verdict = judge(DEFECT, _run({"transfer.dtypes.test_round_trip[f32]": "ERROR"}),
-                    {"transfer.dtypes.test_round_trip[f32]": "PASS"}, ["transfer"])
-    assert verdict.status == MISSED
-
-
-def test_crash_timeout_and_xpass_catch() -> None:
-    for outcome in ("CRASH", "TIMEOUT", "XPASS"):
-        verdict = judge(DEFECT, _run({"transfer.dtypes.test_round_trip[f32]": outcome}),
-                        {"transfer.dtypes.test_round_trip[f32]": "PASS"}, ["transfer"])
-        assert verdict.status == CAUGHT, outcome
-
-
-def test_missing_layer_is_explained() -> None:
-    verdict = judge(DEFECT, _run({"abi.x.test_y": "PASS"}), {}, ["abi"])
-    assert verdict.status == MISSED
-    assert "transfer have no suites" in verdict.explanation
-
-
-def test_tolerated_defect_is_correct_only_without_alarms() -> None:
-    quiet = judge(CONTROL, _run({"execute.programs.test_p[exp]": "PASS"}), {"execute.programs.test_p[exp]": "PASS"}, ["execute"])
-    noisy = judge(CONTROL, _run({"execute.programs.test_p[exp]": "FAIL"}), {"execute.programs.test_p[exp]": "PASS"}, ["execute"])
-    assert quiet.status == TOLERATED and quiet.correct
-    assert noisy.status == FALSE_ALARM and not noisy.correct
-
-
-def test_run_without_results_is_a_run_error() -> None:
-    verdict = judge(DEFECT, _run({}, error="no results"), {}, ["transfer"])
-    assert verdict.status == RUN_ERROR and not verdict.correct
-
-
 def test_score_and_proxy_differences() -> None:
-    caught = judge(DEFECT, _run({"transfer.dtypes.test_round_trip[f32]": "FAIL"}), {}, ["transfer"])
-    missed = judge(DEFECT, _run({"transfer.dtypes.test_round_trip[f32]": "PASS"}), {}, ["transfer"])
+    caught = judge(_defect(), _run({OPTIONAL: "FAIL"}), BASELINE, ["transfer"])
+    missed = judge(_defect(), _run({OPTIONAL: "PASS"}), BASELINE, ["transfer"])
     assert mutation_score([caught, missed]) == 0.5
     assert proxy_differences({"a": "PASS", "b": "FAIL"}, {"a": "PASS", "b": "PASS", "c": "PASS"}) == {
         "b": ("FAIL", "PASS"), "c": ("absent", "PASS")}
 
 
-def test_catalogue_negative_control_exists() -> None:
-    assert DEFECTS_BY_NAME["transcendental_2ulp"].expect == "tolerated"
+def test_catalogue_negative_controls_and_levels() -> None:
+    assert DEFECTS_BY_NAME["transcendental_2ulp"].expect == TOLERATED
     assert DEFECTS_BY_NAME["transcendental_64ulp"].expect == "caught"
+    assert DEFECTS_BY_NAME["multi_device_execute_unimplemented"].breaks == MULTI
+    assert DEFECTS_BY_NAME["serialize_unimplemented"].breaks == FULL
+    assert all(defect.breaks in LEVEL_NAMES for defect in DEFECTS)
+
+
+def test_table_prints_status_verdict_and_level_per_defect() -> None:
+    from pjrt_cts.selftest import SelftestOptions, SelftestReport
+    from pjrt_cts.selftest.table import render_table
+
+    hatch = Defect("hatch_demo", "transfer", "demo", (OPTIONAL,), ("transfer",), breaks=FULL, escape_hatch=True)
+    verdicts = [judge(_defect(), _run({OPTIONAL: "FAIL"}), BASELINE, ["transfer"]),
+                judge(hatch, _run({OPTIONAL: "NOT_SUPPORTED"}), BASELINE, ["transfer"])]
+    passthrough = _run({test_id: "PASS" for test_id in BASELINE.records})
+    report = SelftestReport(verdicts, passthrough, BASELINE, None, {}, 1.0,
+                            SelftestOptions(target=Path("x.so"), out_dir=Path(".")), ["transfer"])
+    lines = render_table(report).splitlines()
+    caught = next(line for line in lines if line.startswith("demo "))
+    missed = next(line for line in lines if line.startswith("hatch_demo "))
+    assert "CAUGHT" in caught and "NON_CONFORMANT" in caught and OPTIONAL in caught
+    assert "MISSED !" in missed and "CONFORMANT · Multi-device" in missed and "Full" in missed
+    assert any(line.startswith("mutation score: 1/2 = 50.0%") for line in lines)
+    assert "escape hatches caught: 0/1 (not caught: hatch_demo)" in render_table(report)
+    assert "passthrough proxy: green" in render_table(report)
