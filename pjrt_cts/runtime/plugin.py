@@ -13,6 +13,7 @@ from pjrt_cts.abi.api import PJRT_Api_Head
 from pjrt_cts.abi.callbacks import GetPjrtApiFunction, SlotFunction, VoidSlotFunction
 from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
+from pjrt_cts.runtime import calltimes
 from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, Unsupported
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
@@ -123,7 +124,10 @@ class Plugin:
             if not pointer:
                 raise Unsupported("PJRT_" + name, self.version_string, self._why_missing(name))
             kind = VoidSlotFunction if name in VOID_FUNCTIONS else SlotFunction
-            fn = self._functions[name] = kind(pointer)
+            fn = kind(pointer)
+            if calltimes.enabled():  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
+                fn = calltimes.timed(name, fn)
+            self._functions[name] = fn
         return fn
 
     def _why_missing(self, name: str) -> str:

@@ -289,3 +289,20 @@ def test_copy_raw_to_host_that_writes_nothing_fails(monkeypatch, plugin_0115: Pl
         with pytest.raises(UnwrittenHostBytes) as info:
             buffer.copy_raw_to_host(8, 16)
     assert info.value.function == "PJRT_Buffer_CopyRawToHost" and info.value.unwritten == 16
+
+
+def test_call_times_are_accounted_only_when_asked(plugin_0115: Plugin, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PJRT_CTS_CALL_TIMES (benchmarks/bench_run_overhead.py) wraps slot functions in a timer; unset, nothing is."""
+    from pjrt_cts.runtime import calltimes
+
+    plugin = Plugin(plugin_0115.path, plugin_0115._library, plugin_0115.api_address)  # fresh function cache
+    monkeypatch.delenv(calltimes.ENV, raising=False)
+    assert isinstance(plugin.function("Plugin_Attributes"), SlotFunction)
+    monkeypatch.setenv(calltimes.ENV, "/nonexistent-not-written-by-this-test")
+    before = calltimes.snapshot()["functions"].get("Error_Message", {"calls": 0})["calls"]
+    timed = Plugin(plugin_0115.path, plugin_0115._library, plugin_0115.api_address)
+    assert not isinstance(timed.function("Error_Message"), SlotFunction)
+    with pytest.raises(PjrtError):
+        timed.create_client({"pjrt_cts_no_such_option": 1})  # its error message is read through Error_Message
+    entry = calltimes.snapshot()["functions"]["Error_Message"]
+    assert entry["calls"] == before + 1 and entry["seconds"] >= 0
