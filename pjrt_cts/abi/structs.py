@@ -481,6 +481,7 @@ class _MemoryLayoutUnion(Union):
 
 
 class PJRT_Buffer_MemoryLayout(PjrtStruct):
+    _anonymous_ = ("layout",)  # the header's union is anonymous: `tiled` and `strides` are members of the struct
     _fields_ = HEADER + [
         ("layout", _MemoryLayoutUnion),  # @16
         ("type", c_int),  # @72
@@ -891,6 +892,7 @@ class PJRT_Executable_NumPartitions_Args(PjrtStruct):
 
 
 class PJRT_LogicalDeviceIds(RawStruct):
+    _since_ = 96  # with PJRT_LoadedExecutable_AddressableDeviceLogicalIds (absent from the 0.81 header)
     _fields_ = [
         ("replica", c_int),  # @0
         ("partition", c_int),  # @4
