@@ -1,4 +1,4 @@
-"""`pjrt-cts info [PATH]`: a plugin's API version, slots, extensions, attributes, platform and devices.
+"""`pjrt-cts info [PATH] [--plugin PROFILE]`: a plugin's API version, slots, extensions, attributes, platform and devices.
 
 The plugin is loaded in a child process (pjrt_cts.runner.probe). Exit codes: 0 described; 2 usage error
 (no such file, not a PJRT plugin); 4 the plugin crashed (signal, abort, exit) or hung while being described:
@@ -18,6 +18,7 @@ from tabulate import tabulate
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME
 
 from pjrt_cts.cli.main import UsageError
+from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 
 EXIT_PLUGIN_DIED = 4
 DEFAULT_TIMEOUT = 120.0
@@ -25,7 +26,7 @@ DEFAULT_TIMEOUT = 120.0
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("info", help="describe a PJRT plugin (default: the bundled CPU plugin)")
-    parser.add_argument("path", nargs="?", help="plugin shared library (default: bundled XLA CPU plugin)")
+    add_plugin_arguments(parser)
     parser.add_argument("--create-option", action="append", default=[], metavar="K=V", help="client create option")
     parser.add_argument("--create-options-json", default=None, help="client create options as a JSON object")
     parser.add_argument("--json", action="store_true", help="print the identity card as JSON")
@@ -35,10 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _create_options(args: argparse.Namespace) -> dict[str, Any]:
+def _create_options(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
+    """The profile's options, then --create-options-json, then each --create-option."""
     from pjrt_cts.runtime.named_values import parse_option_assignments
 
-    options: dict[str, Any] = {}
     if args.create_options_json:
         try:
             options.update(json.loads(args.create_options_json))
@@ -53,15 +54,11 @@ def _create_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pjrt_cts.runner.probe import DESCRIBE_STEPS, file_sha256, probe_plugin
-    from pjrt_cts.runtime import default_plugin_path
 
-    options = _create_options(args)
-    if args.path:
-        path = args.path
-    else:
-        path = str(default_plugin_path())
-        options.setdefault("cpu_device_count", 4)
-    result = probe_plugin(path, options, steps=DESCRIBE_STEPS, step_timeout=args.timeout)
+    plugin = resolve_plugin(args.path, args.plugin)
+    options = _create_options(args, dict(plugin.create_options))
+    path = str(plugin.path)
+    result = probe_plugin(path, options, steps=DESCRIBE_STEPS, step_timeout=args.timeout, env=plugin.environment())
     if result.load_error:
         raise UsageError(result.load_error)
     identity = result.identity_card()

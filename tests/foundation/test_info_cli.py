@@ -127,3 +127,18 @@ def test_info_of_a_plugin_hanging_in_initialize_times_out(hostile: tuple[ModuleT
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "PJRT_Plugin_Initialize: no answer within 2s (killed): hostile plugin: hang" in lines[0]
     assert "0.115" in result.stdout  # GetPjrtApi answered before the hang
+
+
+def test_info_takes_a_profile_like_run() -> None:
+    """One CLI grammar: `--plugin PROFILE` names the library and its create options, as for `run`."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "pjrt_cts.cli.main", "info", "--plugin", "cpu-legacy", "--json",
+                             "--no-sha256"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    identity = json.loads(result.stdout)
+    assert identity["api_version"] == "0.81" and len(identity["devices"]) == 4  # the profile's cpu_device_count
+    unknown = subprocess.run([sys.executable, "-m", "pjrt_cts.cli.main", "info", "--plugin", "no-such-profile"],
+                             capture_output=True, text=True, check=False)
+    assert unknown.returncode == 2 and "no-such-profile" in unknown.stderr and len(unknown.stderr.splitlines()) == 1

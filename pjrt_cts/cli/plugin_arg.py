@@ -1,0 +1,65 @@
+"""The plugin a command works on: `PATH` or `--plugin PROFILE` (or both: PATH with the profile's options).
+
+One resolution for every command that takes a plugin: a profile gives the library, its create options and
+the environment its runtime needs (plugins/<name>/profile.toml); no PATH and no profile means the bundled
+XLA CPU plugin with the `cpu` profile. Every failure is a UsageError (one line, exit 2).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pjrt_cts.cli.main import UsageError
+
+DEFAULT_PROFILE = "cpu"
+
+
+@dataclass
+class ResolvedPlugin:
+    path: Path
+    profile: Any | None  # pjrt_cts.profiles.Profile
+    create_options: dict[str, Any] = field(default_factory=dict)
+
+    def environment(self) -> dict[str, str]:
+        """os.environ plus what the profile's runtime needs (library dirs, shims, no-device codes)."""
+        if self.profile is None:
+            return dict(os.environ)
+        try:
+            return {**os.environ, **{str(k): str(v) for k, v in self.profile.worker_environment().items()}}
+        except (OSError, ValueError) as exc:  # missing runtime libraries, malformed profile
+            raise UsageError(f"profile {self.profile.name!r}: {exc}") from exc
+
+
+def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", nargs="?", metavar="PATH",
+                        help="plugin shared library (default: the profile's, else the bundled XLA CPU plugin)")
+    parser.add_argument("--plugin", metavar="PROFILE", help="plugin profile: library, create options, environment")
+
+
+def resolve_plugin(path: str | None, profile_name: str | None) -> ResolvedPlugin:
+    from pjrt_cts.profiles import get_profile
+
+    profile = None
+    if profile_name:
+        try:
+            profile = get_profile(profile_name)
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0]) if exc.args else f"unknown plugin profile {profile_name!r}") from None
+    elif not path:
+        profile = get_profile(DEFAULT_PROFILE)
+    if path:
+        library = Path(path).expanduser().resolve()
+        if not library.exists():
+            raise UsageError(f"{path}: no such file")
+        if not library.is_file():
+            raise UsageError(f"{path}: not a file")
+    else:
+        try:
+            library = Path(profile.resolve_library()).resolve()
+        except FileNotFoundError as exc:
+            raise UsageError(f"profile {profile.name!r}: {exc}") from None
+    options = dict(getattr(profile, "create_options", None) or {})
+    return ResolvedPlugin(library, profile, options)
