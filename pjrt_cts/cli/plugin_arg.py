@@ -39,6 +39,22 @@ def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plugin", metavar="PROFILE", help="plugin profile: library, create options, environment")
 
 
+def check_plugin_file(library: Path, given: str) -> None:
+    """A PJRT plugin is an ELF shared library exporting GetPjrtApi; say which part fails, without loading it."""
+    from pjrt_cts.native.elf import NotElfError, defined_dynamic_symbols
+
+    if not library.exists():
+        raise UsageError(f"{given}: no such file")
+    if not library.is_file():
+        raise UsageError(f"{given}: not a file")
+    try:
+        exported = defined_dynamic_symbols(library)
+    except (NotElfError, OSError, ValueError) as exc:
+        raise UsageError(f"{given}: cannot be loaded as a shared library: not an ELF64 shared object ({exc})") from None
+    if "GetPjrtApi" not in exported:
+        raise UsageError(f"{given}: does not export GetPjrtApi: not a PJRT plugin")
+
+
 def resolve_plugin(path: str | None, profile_name: str | None) -> ResolvedPlugin:
     from pjrt_cts.profiles import get_profile
 
@@ -52,10 +68,7 @@ def resolve_plugin(path: str | None, profile_name: str | None) -> ResolvedPlugin
         profile = get_profile(DEFAULT_PROFILE)
     if path:
         library = Path(path).expanduser().resolve()
-        if not library.exists():
-            raise UsageError(f"{path}: no such file")
-        if not library.is_file():
-            raise UsageError(f"{path}: not a file")
+        check_plugin_file(library, path)
     else:
         try:
             library = Path(profile.resolve_library()).resolve()

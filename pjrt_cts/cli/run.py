@@ -115,9 +115,10 @@ def _optional_profile(name: str) -> Any:
 
 def _plugin_path(path: str | None, profile: Any, profile_name: str | None) -> Path:
     if path:
+        from pjrt_cts.cli.plugin_arg import check_plugin_file
+
         resolved = Path(path).expanduser().resolve()
-        if not resolved.is_file():
-            raise UsageError(f"plugin not found: {path}")
+        check_plugin_file(resolved, path)  # a file that is not a PJRT plugin is one line and exit 2, not a run
         return resolved
     if profile is not None:
         try:
@@ -184,7 +185,8 @@ def _layers(requested: str | None, suites_dir: Path) -> list[str]:
         if not present:
             raise UsageError(f"no test suites found in {suites_dir}")
         return present
-    names = [name.strip() for name in requested.split(",") if name.strip()]
+    # `framework-jax` and `framework_jax` name the same layer (directories use `_`).
+    names = [name.strip().replace("-", "_") for name in requested.split(",") if name.strip()]
     unknown = [name for name in names if name not in LAYERS and name not in present]
     if unknown:
         raise UsageError(f"unknown layer(s) {', '.join(unknown)}; known layers: {', '.join(LAYERS)}")

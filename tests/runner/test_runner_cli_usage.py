@@ -32,7 +32,16 @@ def test_usage_errors_exit_2(fake_plugin: Path, tmp_path: Path, capsys: pytest.C
 
 def test_missing_plugin_path_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(tmp_path / "missing.so"), "--out", str(tmp_path)]) == 2
-    assert "plugin not found" in capsys.readouterr().err
+    assert "missing.so: no such file" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_plugin_is_a_usage_error_before_any_test_runs(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    not_elf = tmp_path / "hostname"
+    not_elf.write_text("a text file\n")
+    assert main(["run", str(not_elf), "--out", str(tmp_path / "out")]) == 2
+    assert "cannot be loaded as a shared library" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "results.jsonl").exists()
 
 
 def test_missing_suites_dir_is_a_usage_error(fake_plugin: Path, tmp_path: Path,
@@ -97,3 +106,11 @@ def test_worker_dying_after_its_last_test_is_reported_not_blamed_on_a_test(fake_
     assert {t["outcome"] for t in tests.values()} == {"PASS"} and len(tests) == 4
     assert "killed by SIGABRT outside any test" in proc.stdout
     assert proc.returncode == 3  # nothing bad; a fixture suite meets no level contract
+
+
+def test_layer_names_take_dashes_or_underscores() -> None:
+    from pjrt_cts.cli.run import _layers
+    from pjrt_cts.resources import suites_dir
+
+    assert _layers("framework-jax,multidevice", suites_dir()) == ["framework_jax", "multidevice"]
+    assert _layers("framework_jax", suites_dir()) == ["framework_jax"]
