@@ -81,35 +81,16 @@ def handle(args: argparse.Namespace) -> int:
 
 def _plugin(args: argparse.Namespace) -> tuple[Path, dict[str, Any], list[Path]]:
     """(library, create options, libraries to preload in this process: the profile's runtime libraries)."""
+    from pjrt_cts.cli.plugin_arg import resolve_plugin
     from pjrt_cts.cli.run import _parse_create_options
 
-    profile = None
-    if args.plugin or not args.path:
-        try:
-            from pjrt_cts.profiles import get_profile
-
-            profile = get_profile(args.plugin or "cpu")
-        except Exception as exc:
-            if args.plugin:
-                raise UsageError(f"profile {args.plugin!r}: {exc}") from exc
-    options: dict[str, Any] = dict(getattr(profile, "create_options", None) or {})
+    plugin = resolve_plugin(args.path, args.plugin)
+    options = dict(plugin.create_options)
     options.update(_parse_create_options(args.create_options))
     preload: list[Path] = []
-    if profile is not None and hasattr(profile, "preload_libraries"):
+    if plugin.profile is not None:
         try:
-            preload = list(profile.preload_libraries())
-        except Exception:  # a profile that cannot resolve its runtime: load without preloads
+            preload = list(plugin.profile.preload_libraries())
+        except (OSError, ValueError):  # a profile that cannot resolve its runtime: load without preloads
             preload = []
-    if args.path:
-        library = Path(args.path).expanduser().resolve()
-        if not library.is_file():
-            raise UsageError(f"plugin not found: {args.path}")
-        return library, options, preload
-    if profile is not None:
-        try:
-            return Path(profile.resolve_library()).resolve(), options, preload
-        except FileNotFoundError as exc:
-            raise UsageError(str(exc)) from exc
-    from pjrt_cts.runtime import default_plugin_path
-
-    return Path(default_plugin_path()).resolve(), options, preload
+    return plugin.path, options, preload

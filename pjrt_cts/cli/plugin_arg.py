@@ -14,8 +14,6 @@ from typing import Any
 
 from pjrt_cts.cli.main import UsageError
 
-DEFAULT_PROFILE = "cpu"
-
 
 @dataclass
 class ResolvedPlugin:
@@ -56,7 +54,7 @@ def check_plugin_file(library: Path, given: str) -> None:
 
 
 def resolve_plugin(path: str | None, profile_name: str | None) -> ResolvedPlugin:
-    from pjrt_cts.profiles import get_profile
+    from pjrt_cts.profiles import DEFAULT_PROFILE, get_profile
 
     profile = None
     if profile_name:

@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.cli.main import UsageError
+from pjrt_cts.cli.plugin_arg import resolve_plugin
 from pjrt_cts.model import LAYERS
-
-DEFAULT_PROFILE = "cpu"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,11 +57,9 @@ def _positive_float(text: str) -> float:
 def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.runner.session import RunOptions, run
 
-    profile = _profile(args.plugin)
-    plugin_path = _plugin_path(args.path, profile, args.plugin)
-    if profile is None and not args.plugin and not args.path:
-        profile = _optional_profile(DEFAULT_PROFILE)
-    create_options = dict(getattr(profile, "create_options", None) or {})
+    plugin = resolve_plugin(args.path, args.plugin)  # PATH, --plugin PROFILE, or the bundled plugin + `cpu`
+    profile, plugin_path = plugin.profile, plugin.path
+    create_options = dict(plugin.create_options)
     create_options.update(_parse_create_options(args.create_options))
     suites_dir = _suites_dir(args.suites_dir)
     options = RunOptions(
@@ -89,51 +86,6 @@ def handle(args: argparse.Namespace) -> int:
 
 def _invoked_as_run() -> bool:
     return len(sys.argv) > 1 and sys.argv[1] == "run"
-
-
-def _profile(name: str | None) -> Any:
-    if not name:
-        return None
-    try:
-        from pjrt_cts.profiles import get_profile
-    except ImportError as exc:
-        raise UsageError(f"plugin profiles are not available ({exc})") from exc
-    try:
-        return get_profile(name)
-    except KeyError as exc:
-        raise UsageError(f"unknown plugin profile {name!r}") from exc
-
-
-def _optional_profile(name: str) -> Any:
-    try:
-        from pjrt_cts.profiles import get_profile
-
-        return get_profile(name)
-    except Exception:  # profiles not written yet, or no such profile: run without one
-        return None
-
-
-def _plugin_path(path: str | None, profile: Any, profile_name: str | None) -> Path:
-    if path:
-        from pjrt_cts.cli.plugin_arg import check_plugin_file
-
-        resolved = Path(path).expanduser().resolve()
-        check_plugin_file(resolved, path)  # a file that is not a PJRT plugin is one line and exit 2, not a run
-        return resolved
-    if profile is not None:
-        try:
-            return Path(profile.resolve_library()).resolve()
-        except FileNotFoundError as exc:
-            raise UsageError(f"profile {profile_name!r}: {exc}") from exc
-    from pjrt_cts.runner.identity import default_plugin_path
-
-    try:
-        resolved = default_plugin_path()
-    except FileNotFoundError as exc:
-        raise UsageError(str(exc)) from exc
-    if not resolved.is_file():
-        raise UsageError(f"the default CPU plugin is missing: {resolved}")
-    return resolved
 
 
 def _worker_environment(profile: Any) -> dict[str, str]:

@@ -86,24 +86,9 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _target(path: str | None, profile: str | None) -> tuple[Path, str | None]:
-    if path:
-        resolved = Path(path).expanduser().resolve()
-        if not resolved.is_file():
-            raise UsageError(f"plugin not found: {path}")
-        return resolved, profile
-    if profile:
-        try:
-            from pjrt_cts.profiles import get_profile
+    from pjrt_cts.cli.plugin_arg import resolve_plugin
 
-            return Path(get_profile(profile).resolve_library()).resolve(), profile
-        except Exception as exc:
-            raise UsageError(f"profile {profile!r}: {exc}") from exc
-    from pjrt_cts.runtime import default_plugin_path
-
-    try:
-        resolved = Path(default_plugin_path()).resolve()
-    except FileNotFoundError as exc:
-        raise UsageError(str(exc)) from exc
-    return resolved, "cpu"
+    plugin = resolve_plugin(path, profile)
+    return plugin.path, (plugin.profile.name if plugin.profile is not None else None)
 
 

@@ -58,10 +58,13 @@ def test_bad_expectations_file_is_a_usage_error(fake_plugin: Path, tmp_path: Pat
     assert "MAYBE" in capsys.readouterr().err
 
 
-def test_no_path_means_the_bundled_cpu_plugin() -> None:
-    path = run_command._plugin_path(None, None, None)
-    assert path.name == "pjrt_c_api_cpu_plugin.so" and path.is_file()
-    assert "lammps_jax_pjrt_cpu" in str(path)
+def test_no_path_means_the_bundled_cpu_plugin_with_the_cpu_profile() -> None:
+    from pjrt_cts.cli.plugin_arg import resolve_plugin
+
+    plugin = resolve_plugin(None, None)
+    assert plugin.path.name == "pjrt_c_api_cpu_plugin.so" and plugin.path.is_file()
+    assert "lammps_jax_pjrt_cpu" in str(plugin.path)
+    assert plugin.profile is not None and plugin.profile.name == "cpu" and plugin.create_options == {"cpu_device_count": 4}
 
 
 def test_layers_follow_the_canonical_order() -> None:
