@@ -30,11 +30,15 @@ VALUES = {
 }
 
 
+# _filled: a reader of the raw device pointer must wait for the buffer's ready event first; the host-to-device
+# copy that fills it may still be in flight (seen on CUDA: zeros read right after BufferFromHostBuffer).
+
+
 @pytest.fixture
 def exported(client, device):  # type: ignore[no-untyped-def]
     """(buffer, pointer, values): an f32 buffer with one external reference, released afterwards if still live."""
     values = VALUES["f32"]
-    buffer = client.buffer_from_numpy(values, device)
+    buffer = client.buffer_from_numpy(values, device).block_until_ready()  # see _filled
     buffer.increase_external_reference_count()
     pointer = buffer.opaque_device_memory_pointer
     yield buffer, pointer, values
@@ -45,7 +49,7 @@ def exported(client, device):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("dtype", sorted(VALUES))
 def test_exported_pointer_reads_buffer_bytes(client, device, helpers, dtype) -> None:
     values = VALUES[dtype]
-    buffer = client.buffer_from_numpy(values, device)
+    buffer = client.buffer_from_numpy(values, device).block_until_ready()  # see _filled
     buffer.increase_external_reference_count()
     try:
         pointer = buffer.opaque_device_memory_pointer
@@ -118,7 +122,7 @@ def test_buffer_delete_while_referenced_keeps_memory(client, device, helpers, ex
 @pytest.mark.isolated
 def test_buffer_destroy_while_referenced_keeps_memory(client, device, helpers) -> None:
     values = np.arange(1024, dtype=np.float32)
-    buffer = client.buffer_from_numpy(values, device)
+    buffer = client.buffer_from_numpy(values, device).block_until_ready()  # see _filled
     buffer.increase_external_reference_count()
     pointer = buffer.opaque_device_memory_pointer
     on_host, dims, dtype = buffer.is_on_cpu, buffer.dims, buffer.dtype
