@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "selftest": "selftest",
     "bench": "bench",
     "contract": "contract",
+    "merge": "merge",
 }
 
 

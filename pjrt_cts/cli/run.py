@@ -11,6 +11,7 @@ from typing import Any
 from pjrt_cts.cli.main import UsageError
 from pjrt_cts.cli.plugin_arg import resolve_plugin
 from pjrt_cts.model import LAYERS
+from pjrt_cts.runner.shard import ShardSpec
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="client create option (value parsed as JSON when possible; repeatable)")
     parser.add_argument("--resume", action="store_true",
                         help="finish an interrupted run in --out without rerunning recorded tests")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="run only shard K of N (a deterministic split; `pjrt-cts merge` combines the shards)")
+    parser.add_argument("--shard-durations", metavar="RESULTS_JSON",
+                        help="balance the shards by the test durations recorded in an earlier results.json")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
     parser.add_argument("--suites-dir", metavar="DIR", help=argparse.SUPPRESS)
     parser.set_defaults(func=handle)
@@ -62,6 +67,7 @@ def handle(args: argparse.Namespace) -> int:
     create_options = dict(plugin.create_options)
     create_options.update(_parse_create_options(args.create_options))
     suites_dir = _suites_dir(args.suites_dir)
+    shard = _shard(args.shard, args.shard_durations)
     options = RunOptions(
         plugin_path=plugin_path,
         suites_dir=suites_dir,
@@ -80,6 +86,8 @@ def handle(args: argparse.Namespace) -> int:
         command=["pjrt-cts", "run", *sys.argv[2:]] if _invoked_as_run() else ["pjrt-cts", *sys.argv[1:]],
         suites_dir_given=args.suites_dir is not None,
         show_progress=not args.no_progress,
+        shard=shard,
+        shard_durations=_shard_durations(args.shard_durations),
     )
     return run(options)
 
@@ -149,6 +157,33 @@ def _layers(requested: str | None, suites_dir: Path) -> list[str]:
     if not chosen:
         raise UsageError(f"none of the requested layers has suites in {suites_dir}")
     return list(dict.fromkeys(chosen))
+
+
+def _shard(text: str | None, durations_file: str | None) -> ShardSpec | None:
+    if text is None:
+        if durations_file:
+            raise UsageError("--shard-durations needs --shard K/N")
+        return None
+    try:
+        return ShardSpec.parse(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _shard_durations(path: str | None) -> dict[str, float]:
+    """test id -> seconds from an earlier run's results.json (the shards' balance)."""
+    if not path:
+        return {}
+    from pjrt_cts.report.results import ResultsError, load_results
+    from pjrt_cts.runner.shard import durations_from_results
+
+    try:
+        durations = durations_from_results(load_results(Path(path).expanduser()))
+    except ResultsError as exc:
+        raise UsageError(f"--shard-durations: {exc}") from exc
+    if not durations:
+        raise UsageError(f"--shard-durations: {path} records no test durations")
+    return durations
 
 
 def _keyword(expression: str | None) -> str | None:

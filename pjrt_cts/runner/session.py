@@ -28,6 +28,7 @@ from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, layer_for, make_record
 from pjrt_cts.runner.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
+from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.verdict import RunVerdict, judge_results
 
@@ -56,6 +57,8 @@ class RunOptions:
     command: list[str] = field(default_factory=list)
     suites_dir_given: bool = False
     show_progress: bool = True
+    shard: ShardSpec | None = None  # `--shard K/N`: run only shard K's tests (pjrt_cts.runner.shard)
+    shard_durations: dict[str, float] = field(default_factory=dict)  # balance shards by these (test id -> s)
 
 
 def now_iso() -> str:
@@ -180,6 +183,8 @@ class Run:
             timeout=self.options.timeout, child_args=child_args, select_ids=list(self.options.ids),
             done_nodeids=[r["nodeid"] for r in done], expectation_skips=skips, pythonpath=identity.package_root(),
             suite_paths=[str(self.options.suites_dir / layer) for layer in self.options.layers],
+            shard=[self.options.shard.index, self.options.shard.count] if self.options.shard else None,
+            shard_durations=dict(self.options.shard_durations) if self.options.shard else {},
         )
 
     def _pytest_args(self, spec_path: Path) -> list[str]:
@@ -254,16 +259,21 @@ class Run:
         compatibility: dict[str, Any] = {}
         for record in records:
             compatibility.update(record.get("compatibility") or {})
-        seen_ids = controller.collected_ids | {r["id"] for r in records}
+        collection = self._collection_payload()
+        # Other shards' tests were collected too: a pattern that matches only them is not unknown.
+        seen_ids = controller.collected_ids | {r["id"] for r in records} | set(collection.get("outside_shard", []))
         unknown = options.expectations.unknown_patterns(seen_ids, options.layers) if seen_ids else []
         expectations_summary = options.expectations.describe(unknown, records)
-        complete = not interrupted and bool(records) and not controller.pending_nodeids
+        ran_something = bool(records) or (options.shard is not None and bool(seen_ids))  # a shard may be empty
+        complete = not interrupted and ran_something and not controller.pending_nodeids
         results = build_results(
             tool_version=__version__, started_at=meta["started_at"], finished_at=now_iso(),
             wall_seconds=meta["wall_seconds"], command=meta["command"], profile=options.profile, plugin=plugin,
             environment=identity.environment(), expectations=expectations_summary,
             compatibility=compatibility, tests=records, complete=complete,
         )
+        if options.shard is not None:
+            results["shard"] = self._shard_record(collection)
         write_json_atomic(results, self.out / "results.json")
         write_junit(results["tests"], self.out / "junit.xml")
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
@@ -283,7 +293,10 @@ class Run:
             self._say(line)
         if controller.stop_reason:
             self._say(f"error: run stopped: {controller.stop_reason}")
-        if not records:
+        if options.shard is not None:
+            self._say(f"shard {options.shard}: {len(records)} of {results['shard']['tests_in_split']} tests "
+                      f"(split by {results['shard']['strategy']}); combine the shards with `pjrt-cts merge`")
+        if not records and not ran_something:
             self._say("error: no tests were collected or run" + self._first_log_tail())
         self._say(f"results: {self.out / 'results.json'}  junit: {self.out / 'junit.xml'}{report_note}")
         for entry in expectations_summary["entries"]:
@@ -296,6 +309,27 @@ class Run:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
             return EXIT_INTERRUPTED
         return judged.exit_code
+
+    def _collection_payload(self) -> dict[str, Any]:
+        """What a worker wrote about its collection (worker_plugin.pytest_collection_finish); every worker of a
+        run collects the same tests, so any one will do."""
+        for path in sorted(self.log_dir.glob("*.collection.json")):
+            try:
+                payload = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if isinstance(payload, dict):
+                return payload
+        return {}
+
+    def _shard_record(self, collection: dict[str, Any]) -> dict[str, Any]:
+        """results.json `shard`: which part of which split this run is (`pjrt-cts merge` checks the set)."""
+        shard = self.options.shard
+        assert shard is not None
+        split = collection.get("shard") or {}
+        return {"index": shard.index, "count": shard.count,
+                "strategy": DURATIONS_STRATEGY if self.options.shard_durations else HASH_STRATEGY,
+                "tests_in_split": split.get("tests_in_split"), "plan_digest": split.get("plan_digest")}
 
     def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float) -> None:
         if judged.waivers:

@@ -21,7 +21,7 @@ import pytest
 
 from pjrt_cts import model
 from pjrt_cts.model import test_id_from_nodeid
-from pjrt_cts.runner import crashlog
+from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.expectations import id_matches
 from pjrt_cts.runner.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
@@ -179,6 +179,8 @@ class WorkerPlugin:
         self.log_path = Path(spec.log_dir) / f"{self.worker_id}.log" if spec else None
         self.deselected: dict[str, tuple[str, list[str]]] = {}
         self.done: list[str] = []
+        self.shard_split: dict[str, Any] | None = None
+        self.outside_shard: list[str] = []
         if role == "worker":
             self._redirect_output()
 
@@ -218,6 +220,8 @@ class WorkerPlugin:
                                       items: list[pytest.Item]) -> None:
         if self.role != "worker" or self.spec is None:
             return
+        if self.spec.shard:
+            items[:] = self._keep_own_shard(items)
         done = set(self.spec.done_nodeids)
         keep: list[pytest.Item] = []
         deselected: list[pytest.Item] = []
@@ -234,6 +238,22 @@ class WorkerPlugin:
         items[:] = keep
         if deselected:
             config.hook.pytest_deselected(items=deselected)
+
+    def _keep_own_shard(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """`--shard K/N`: the tests of other shards are left out without a record (not SKIP), so a shard's
+        results hold only its own tests and shards merge by plain union. The plan covers every collected test,
+        -k-deselected ones too (pytest deselected them before this hook), so that each -k SKIP is recorded by
+        exactly one shard and every shard process computes the same plan."""
+        assert self.spec is not None and self.spec.shard
+        index, count = self.spec.shard
+        nodeids = [item.nodeid for item in items] + list(self.deselected)
+        ids = {nodeid: test_id_from_nodeid(nodeid) for nodeid in nodeids}
+        assignment = shard.plan(ids.values(), count, self.spec.shard_durations)
+        self.shard_split = {"plan_digest": shard.plan_digest(assignment), "tests_in_split": len(assignment)}
+        self.outside_shard = sorted(test_id for test_id, owner in assignment.items() if owner != index)
+        for nodeid in [n for n in self.deselected if assignment[ids[n]] != index]:
+            del self.deselected[nodeid]
+        return [item for item in items if assignment[ids[item.nodeid]] == index]
 
     def _deselection_reason(self, test_id: str) -> str | None:
         assert self.spec is not None
@@ -270,6 +290,8 @@ class WorkerPlugin:
             "items": [item.nodeid for item in session.items],
             "deselected": [[nodeid, reason, tags] for nodeid, (reason, tags) in self.deselected.items()],
             "done": self.done,
+            "shard": self.shard_split,  # the plan's fingerprint, recorded in results.json for `merge`
+            "outside_shard": self.outside_shard,  # collected but another shard's: no record here
         }
         path = Path(self.spec.log_dir) / f"{self.worker_id}.collection.json"
         tmp = path.with_name(path.name + ".tmp")

@@ -1,0 +1,200 @@
+"""`pjrt-cts merge`: recombine the results.json files of `pjrt-cts run --shard K/N` into one run.
+
+A shard records only its own tests, so the merge is a union of test records. What every shard records for
+the whole run (the preflight's finding, a module that failed to collect) appears in each of them and is kept
+once. The summary and verdict are recomputed by the same function a run uses (runner.results.summarize via
+build_results), so `report`, `gate` and `badge` read the merged file like any other results.json.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pjrt_cts.model import Outcome
+from pjrt_cts.runner.preflight import PREFLIGHT_AREA
+from pjrt_cts.runner.results import build_results
+
+_MAX_LISTED = 5  # duplicates named in one error message
+
+
+class MergeError(ValueError):
+    """The inputs are not the shards of one split (the message says which input differs and how)."""
+
+
+@dataclass(frozen=True)
+class ShardResults:
+    name: str  # how the user named the file, for messages
+    results: dict[str, Any]
+
+    @property
+    def shard(self) -> dict[str, Any]:
+        return self.results.get("shard") or {}
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (shard {self.shard.get('index')}/{self.shard.get('count')})"
+
+
+def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> dict[str, Any]:
+    """One results.json from the shards' (raises MergeError when they do not belong together)."""
+    if not inputs:
+        raise MergeError("nothing to merge: name the shards' results.json files")
+    _check_same_run(inputs)
+    shards = sorted(inputs, key=lambda part: part.shard["index"])
+    missing = _check_shard_set(shards, allow_partial)
+    tests = _union_of_tests(shards)
+    first = shards[0].results
+    complete = not missing and all((part.results.get("summary") or {}).get("complete") is True for part in shards)
+    merged = build_results(
+        tool_version=first["tool"]["version"],
+        started_at=min((part.results["started_at"] for part in shards), key=_timestamp),
+        finished_at=max((part.results["finished_at"] for part in shards), key=_timestamp),
+        wall_seconds=max(float(part.results.get("wall_seconds") or 0.0) for part in shards),
+        command=first.get("command") or [],
+        profile=first.get("profile"),
+        plugin=_plugin_identity(shards),
+        environment=first.get("environment") or {},
+        expectations=_expectations(shards, tests),
+        compatibility=_compatibility(shards),
+        tests=tests,
+        complete=complete,
+    )
+    merged["merged_from"] = [
+        {"file": part.name, "shard": {"index": part.shard["index"], "count": part.shard["count"]},
+         "started_at": part.results.get("started_at"), "finished_at": part.results.get("finished_at"),
+         "wall_seconds": part.results.get("wall_seconds"), "tests": len(part.results.get("tests", []))}
+        for part in shards
+    ]
+    if missing:
+        merged["missing_shards"] = missing
+    return merged
+
+
+# -- checks -------------------------------------------------------------------------------------
+
+
+def _check_same_run(inputs: list[ShardResults]) -> None:
+    """Same plugin binary, profile and pjrt-cts version, and every input a shard of one split."""
+    facts = {
+        "plugin sha256": lambda r: (r.get("plugin") or {}).get("sha256"),
+        "profile": lambda r: r.get("profile"),
+        "pjrt-cts version": lambda r: (r.get("tool") or {}).get("version"),
+    }
+    for what, read in facts.items():
+        values = {part.name: read(part.results) for part in inputs}
+        if len(set(values.values())) > 1:
+            listed = ", ".join(f"{name}: {value}" for name, value in values.items())
+            raise MergeError(f"the inputs differ in {what} ({listed}); merge only the shards of one run")
+    for part in inputs:
+        shard = part.shard
+        if not isinstance(shard.get("index"), int) or not isinstance(shard.get("count"), int):
+            raise MergeError(f"{part.name} is not a shard (its results.json has no `shard`: "
+                             f"it was not run with --shard K/N)")
+    counts = {part.name: part.shard["count"] for part in inputs}
+    if len(set(counts.values())) > 1:
+        listed = ", ".join(f"{name}: of {count}" for name, count in counts.items())
+        raise MergeError(f"the inputs are shards of different splits ({listed})")
+    digests = {part.name: part.shard.get("plan_digest") for part in inputs if part.shard.get("plan_digest")}
+    if len(set(digests.values())) > 1:
+        listed = ", ".join(f"{name}: {digest}" for name, digest in digests.items())
+        raise MergeError(f"the shards split different test sets (plan digests {listed}): run every shard with the "
+                         f"same layers, -k/--id selection, suites and --shard-durations file")
+
+
+def _check_shard_set(shards: list[ShardResults], allow_partial: bool) -> list[int]:
+    """Each of 1..N exactly once; returns the missing indexes (an error unless allow_partial)."""
+    count = shards[0].shard["count"]
+    seen: dict[int, str] = {}
+    for part in shards:
+        index = part.shard["index"]
+        if index in seen:
+            raise MergeError(f"shard {index}/{count} given twice: {seen[index]} and {part.name}")
+        seen[index] = part.name
+    missing = [index for index in range(1, count + 1) if index not in seen]
+    if missing and not allow_partial:
+        names = ", ".join(f"{index}/{count}" for index in missing)
+        raise MergeError(f"shard(s) {names} missing; pass --allow-partial to merge without them "
+                         f"(the verdict is then INCOMPLETE)")
+    return missing
+
+
+def _union_of_tests(shards: list[ShardResults]) -> list[dict[str, Any]]:
+    tests: list[dict[str, Any]] = []
+    owner: dict[str, str] = {}
+    duplicates: list[str] = []
+    for part in shards:
+        for test in part.results.get("tests", []):
+            test_id = str(test.get("id"))
+            if test_id in owner:
+                if not is_run_level(test):
+                    duplicates.append(f"{test_id} (in {owner[test_id]} and {part.label})")
+                continue  # one copy of what every shard records for the whole run
+            owner[test_id] = part.label
+            tests.append(test)
+    if duplicates:
+        more = f" and {len(duplicates) - _MAX_LISTED} more" if len(duplicates) > _MAX_LISTED else ""
+        raise MergeError(f"{len(duplicates)} test(s) recorded by more than one shard: "
+                         f"{'; '.join(duplicates[:_MAX_LISTED])}{more}")
+    return tests
+
+
+def is_run_level(test: dict[str, Any]) -> bool:
+    """A record every shard writes for the whole run: a preflight finding (`<layer>.preflight.*`) or the ERROR
+    of a module that failed to collect (its node id names the module, no test)."""
+    parts = str(test.get("id", "")).split(".")
+    return (len(parts) > 2 and parts[1] == PREFLIGHT_AREA) or "::" not in str(test.get("nodeid", "::"))
+
+
+# -- merged fields ------------------------------------------------------------------------------
+
+
+def _timestamp(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _plugin_identity(shards: list[ShardResults]) -> dict[str, Any]:
+    """The first shard's identity card, unless another shard's preflight saw the plugin die (keep that one)."""
+    cards = [part.results.get("plugin") or {} for part in shards]
+    return next((card for card in cards if card.get("failure")), cards[0])
+
+
+def _compatibility(shards: list[ShardResults]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for part in shards:
+        merged.update(part.results.get("compatibility") or {})
+    return merged
+
+
+def _expectations(shards: list[ShardResults], tests: list[dict[str, Any]]) -> dict[str, Any]:
+    """The file's entries with their usage counted over the merged records (a run-level record kept once is
+    counted once); a pattern is unknown only when no shard's collection had a test it matches (each shard
+    checks against every collected test, its own and the others')."""
+    sections = [part.results.get("expectations") or {} for part in shards]
+    unknown = [pattern for pattern in sections[0].get("unknown_patterns", [])
+               if all(pattern in section.get("unknown_patterns", []) for section in sections)]
+    # Counted as runner.expectations.entry_usage counts them; recounted, not summed, because a run-level
+    # record matched in every shard is kept once.
+    entries = [dict(entry, waived=0, passed=0, other_failure=0, matched=0) for entry in sections[0].get("entries", [])]
+    by_pattern = {entry["pattern"]: entry for entry in entries}
+    for test in tests:
+        expected = test.get("expected") or {}
+        entry = by_pattern.get(expected.get("pattern", ""))
+        if entry is None:
+            continue
+        entry["matched"] += 1
+        if test.get("outcome") == Outcome.XFAIL.value:
+            entry["waived"] += 1
+        elif test.get("outcome") == Outcome.XPASS.value:
+            entry["passed"] += 1
+        elif expected.get("mismatch"):
+            entry["other_failure"] += 1
+    return {**sections[0], "unknown_patterns": unknown, "entries": entries}
+
+
+def read_shards(paths: list[Path]) -> list[ShardResults]:
+    """Load each results.json (pjrt_cts.report.results: ResultsError for an unreadable one)."""
+    from pjrt_cts.report.results import load_results
+
+    return [ShardResults(str(path), load_results(path)) for path in paths]
