@@ -21,14 +21,18 @@ class ResolvedPlugin:
     profile: Any | None  # pjrt_cts.profiles.Profile
     create_options: dict[str, Any] = field(default_factory=dict)
 
-    def environment(self) -> dict[str, str]:
-        """os.environ plus what the profile's runtime needs (library dirs, shims, no-device codes)."""
+    def worker_environment(self) -> dict[str, str]:
+        """What the profile's runtime needs on top of os.environ (library dirs, shims, no-device codes)."""
         if self.profile is None:
-            return dict(os.environ)
+            return {}
         try:
-            return {**os.environ, **{str(k): str(v) for k, v in self.profile.worker_environment().items()}}
+            return {str(k): str(v) for k, v in self.profile.worker_environment().items()}
         except (OSError, ValueError) as exc:  # missing runtime libraries, malformed profile
             raise UsageError(f"profile {self.profile.name!r}: {exc}") from exc
+
+    def environment(self) -> dict[str, str]:
+        """os.environ plus worker_environment(): for a child that loads the plugin."""
+        return {**os.environ, **self.worker_environment()}
 
 
 def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:

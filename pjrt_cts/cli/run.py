@@ -76,7 +76,7 @@ def handle(args: argparse.Namespace) -> int:
         profile=getattr(profile, "name", None),
         create_options=create_options,
         user_create_options=list(args.create_options),
-        worker_env=_worker_environment(profile),
+        worker_env=plugin.worker_environment(),
         keyword=_keyword(args.keyword),
         ids=list(args.ids),
         workers=args.workers,
@@ -94,15 +94,6 @@ def handle(args: argparse.Namespace) -> int:
 
 def _invoked_as_run() -> bool:
     return len(sys.argv) > 1 and sys.argv[1] == "run"
-
-
-def _worker_environment(profile: Any) -> dict[str, str]:
-    if profile is None:
-        return {}
-    try:
-        return {str(k): str(v) for k, v in profile.worker_environment().items()}
-    except (OSError, ValueError) as exc:  # missing runtime libraries, malformed profile
-        raise UsageError(f"profile {profile.name!r}: {exc}") from exc
 
 
 def _parse_create_options(items: list[str]) -> dict[str, Any]:

@@ -67,6 +67,7 @@ class Controller:
         self.incidents: list[str] = []
         self._total_set = False
         self.first_collection: set[str] = set()
+        self.collection: dict[str, Any] = {}  # the first worker's <worker>.collection.json payload
         self._done_before = len(done_nodeids)
         self.config: pytest.Config | None = None
         self.blocks = blocks
@@ -98,8 +99,11 @@ class Controller:
             payload = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             payload = {"items": list(ids), "deselected": [], "done": []}
+        self.collection = payload  # the session reads the shard split from it (results.json "shard")
         for nodeid in list(ids) + payload.get("done", []):
             self.collected_ids.add(test_id_from_nodeid(nodeid))
+        # `--shard`: other shards' tests were collected too (an expectation matching only them is not unknown).
+        self.collected_ids.update(payload.get("outside_shard", []))
         self.pending_nodeids |= {nodeid for nodeid in ids if nodeid not in self.recorded}
         skips = []
         for nodeid, reason, tags in payload.get("deselected", []):

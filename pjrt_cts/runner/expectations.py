@@ -113,9 +113,15 @@ class Expectations:
 def entry_usage(expectations: Expectations, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per entry: how many tests it waived (XFAIL), how many of its matches passed (XPASS: over-matching or
     stale) and how many failed otherwise than it says (outcome or cause differ: not waived)."""
-    usage = {entry.pattern: {"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause,
-                             "reason": entry.reason, "waived": 0, "passed": 0, "other_failure": 0, "matched": 0}
-             for entry in expectations.entries}
+    rows = [{"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause, "reason": entry.reason}
+            for entry in expectations.entries]
+    return count_usage(rows, records)
+
+
+def count_usage(entries: Iterable[dict[str, Any]], records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`entries` (results.json expectation rows, keyed by `pattern`) with waived / passed / other_failure /
+    matched counted afresh over `records` (also used by `pjrt-cts merge`, which recounts over merged records)."""
+    usage = {entry["pattern"]: dict(entry, waived=0, passed=0, other_failure=0, matched=0) for entry in entries}
     for record in records:
         expected = record.get("expected") or {}
         row = usage.get(expected.get("pattern", ""))

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.runner.expectations import count_usage
 from pjrt_cts.runner.preflight import PREFLIGHT_AREA
 from pjrt_cts.runner.results import build_results
 
@@ -174,22 +174,8 @@ def _expectations(shards: list[ShardResults], tests: list[dict[str, Any]]) -> di
     sections = [part.results.get("expectations") or {} for part in shards]
     unknown = [pattern for pattern in sections[0].get("unknown_patterns", [])
                if all(pattern in section.get("unknown_patterns", []) for section in sections)]
-    # Counted as runner.expectations.entry_usage counts them; recounted, not summed, because a run-level
-    # record matched in every shard is kept once.
-    entries = [dict(entry, waived=0, passed=0, other_failure=0, matched=0) for entry in sections[0].get("entries", [])]
-    by_pattern = {entry["pattern"]: entry for entry in entries}
-    for test in tests:
-        expected = test.get("expected") or {}
-        entry = by_pattern.get(expected.get("pattern", ""))
-        if entry is None:
-            continue
-        entry["matched"] += 1
-        if test.get("outcome") == Outcome.XFAIL.value:
-            entry["waived"] += 1
-        elif test.get("outcome") == Outcome.XPASS.value:
-            entry["passed"] += 1
-        elif expected.get("mismatch"):
-            entry["other_failure"] += 1
+    # Recounted over the merged records, not summed: a run-level record matched in every shard is kept once.
+    entries = count_usage(sections[0].get("entries", []), tests)
     return {**sections[0], "unknown_patterns": unknown, "entries": entries}
 
 

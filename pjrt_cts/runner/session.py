@@ -259,9 +259,7 @@ class Run:
         compatibility: dict[str, Any] = {}
         for record in records:
             compatibility.update(record.get("compatibility") or {})
-        collection = self._collection_payload()
-        # Other shards' tests were collected too: a pattern that matches only them is not unknown.
-        seen_ids = controller.collected_ids | {r["id"] for r in records} | set(collection.get("outside_shard", []))
+        seen_ids = controller.collected_ids | {r["id"] for r in records}  # other shards' tests included
         unknown = options.expectations.unknown_patterns(seen_ids, options.layers) if seen_ids else []
         expectations_summary = options.expectations.describe(unknown, records)
         ran_something = bool(records) or (options.shard is not None and bool(seen_ids))  # a shard may be empty
@@ -273,7 +271,7 @@ class Run:
             compatibility=compatibility, tests=records, complete=complete,
         )
         if options.shard is not None:
-            results["shard"] = self._shard_record(collection)
+            results["shard"] = self._shard_record(controller.collection)
         write_json_atomic(results, self.out / "results.json")
         write_junit(results["tests"], self.out / "junit.xml")
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
@@ -309,18 +307,6 @@ class Run:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
             return EXIT_INTERRUPTED
         return judged.exit_code
-
-    def _collection_payload(self) -> dict[str, Any]:
-        """What a worker wrote about its collection (worker_plugin.pytest_collection_finish); every worker of a
-        run collects the same tests, so any one will do."""
-        for path in sorted(self.log_dir.glob("*.collection.json")):
-            try:
-                payload = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                continue
-            if isinstance(payload, dict):
-                return payload
-        return {}
 
     def _shard_record(self, collection: dict[str, Any]) -> dict[str, Any]:
         """results.json `shard`: which part of which split this run is (`pjrt-cts merge` checks the set)."""
