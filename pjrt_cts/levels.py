@@ -31,11 +31,15 @@ _MEETS_CONTRACT = frozenset({Outcome.PASS, Outcome.WARNING})
 @dataclass(frozen=True)
 class GoldenSelection:
     """Golden cases by family and element type: single-device cases whose id names one of `dtypes` as a
-    dotted component (`dot.matmul.f32`, `compare.lt.f32.r1`) and whose family is in `families`."""
+    dotted component (`dot.matmul.f32`, `compare.lt.f32.r1`) and whose family is in `families`.
+
+    `tests` are parametrized by case id; `program_tests` by the id of the program a case is compiled as (its
+    group's, or its own): a selected case makes its program's test mandatory where that test is collected."""
 
     families: tuple[str, ...]
     dtypes: tuple[str, ...]
-    tests: tuple[str, ...]  # test functions parametrized by golden case id, e.g. "execute.golden_cases.test_case_matches_reference"
+    tests: tuple[str, ...] = ()  # e.g. "execute.golden_cases.test_case_matches_reference"
+    program_tests: tuple[str, ...] = ()  # e.g. "compile.golden_programs.test_golden_program_compiles"
 
     def select(self, cases: Iterable[dict[str, Any]]) -> list[str]:
         chosen = []
@@ -44,7 +48,9 @@ class GoldenSelection:
             single_device = int(case.get("num_replicas", 1)) * int(case.get("num_partitions", 1)) == 1
             if case["family"] in self.families and single_device and any(d in parts[1:] for d in self.dtypes):
                 chosen.extend(f"{test}[{case['id']}]" for test in self.tests)
-        return chosen
+                program = case.get("program") or case["id"]
+                chosen.extend(f"{test}[{program}]" for test in self.program_tests)
+        return list(dict.fromkeys(chosen))
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ CORE_OP_FAMILIES = (
 )
 _GOLDEN_EXECUTE = "execute.golden_cases.test_case_matches_reference"
 _GOLDEN_TEXT = "compile.golden_programs.test_golden_program_compiles_from_text"
-_GOLDEN_BYTECODE = "compile.golden_programs.test_golden_program_compiles_from_bytecode"
+_GOLDEN_BYTECODE = "compile.golden_programs.test_golden_program_compiles"
 # Element types every plugin moves: no 64-bit or complex types (TPUs lack them), no sub-byte floats.
 COMMON_TRANSFER_TYPES = ("pred", "s8", "s16", "s32", "u8", "u16", "u32", "f16", "bf16", "f32")
 
@@ -115,9 +121,10 @@ CORE = Level(
                       for test in ("round_trip_is_bit_exact", "scalar_round_trip_is_bit_exact", "buffer_reports_element_type"))
                 + ("transfer.shapes.test_round_trip_by_rank[*]", "transfer.shapes.test_zero_size_round_trip[*]",
                    "transfer.buffer_lifetime.test_delete_marks_buffer_deleted")),
-        Feature("compile StableHLO text", "the hand-written programs and every core golden program compile from text",
+        Feature("compile StableHLO text", "the hand-written programs and the sampled core golden programs (one per "
+                "family) compile from text",
                 ("compile.stablehlo_text.test_program_compiles_from_text[*]",),
-                GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_GOLDEN_TEXT,))),
+                GoldenSelection(CORE_OP_FAMILIES, ("f32",), program_tests=(_GOLDEN_TEXT,))),
         Feature("execute the core op set", "every golden case of the core op set in f32 matches its reference; "
                 "the hand-written programs match numpy",
                 ("execute.programs.test_program_matches_numpy[*]",),
@@ -131,7 +138,7 @@ FULL = Level(
     layers=CORE.layers + ("executable", "events", "donation", "dlpack", "versioning"),
     features=(
         Feature("portable artifacts", "every core golden program compiles from versioned StableHLO bytecode",
-                golden=GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_GOLDEN_BYTECODE,))),
+                golden=GoldenSelection(CORE_OP_FAMILIES, ("f32",), program_tests=(_GOLDEN_BYTECODE,))),
         Feature("executable introspection", "name, outputs, memory stats and optimized program of compiled programs",
                 ("executable.metadata.test_num_outputs_matches_the_program[*]",
                  "executable.metadata.test_output_dimensions_match_the_program[*]",

@@ -3,7 +3,7 @@
 - NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR) anywhere in the run.
 - INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was interrupted, nothing
   PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing — e.g. no device,
-  a partial selection, a mandatory feature the plugin lacks).
+  a partial selection, a mandatory feature the plugin lacks), or the run was a `--quick` sample.
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
 
@@ -81,6 +81,8 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
         reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].get('id')}")
         verdict = NON_CONFORMANT
     else:
+        if results.get("quick"):
+            reasons.append(f"a --quick run ({(results['quick'] or {}).get('note', 'a sample')})")
         if interrupted:
             reasons.append("the run was interrupted before every selected test had a result")
         if not passed:

@@ -17,6 +17,8 @@ _SUITES_DIR = Path(__file__).resolve().parent
 # Layers whose golden-driven parametrizations may be legitimately empty (no case of a kind) once the
 # corpus was read; an unreadable corpus gives an ERROR placeholder per golden test function instead.
 _GOLDEN_DRIVEN_LAYERS = ("compile", "execute", "executable", "multidevice")
+# Tests that compile or run a golden program as a framework would: kept next to each other per program.
+_PROGRAM_TESTS = (_SUITES_DIR / "compile" / "test_golden_programs.py", _SUITES_DIR / "execute" / "test_golden_cases.py")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -31,6 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for layer in _GOLDEN_DRIVEN_LAYERS:
         corpus.drop_empty_parametrizations(items, _SUITES_DIR / layer)
+    corpus.keep_programs_together(items, _PROGRAM_TESTS)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

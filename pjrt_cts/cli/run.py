@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run only shard K of N (a deterministic split; `pjrt-cts merge` combines the shards)")
     parser.add_argument("--shard-durations", metavar="RESULTS_JSON",
                         help="balance the shards by the test durations recorded in an earlier results.json")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: a stratified sample (<= 10%% of the tests) of the mandatory contract; "
+                             "never a conformance verdict (INCOMPLETE at best)")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
     parser.add_argument("--suites-dir", metavar="DIR", help=argparse.SUPPRESS)
     parser.set_defaults(func=handle)
@@ -88,6 +91,7 @@ def handle(args: argparse.Namespace) -> int:
         show_progress=not args.no_progress,
         shard=shard,
         shard_durations=_shard_durations(args.shard_durations),
+        quick=args.quick,
     )
     return run(options)
 

@@ -157,7 +157,7 @@ def _golden_seed(case: object) -> SeedProgram:
     bytecode: dict[str, tuple[str, bytes]] = {}
     for label, version in case.bytecode_versions.items():  # type: ignore[attr-defined]
         if version and f"mlirbc.{label}" in case.files:  # type: ignore[attr-defined]
-            bytecode[label] = (version, case.path(f"mlirbc.{label}").read_bytes())  # type: ignore[attr-defined]
+            bytecode[label] = (version, case.read_bytes(f"mlirbc.{label}"))  # type: ignore[attr-defined]
     return SeedProgram(
         name=case.id, text=case.program_text(), make_inputs=lambda: list(case.inputs()),  # type: ignore[attr-defined]
         reference=lambda _inputs: list(case.expected()), source=f"golden:{case.id}",  # type: ignore[attr-defined]

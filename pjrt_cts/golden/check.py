@@ -1,14 +1,14 @@
-"""`pjrt-cts golden check`: the corpus files match the manifest (hashes, data layout, references)."""
+"""`pjrt-cts golden check`: the corpus files match the manifest (hashes, data layout, references, programs)."""
 from __future__ import annotations
 
 import hashlib
+import zipfile
 from pathlib import Path
 
 from pjrt_cts.golden import dtypes, synth
-from pjrt_cts.golden.corpus import BYTECODE_VERSIONS, CorpusError, Manifest, load_manifest
-from pjrt_cts.golden.npzio import load_npz
-
-DATA_SUFFIXES = (".mlir", ".mlirbc", ".npz")
+from pjrt_cts.golden.archive import archive_members, read_member, split_path
+from pjrt_cts.golden.corpus import BYTECODE_VERSIONS, CorpusError, GoldenCase, Manifest, load_manifest
+from pjrt_cts.golden.npzio import load_npz_bytes
 
 
 def check_corpus(root: Path | str | None = None, *, verify_data: bool = True) -> tuple[Manifest | None, list[str]]:
@@ -19,25 +19,33 @@ def check_corpus(root: Path | str | None = None, *, verify_data: bool = True) ->
         return None, [str(exc)]
     problems: list[str] = []
     seen: set[str] = set()
-    referenced: set[Path] = set()
+    referenced: set[tuple[str, str]] = set()
+
+    def check_files(owner: str, files: dict[str, dict]) -> None:
+        for entry in files.values():
+            try:
+                referenced.add(split_path(entry["path"]))
+                data = read_member(manifest.root, entry["path"])
+            except (KeyError, OSError, ValueError, zipfile.BadZipFile) as exc:
+                problems.append(f"{owner}: missing {entry['path']} ({type(exc).__name__})")
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != entry["sha256"]:
+                problems.append(f"{owner}: {entry['path']} sha256 {digest[:12]}... != manifest {entry['sha256'][:12]}...")
+
+    def check_bytecode(owner: str, files: dict, skipped: dict) -> None:
+        if "mlir" not in files or "mlirbc.current" not in files:
+            problems.append(f"{owner}: needs the program text and the current-version bytecode")
+        for label in BYTECODE_VERSIONS:
+            if (f"mlirbc.{label}" in files) == (label in skipped):
+                problems.append(f"{owner}: bytecode {label} must be either present or listed as skipped")
+
     for case in manifest.cases:
         if case.id in seen:
             problems.append(f"{case.id}: duplicate case id")
         seen.add(case.id)
-        if "mlir" not in case.files or "mlirbc.current" not in case.files:
-            problems.append(f"{case.id}: needs the program text and the current-version bytecode")
-        for label in BYTECODE_VERSIONS:
-            if (f"mlirbc.{label}" in case.files) == (label in case.bytecode_skipped):
-                problems.append(f"{case.id}: bytecode {label} must be either present or listed as skipped")
-        for kind, entry in case.files.items():
-            path = manifest.root / entry["path"]
-            referenced.add(path.resolve())
-            if not path.is_file():
-                problems.append(f"{case.id}: missing {entry['path']}")
-                continue
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            if digest != entry["sha256"]:
-                problems.append(f"{case.id}: {entry['path']} sha256 {digest[:12]}... != manifest {entry['sha256'][:12]}...")
+        check_bytecode(case.id, case.files, case.bytecode_skipped)
+        check_files(case.id, case.files)
         for spec in case.input_specs + case.output_specs:
             if spec["dtype"] not in dtypes.DTYPES:
                 problems.append(f"{case.id}: unknown dtype {spec['dtype']}")
@@ -46,17 +54,34 @@ def check_corpus(root: Path | str | None = None, *, verify_data: bool = True) ->
                 problems.append(f"{case.id}: unknown numpy reference {case.large.get('reference')!r}")
         elif "data" not in case.files:
             problems.append(f"{case.id}: no data file and not a synthesized case")
-        elif verify_data and (manifest.root / case.files["data"]["path"]).is_file():
+        elif verify_data:
             problems.extend(_check_data(case))
-    for path in sorted(manifest.root.rglob("*")):
-        if path.is_file() and path.suffix in DATA_SUFFIXES and path.resolve() not in referenced:
-            problems.append(f"unreferenced file {path.relative_to(manifest.root)}")
+    for program in manifest.programs:
+        if not program.grouped:
+            continue
+        if program.id in seen:
+            problems.append(f"program {program.id}: has a case's id")
+        seen.add(program.id)
+        check_bytecode(f"program {program.id}", program.files, program.bytecode_skipped)
+        check_files(f"program {program.id}", program.files)
+        for case in program.cases:
+            if case.program_id != program.id:
+                problems.append(f"program {program.id}: lists {case.id}, which names program {case.program_id!r}")
+            if case.is_multi_device or case.large is not None or case.donation or case.layouts:
+                problems.append(f"program {program.id}: {case.id} is multi-device, large, donating or fixes layouts")
+    for archive, members in archive_members(manifest.root).items():
+        for member in members:
+            if (archive, member) not in referenced:
+                problems.append(f"unreferenced file {archive}:{member}")
     return manifest, problems
 
 
-def _check_data(case) -> list[str]:
+def _check_data(case: GoldenCase) -> list[str]:
     problems = []
-    arrays = load_npz(case.path("data"))
+    try:
+        arrays = load_npz_bytes(case.read_bytes("data"))
+    except (KeyError, OSError, ValueError, zipfile.BadZipFile) as exc:
+        return [f"{case.id}: data unreadable: {type(exc).__name__}: {exc}"]
     expected_keys = {f"in.{d}.{i}" for d in range(case.num_devices) for i in range(len(case.input_specs))}
     expected_keys |= {f"out.{d}.{i}" for d in range(case.num_devices) for i in range(len(case.output_specs))}
     if set(arrays) != expected_keys:

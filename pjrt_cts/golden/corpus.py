@@ -11,11 +11,12 @@ from typing import Any
 import numpy as np
 
 from pjrt_cts.golden import dtypes, synth
-from pjrt_cts.golden.npzio import load_npz
+from pjrt_cts.golden.archive import read_member
+from pjrt_cts.golden.npzio import load_npz_bytes
 from pjrt_cts.golden.tolerance import Tolerance
 
 MANIFEST_NAME = "manifest.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: files in per-family archives; grouped programs
 BYTECODE_VERSIONS = ("current", "intermediate", "minimum")
 
 
@@ -25,16 +26,46 @@ def default_corpus_dir() -> Path:
     return golden_dir()
 
 
-def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class CorpusError(Exception):
     """The corpus on disk does not match its manifest."""
 
 
+class _ProgramFiles:
+    """The program files of a case or a grouped program: text and versioned portable artifacts."""
+
+    id: str
+    root: Path
+    files: dict[str, dict]
+    bytecode_versions: dict[str, str | None]
+    bytecode_skipped: dict[str, str]
+
+    def read_bytes(self, kind: str) -> bytes:
+        """The bytes of file `kind` ("mlir", "mlirbc.current", ..., "data")."""
+        return read_member(self.root, self.files[kind]["path"])
+
+    def program_text(self) -> str:
+        return self.read_bytes("mlir").decode("utf-8")
+
+    def portable_bytecode(self, version: str = "current") -> bytes:
+        """Versioned StableHLO portable artifact at `version` ("current"|"intermediate"|"minimum")."""
+        if version not in BYTECODE_VERSIONS:
+            raise ValueError(f"version must be one of {BYTECODE_VERSIONS}, not {version!r}")
+        kind = f"mlirbc.{version}"
+        if kind not in self.files:
+            reason = self.bytecode_skipped.get(version, "not generated")
+            raise LookupError(f"{self.id}: no portable artifact at the {version} version: {reason}")
+        return self.read_bytes(kind)
+
+    def stablehlo_version(self, version: str = "current") -> str | None:
+        return self.bytecode_versions.get(version)
+
+
 @dataclasses.dataclass(frozen=True)
-class GoldenCase:
+class GoldenCase(_ProgramFiles):
     id: str
     family: str
     ops: tuple[str, ...]
@@ -50,10 +81,12 @@ class GoldenCase:
     numpy_reference: str | None
     bytecode_versions: dict[str, str | None]  # version label -> StableHLO version or None (not serializable)
     bytecode_skipped: dict[str, str]  # version label -> reason
-    files: dict[str, dict]  # kind -> {"path": relative path, "sha256": hex}
+    files: dict[str, dict]  # kind -> {"path": logical path family/member (see archive.py), "sha256": hex}
     large: dict | None  # {"seed": int, "reference": name} for run-time synthesized cases
     layouts: dict | None  # {"inputs": [minor_to_major | None], "outputs": [...]} when the program fixes layouts
     root: Path
+    program_id: str | None = None  # the grouped program this case is one part of (None: its own program)
+    attributes: dict = dataclasses.field(compare=False, default_factory=dict)  # the main op's attribute settings
     raw: dict = dataclasses.field(repr=False, compare=False, default_factory=dict)
 
     @classmethod
@@ -66,7 +99,8 @@ class GoldenCase:
             use_spmd_partitioning=bool(entry["use_spmd_partitioning"]), donation=entry.get("donation"),
             numpy_reference=entry.get("numpy_reference"), bytecode_versions=dict(entry["bytecode_versions"]),
             bytecode_skipped=dict(entry.get("bytecode_skipped", {})), files=dict(entry["files"]),
-            large=entry.get("large"), layouts=entry.get("layouts"), root=root, raw=entry,
+            large=entry.get("large"), layouts=entry.get("layouts"), root=root, program_id=entry.get("program"),
+            attributes=dict(entry.get("attributes") or {}), raw=entry,
         )
 
     @property
@@ -78,11 +112,6 @@ class GoldenCase:
         return [tuple(spec["shape"]) for spec in self.output_specs]
 
     @property
-    def paths(self) -> dict[str, Path]:
-        """File kind ("mlir", "mlirbc.current", ..., "data") -> absolute path."""
-        return {kind: self.root / entry["path"] for kind, entry in self.files.items()}
-
-    @property
     def num_devices(self) -> int:
         return self.num_replicas * self.num_partitions
 
@@ -90,24 +119,6 @@ class GoldenCase:
     def is_multi_device(self) -> bool:
         return self.num_devices > 1
 
-    def path(self, kind: str) -> Path:
-        return self.root / self.files[kind]["path"]
-
-    def program_text(self) -> str:
-        return self.path("mlir").read_text(encoding="utf-8")
-
-    def portable_bytecode(self, version: str = "current") -> bytes:
-        """Versioned StableHLO portable artifact at `version` ("current"|"intermediate"|"minimum")."""
-        if version not in BYTECODE_VERSIONS:
-            raise ValueError(f"version must be one of {BYTECODE_VERSIONS}, not {version!r}")
-        kind = f"mlirbc.{version}"
-        if kind not in self.files:
-            reason = self.bytecode_skipped.get(version, "not generated")
-            raise LookupError(f"{self.id}: no portable artifact at the {version} version: {reason}")
-        return self.path(kind).read_bytes()
-
-    def stablehlo_version(self, version: str = "current") -> str | None:
-        return self.bytecode_versions.get(version)
 
     # --- data -------------------------------------------------------------------------------------
 
@@ -135,9 +146,9 @@ class GoldenCase:
         return dict(self.raw)
 
 
-@functools.lru_cache(maxsize=8)
-def _load_rows_cached(case_id: str, data_path: str, specs_json: str) -> tuple:
-    arrays = load_npz(Path(data_path))
+@functools.lru_cache(maxsize=64)
+def _load_rows_cached(root: str, data_path: str, specs_json: str) -> tuple:
+    arrays = load_npz_bytes(read_member(Path(root), data_path))
     specs = json.loads(specs_json)
     return _read_only(_split_rows(arrays, specs["inputs"], specs["outputs"], specs["devices"]))
 
@@ -171,8 +182,74 @@ def _load_rows(case: GoldenCase) -> tuple[list[list[np.ndarray]], list[list[np.n
                                                   json.dumps(list(case.input_specs)))
     else:
         specs = json.dumps({"inputs": case.input_specs, "outputs": case.output_specs, "devices": case.num_devices})
-        inputs, outputs = _load_rows_cached(case.id, str(case.path("data")), specs)
+        inputs, outputs = _load_rows_cached(str(case.root), case.files["data"]["path"], specs)
     return [list(row) for row in inputs], [list(row) for row in outputs]
+
+
+@dataclasses.dataclass(frozen=True)
+class GoldenProgram(_ProgramFiles):
+    """What a plugin compiles: one case's own program, or a group's program whose arguments and results are
+    its cases' arguments and results, in the cases' order (one compile for a whole attribute family)."""
+
+    id: str
+    family: str
+    cases: tuple[GoldenCase, ...]
+    ops: tuple[str, ...]
+    files: dict[str, dict]  # "mlir", "mlirbc.<version>" -> {"path", "sha256"}
+    bytecode_versions: dict[str, str | None]
+    bytecode_skipped: dict[str, str]
+    root: Path
+    grouped: bool
+
+    @classmethod
+    def of_case(cls, case: GoldenCase) -> "GoldenProgram":
+        return cls(id=case.id, family=case.family, cases=(case,), ops=case.ops,
+                   files={kind: entry for kind, entry in case.files.items() if kind != "data"},
+                   bytecode_versions=case.bytecode_versions, bytecode_skipped=case.bytecode_skipped,
+                   root=case.root, grouped=False)
+
+    @classmethod
+    def from_json(cls, entry: dict[str, Any], cases: tuple[GoldenCase, ...], root: Path) -> "GoldenProgram":
+        return cls(id=entry["id"], family=entry["family"], cases=cases, ops=tuple(entry["ops"]),
+                   files=dict(entry["files"]), bytecode_versions=dict(entry["bytecode_versions"]),
+                   bytecode_skipped=dict(entry.get("bytecode_skipped", {})), root=root, grouped=True)
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        return tuple(sorted({name for case in self.cases for name in case.dtypes}))
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(sorted({feature for case in self.cases for feature in case.features}))
+
+    @property
+    def input_specs(self) -> tuple[dict, ...]:
+        return tuple(spec for case in self.cases for spec in case.input_specs)
+
+    @property
+    def output_specs(self) -> tuple[dict, ...]:
+        return tuple(spec for case in self.cases for spec in case.output_specs)
+
+    @property
+    def layouts(self) -> dict | None:
+        return None if self.grouped else self.cases[0].layouts
+
+    @property
+    def is_multi_device(self) -> bool:
+        return any(case.is_multi_device for case in self.cases)
+
+    def inputs(self) -> list[np.ndarray]:
+        """The program's arguments: every case's inputs, in order (single-device programs)."""
+        return [array for case in self.cases for array in case.inputs()]
+
+    def output_range(self, case: GoldenCase) -> range:
+        """The program results that are `case`'s outputs."""
+        start = 0
+        for member in self.cases:
+            if member.id == case.id:
+                return range(start, start + len(member.output_specs))
+            start += len(member.output_specs)
+        raise KeyError(f"{case.id} is not part of program {self.id}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,6 +259,14 @@ class Manifest:
     stablehlo_versions: dict[str, str]
     generator: dict[str, Any]
     cases: tuple[GoldenCase, ...]
+    programs: tuple[GoldenProgram, ...] = ()  # every case's program: its group's, or its own
+
+    def program_of(self, case: GoldenCase) -> GoldenProgram:
+        return self._program_index[case.id]
+
+    @functools.cached_property
+    def _program_index(self) -> dict[str, GoldenProgram]:
+        return {case.id: program for program in self.programs for case in program.cases}
 
     def by_id(self) -> dict[str, GoldenCase]:
         return {case.id: case for case in self.cases}
@@ -209,5 +294,16 @@ def load_manifest(root: Path | str | None = None) -> Manifest:
     if data.get("format_version") != FORMAT_VERSION:
         raise CorpusError(f"{path}: format_version {data.get('format_version')!r}, this reader needs {FORMAT_VERSION}")
     cases = tuple(GoldenCase.from_json(entry, root) for entry in data["cases"])
+    by_id = {case.id: case for case in cases}
+    grouped = {entry["id"]: GoldenProgram.from_json(entry, tuple(by_id[i] for i in entry["cases"]), root)
+               for entry in data.get("programs", [])}
+    programs: list[GoldenProgram] = []
+    for case in cases:
+        if case.program_id is None:
+            programs.append(GoldenProgram.of_case(case))
+        elif case.program_id in grouped and grouped[case.program_id].cases[0].id == case.id:
+            programs.append(grouped[case.program_id])
+        elif case.program_id not in grouped:
+            raise CorpusError(f"{path}: case {case.id} names program {case.program_id!r}, which is not in the manifest")
     return Manifest(root=root, format_version=data["format_version"], stablehlo_versions=data["stablehlo_versions"],
-                    generator=data.get("generator", {}), cases=cases)
+                    generator=data.get("generator", {}), cases=cases, programs=tuple(programs))

@@ -25,5 +25,9 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 
 def load_npz(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as archive:
+    return load_npz_bytes(Path(path).read_bytes())
+
+
+def load_npz_bytes(data: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
         return {name: archive[name] for name in archive.files}

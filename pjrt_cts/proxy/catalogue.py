@@ -255,9 +255,9 @@ DEFECTS: tuple[Defect, ...] = (
          f"PJRT_Client_Compile answers UNIMPLEMENTED for every MLIR program using stablehlo.{op} "
          f"(text: the op name; bytecode: its name in the dialect section)",
          [f"execute.golden_cases.test_case_matches_reference[{family}.*.f32]",
-          f"compile.golden_programs.test_golden_program_compiles_from_text[{family}.*.f32]"],
+          f"compile.golden_programs.test_golden_program_compiles[{family}.*f32*]"],
          layers=["compile", "execute"],
-         select=[f"compile.golden_programs.test_golden_program_compiles_from_bytecode[{family}.*.f32]"],
+         select=[f"compile.golden_programs.test_golden_program_compiles[{family}.*f32*]"],
          breaks="Core", note=f"{op} is in the documented core op set: its f32 golden cases are mandatory for Core")
       for op, family in (("dot_general", "dot"), ("convolution", "conv"), ("while", "control"))),
     # ---- transfers ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The op x dtype coverage matrix of the execute layer.
+"""The op x dtype coverage matrix of the execute layer, and its op x attribute coverage.
 
 A test's op and dtype come, in order of preference, from its `details` (`op`, `dtype`), its tags
 (`op:stablehlo.add`, `dtype:f32`) -- unless they list several ops, as the golden suite's details do --,
@@ -126,7 +126,9 @@ def op_dtype_of(test: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> tu
     entry = manifest.get(case_id, {}) if case_id else {}
     parsed_op, parsed_dtype = parse_case_id(case_id) if case_id else (None, None)
     explicit = _as_list(details.get("op")) or _as_list(_tag_value(tags, "op"))
-    if len(explicit) == 1 or (explicit and not parsed_op):
+    if entry.get("op") and entry.get("attributes"):  # an attribute-space case: its id names attributes, not the op
+        ops = [str(entry["op"])]
+    elif len(explicit) == 1 or (explicit and not parsed_op):
         ops = explicit
     else:  # several ops (every op of the program): the case id names the one under test
         ops = _as_list(parsed_op) or _as_list(entry.get("op") or entry.get("ops"))
@@ -199,3 +201,55 @@ def build_matrix(results: dict[str, Any], manifest: dict[str, dict[str, Any]] | 
 
 def _dtype_sort_key(dtype: str) -> tuple[int, str]:
     return (DTYPE_ORDER.index(dtype), "") if dtype in DTYPE_ORDER else (len(DTYPE_ORDER), dtype)
+
+
+@dataclass
+class AttributeRow:
+    """One (op, attribute) of the corpus's attribute-space cases: the values exercised and how they fared."""
+
+    op: str
+    attribute: str
+    values: set[str] = field(default_factory=set)
+    passed_values: set[str] = field(default_factory=set)
+    cases: list[CaseRef] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return worst(case.outcome for case in self.cases)
+
+    @property
+    def counts(self) -> Counter[Outcome]:
+        return Counter(case.outcome for case in self.cases)
+
+
+def _value_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def build_attribute_coverage(results: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> list[AttributeRow]:
+    """(op, attribute) rows from the execute-layer results of cases that record `attributes` in the manifest;
+    values of cases that did not run count as exercised but not passed."""
+    rows: dict[tuple[str, str], AttributeRow] = {}
+    outcomes: dict[str, CaseRef] = {}
+    for test in results.get("tests", []):
+        if layer_of_test(test) != EXECUTE_LAYER:
+            continue
+        case_id = case_id_of(test)
+        if case_id and case_id in manifest:
+            test_id = str(test.get("id", ""))
+            outcomes[case_id] = CaseRef(test_id, outcome_of(test), case_id, anchor_for(test_id))
+    for case_id, entry in manifest.items():
+        attributes = entry.get("attributes")
+        if not isinstance(attributes, dict) or not entry.get("op"):
+            continue
+        op = normalize_op(str(entry["op"]))
+        ref = outcomes.get(case_id)
+        for name, value in attributes.items():
+            row = rows.setdefault((op, str(name)), AttributeRow(op, str(name)))
+            text = _value_text(value)
+            row.values.add(text)
+            if ref is not None:
+                row.cases.append(ref)
+                if ref.outcome is Outcome.PASS:
+                    row.passed_values.add(text)
+    return [rows[key] for key in sorted(rows)]

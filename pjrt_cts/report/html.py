@@ -14,7 +14,8 @@ from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import judge_results
 from pjrt_cts.model import BAD_OUTCOMES, Outcome
-from pjrt_cts.report.coverage import CoverageMatrix, build_matrix, load_golden_manifest
+from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
+                                      load_golden_manifest)
 from pjrt_cts.report.results import (
     CONFORMANT,
     SEVERITY_ORDER,
@@ -103,7 +104,9 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     levels = judged.levels
     verdict = judged.verdict
     plugin = results.get("plugin") or {}
-    matrix = build_matrix({"tests": tests}, load_golden_manifest())
+    manifest = load_golden_manifest()
+    matrix = build_matrix({"tests": tests}, manifest)
+    attribute_rows = build_attribute_coverage({"tests": tests}, manifest)
     findings = _findings(tests, link_base)
     return {
         "bench_section": Markup(render_bench_section(results["bench"])) if results.get("bench") else None,
@@ -133,6 +136,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "bad_outcomes": {o.value for o in BAD_OUTCOMES},
         "plugin": _plugin_card(plugin),
         "matrix": _matrix_view(matrix),
+        "attributes": _attribute_view(attribute_rows),
         "findings": findings,
         "robustness": _robustness(tests, link_base),
         "slowest": _slowest(tests),
@@ -192,6 +196,21 @@ def _plugin_card(plugin: dict[str, Any]) -> dict[str, Any]:
         "failure": (plugin.get("failure") or {}).get("summary") or "",
         "create_options": sorted((plugin.get("create_options") or {}).items()),
     }
+
+
+def _attribute_view(rows: list[AttributeRow]) -> list[dict[str, Any]]:
+    view = []
+    for row in rows:
+        outcome = row.outcome
+        problems = [case for case in row.cases if case.outcome is not Outcome.PASS]
+        view.append({
+            "op": row.op, "attribute": row.attribute, "values": len(row.values),
+            "passed_values": len(row.passed_values), "cases": len(row.cases),
+            "passed": row.counts.get(Outcome.PASS, 0), "state": outcome.value if outcome else "notrun",
+            "title": "values: " + ", ".join(sorted(row.values))[:600],
+            "href": "#" + problems[0].anchor if problems else None,
+        })
+    return view
 
 
 def _matrix_view(matrix: CoverageMatrix) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, layer_for, make_record
 from pjrt_cts.runner.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
+from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.verdict import RunVerdict, judge_results
@@ -59,6 +60,7 @@ class RunOptions:
     show_progress: bool = True
     shard: ShardSpec | None = None  # `--shard K/N`: run only shard K's tests (pjrt_cts.runner.shard)
     shard_durations: dict[str, float] = field(default_factory=dict)  # balance shards by these (test id -> s)
+    quick: bool = False  # `--quick`: a stratified sample of the mandatory contract (pjrt_cts.runner.quick)
 
 
 def now_iso() -> str:
@@ -185,6 +187,7 @@ class Run:
             suite_paths=[str(self.options.suites_dir / layer) for layer in self.options.layers],
             shard=[self.options.shard.index, self.options.shard.count] if self.options.shard else None,
             shard_durations=dict(self.options.shard_durations) if self.options.shard else {},
+            quick=self.options.quick,
         )
 
     def _pytest_args(self, spec_path: Path) -> list[str]:
@@ -272,6 +275,8 @@ class Run:
         )
         if options.shard is not None:
             results["shard"] = self._shard_record(controller.collection)
+        if options.quick:
+            results["quick"] = dict(controller.collection.get("quick") or {}, note=QUICK_NOTE)
         write_json_atomic(results, self.out / "results.json")
         write_junit(results["tests"], self.out / "junit.xml")
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
@@ -294,6 +299,10 @@ class Run:
         if options.shard is not None:
             self._say(f"shard {options.shard}: {len(records)} of {results['shard']['tests_in_split']} tests "
                       f"(split by {results['shard']['strategy']}); combine the shards with `pjrt-cts merge`")
+        if options.quick:
+            sample = results["quick"]
+            self._say(f"--quick: {sample.get('tests_in_sample', '?')} of {sample.get('collected', '?')} tests, "
+                      f"{QUICK_NOTE}")
         if not records and not ran_something:
             self._say("error: no tests were collected or run" + self._first_log_tail())
         self._say(f"results: {self.out / 'results.json'}  junit: {self.out / 'junit.xml'}{report_note}")

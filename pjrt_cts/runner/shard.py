@@ -3,9 +3,9 @@
 Every shard process (and every worker in it) computes the same plan from the same collected test ids, so
 shards need no coordination: the N shards together run each selected test exactly once.
 
-- Groups: tests of one golden case stay together (the compile, execute and multidevice tests of
-  `special.cbrt.f64` share a shard, so a case's compile and run findings are never split); any other test is
-  its own group.
+- Groups: tests of one golden program stay together (the compile test of a grouped program and the execute
+  tests of its cases share a shard, so the program is compiled once and its findings are never split); any
+  other test is its own group.
 - Without durations a group goes to shard `sha256(group key) mod N + 1`: stable across machines, runs
   and Python versions, and independent of which other tests were collected.
 - With durations (`--shard-durations PREVIOUS/results.json`) groups are balanced greedily: longest first onto
@@ -48,12 +48,13 @@ class ShardSpec:
         return f"{self.index}/{self.count}"
 
 
-def group_key(test_id: str) -> str:
-    """The unit that is never split across shards: the golden case id for golden-driven tests, else the id."""
+def group_key(test_id: str, golden_units: Mapping[str, str] | None = None) -> str:
+    """The unit that is never split across shards: for golden-driven tests the program they compile
+    (`golden_units`: case or program id -> program id; without it, the case id), else the test id."""
     if test_id.startswith(GOLDEN_PREFIXES):
         match = _LAST_PARAMETER.search(test_id)
         if match:
-            return "golden:" + match[1]
+            return "golden:" + (golden_units or {}).get(match[1], match[1])
     return test_id
 
 
@@ -62,11 +63,12 @@ def hash_shard(key: str, count: int) -> int:
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
-def plan(test_ids: Iterable[str], count: int, durations: Mapping[str, float] | None = None) -> dict[str, int]:
-    """test id -> its shard (1..count). Deterministic for the same ids, count and durations."""
+def plan(test_ids: Iterable[str], count: int, durations: Mapping[str, float] | None = None,
+         golden_units: Mapping[str, str] | None = None) -> dict[str, int]:
+    """test id -> its shard (1..count). Deterministic for the same ids, count, durations and corpus."""
     groups: dict[str, list[str]] = {}
     for test_id in sorted(set(test_ids)):
-        groups.setdefault(group_key(test_id), []).append(test_id)
+        groups.setdefault(group_key(test_id, golden_units), []).append(test_id)
     if durations:
         shard_of_group = _balanced(groups, count, durations)
     else:

@@ -181,6 +181,7 @@ class WorkerPlugin:
         self.done: list[str] = []
         self.shard_split: dict[str, Any] | None = None
         self.outside_shard: list[str] = []
+        self.quick_sample: dict[str, int] | None = None
         if role == "worker":
             self._redirect_output()
 
@@ -220,6 +221,8 @@ class WorkerPlugin:
                                       items: list[pytest.Item]) -> None:
         if self.role != "worker" or self.spec is None:
             return
+        if self.spec.quick:
+            items[:] = self._keep_quick_sample(items)
         if self.spec.shard:
             items[:] = self._keep_own_shard(items)
         done = set(self.spec.done_nodeids)
@@ -239,6 +242,17 @@ class WorkerPlugin:
         if deselected:
             config.hook.pytest_deselected(items=deselected)
 
+    def _keep_quick_sample(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """`--quick`: only the stratified sample of the mandatory contract runs; the rest is left out without a
+        record (like another shard's tests), and the run says it is a sample (never CONFORMANT)."""
+        from pjrt_cts.runner import quick
+
+        ids = {item.nodeid: test_id_from_nodeid(item.nodeid) for item in items}
+        chosen = quick.sample(ids.values(), quick.mandatory_ids())
+        self.quick_sample = {"tests_in_sample": len(chosen), "collected": len(ids)}
+        self.outside_shard.extend(sorted(test_id for test_id in ids.values() if test_id not in chosen))
+        return [item for item in items if ids[item.nodeid] in chosen]
+
     def _keep_own_shard(self, items: list[pytest.Item]) -> list[pytest.Item]:
         """`--shard K/N`: the tests of other shards are left out without a record (not SKIP), so a shard's
         results hold only its own tests and shards merge by plain union. The plan covers every collected test,
@@ -248,7 +262,9 @@ class WorkerPlugin:
         index, count = self.spec.shard
         nodeids = [item.nodeid for item in items] + list(self.deselected)
         ids = {nodeid: test_id_from_nodeid(nodeid) for nodeid in nodeids}
-        assignment = shard.plan(ids.values(), count, self.spec.shard_durations)
+        from pjrt_cts.testing.corpus import program_unit_of
+
+        assignment = shard.plan(ids.values(), count, self.spec.shard_durations, program_unit_of())
         self.shard_split = {"plan_digest": shard.plan_digest(assignment), "tests_in_split": len(assignment)}
         self.outside_shard = sorted(test_id for test_id, owner in assignment.items() if owner != index)
         for nodeid in [n for n in self.deselected if assignment[ids[n]] != index]:
@@ -291,7 +307,8 @@ class WorkerPlugin:
             "deselected": [[nodeid, reason, tags] for nodeid, (reason, tags) in self.deselected.items()],
             "done": self.done,
             "shard": self.shard_split,  # the plan's fingerprint, recorded in results.json for `merge`
-            "outside_shard": self.outside_shard,  # collected but another shard's: no record here
+            "outside_shard": self.outside_shard,  # collected but another shard's (or outside --quick): no record
+            "quick": self.quick_sample,
         }
         path = Path(self.spec.log_dir) / f"{self.worker_id}.collection.json"
         tmp = path.with_name(path.name + ".tmp")

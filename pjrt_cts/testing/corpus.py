@@ -10,9 +10,11 @@ spmd, replicas) belong to the multidevice layer.
 """
 from __future__ import annotations
 
+import contextlib
 import re
+import weakref
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 import pytest
@@ -92,15 +94,56 @@ def one_case_per_family() -> list[Any]:
     return list(first.values())
 
 
-def golden_version_param(cases: Sequence[Any]) -> Any:
-    """`parametrize("case,version", ...)`: every portable artifact version each case ships."""
+def golden_version_param(cases: Sequence[Any], argnames: str = "case,version") -> Any:
+    """`parametrize(argnames, ...)`: every portable artifact version each case (or program) ships."""
     from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
 
     if golden_manifest() is None:
-        return pytest.mark.parametrize("case,version", [_unreadable_param(2)])
-    return pytest.mark.parametrize("case,version", [
+        return pytest.mark.parametrize(argnames, [_unreadable_param(2)])
+    return pytest.mark.parametrize(argnames, [
         pytest.param(case, version, id=f"{case.id}-{version}")
         for case in cases for version in BYTECODE_VERSIONS if f"mlirbc.{version}" in case.files])
+
+
+def single_device_programs() -> list[Any]:
+    """What a plugin compiles for the single-device cases: each group's program once, other cases' own."""
+    manifest = golden_manifest()
+    return [program for program in manifest.programs if not program.is_multi_device] if manifest is not None else []
+
+
+def golden_program_param(argname: str = "program", programs: Sequence[Any] | None = None) -> Any:
+    """`parametrize(argname, ...)` over golden programs (single-device by default), one id per program."""
+    if golden_manifest() is None:
+        return pytest.mark.parametrize(argname, [_unreadable_param(1)])
+    chosen = list(single_device_programs() if programs is None else programs)
+    return pytest.mark.parametrize(argname, [pytest.param(program, id=program.id) for program in chosen])
+
+
+# Not sampled for text / every-version compiles: large cases (64 MiB inputs: the execute layer has them), and
+# programs whose result is a known XLA deviation on some plugins (the execute layer reports those per case).
+SAMPLE_SKIPS_FAMILIES = frozenset({"large"})
+SAMPLE_SKIPS_FEATURES = frozenset({"nan_propagation", "signed_zero"})
+
+
+def one_program_per_family() -> list[Any]:
+    """The sample that compiles from text and from every artifact version: per family its cheapest program
+    (fewest cases, then fewest input elements, then id), since a group compiles every member's kernels."""
+    def cost(program: Any) -> tuple:
+        elements = sum(int(np.prod(spec["shape"])) for spec in program.input_specs)
+        return (len(program.cases), elements, program.id)
+
+    cheapest: dict[str, Any] = {}
+    for program in sorted(single_device_programs(), key=cost):
+        if program.family in SAMPLE_SKIPS_FAMILIES or SAMPLE_SKIPS_FEATURES & set(program.features):
+            continue
+        cheapest.setdefault(program.family, program)
+    return sorted(cheapest.values(), key=lambda p: p.id)
+
+
+def program_of(case: Any) -> Any:
+    """The program `case` is compiled as: its group's, or its own."""
+    manifest = golden_manifest()
+    return manifest.program_of(case) if manifest is not None else None
 
 
 def raise_if_unreadable(item: pytest.Item) -> None:
@@ -133,6 +176,39 @@ def drop_empty_parametrizations(items: list[pytest.Item], layer_dir: Path) -> No
                    for mark in item.iter_markers("skip"))
 
     items[:] = [item for item in items if not is_empty(item)]
+
+
+def program_unit_of() -> dict[str, str]:
+    """Golden test parameter (case or program id) -> the program it compiles: the unit whose tests should run
+    on one worker (and one shard) so that the program is compiled and executed once."""
+    manifest = golden_manifest()
+    if manifest is None:
+        return {}
+    units = {program.id: program.id for program in manifest.programs}
+    units.update({case.id: program.id for program in manifest.programs for case in program.cases})
+    return units
+
+
+def keep_programs_together(items: list[pytest.Item], golden_files: Sequence[Path]) -> None:
+    """Reorder (stably) so that the golden tests of one program follow its first test: xdist's `load`
+    scheduling hands consecutive tests to one worker, whose compile cache then serves them all."""
+    units = program_unit_of()
+    if not units:
+        return
+    by_unit: dict[str, list[pytest.Item]] = {}
+    order: list[Any] = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        parameter = callspec.id if callspec is not None else None
+        if parameter in units and Path(str(item.path)).resolve() in golden_files:
+            unit = units[parameter]
+            if unit not in by_unit:
+                by_unit[unit] = []
+                order.append(by_unit[unit])
+            by_unit[unit].append(item)
+        else:
+            order.append(item)
+    items[:] = [member for entry in order for member in (entry if isinstance(entry, list) else [entry])]
 
 
 # ---- StableHLO versions: what the plugin declares, used only to explain a failed real attempt ----------
@@ -220,6 +296,86 @@ def compiled_golden(client: Any, case: Any, source: str = "text") -> Any:
     return compile_cached(client, ("golden", case.id, source), build)
 
 
+def compiled_for_framework(client: Any, unit: Any) -> tuple[Any, str]:
+    """`unit` (a case or a program) compiled from the artifact a framework sends; (executable, version)."""
+    __tracebackhide__ = True
+    version = framework_artifact_version(client.plugin, unit)
+    return compiled_golden(client, unit, version), version
+
+
+# Outputs of grouped programs already run in this worker: one execute serves every member case.
+_program_outputs: "weakref.WeakKeyDictionary[Any, dict[str, list[np.ndarray]]]" = weakref.WeakKeyDictionary()
+
+
+def _attempt_marker(program: Any) -> Path:
+    from pjrt_cts.testing.plugin_under_test import output_dir
+
+    directory = output_dir() / ".run" / "golden-programs"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / program.id
+
+
+def crashed_before(program: Any) -> bool:
+    """An earlier attempt at `program` in this run (compile test or execute) never finished: it killed its worker."""
+    marker = _attempt_marker(program)
+    return marker.exists() and marker.read_text() != "done"
+
+
+@contextlib.contextmanager
+def attempt(program: Any) -> Iterator[None]:
+    """Marks `program` started (in the run's output directory) until the block exits, however it exits: only a
+    dead process leaves the mark, and `crashed_before` then steers the program's cases to their own programs."""
+    marker = _attempt_marker(program)
+    marker.write_text("started")
+    try:
+        yield
+    finally:
+        marker.write_text("done")
+
+
+def grouped_outputs(client: Any, program: Any) -> list[np.ndarray] | None:
+    """Every result of grouped `program` (compiled as a framework would, executed once per worker), or None
+    when the plugin cannot compile or run it (the member cases then run their own programs, and the
+    compile layer's test of the group reports the failure).
+
+    A group whose first attempt killed a worker is not tried again: `<out>/.run/golden-programs/<id>` is
+    written before the attempt and marked done after it, so a crash leaves it unfinished and later member
+    cases go straight to their own programs instead of crashing one by one."""
+    from pjrt_cts.model import NotSupported
+    from pjrt_cts.runtime import PjrtError, Unsupported
+
+    per_client = _program_outputs.setdefault(client, {})
+    if program.id in per_client:
+        return per_client[program.id]
+    if crashed_before(program):
+        return None
+    outputs: list[np.ndarray] | None = None
+    try:
+        with attempt(program):
+            executable, _ = compiled_for_framework(client, program)
+            outputs = run(executable, client, read_case(program, "inputs", program.inputs))
+    except (PjrtError, Unsupported, NotSupported, pytest.skip.Exception, CorpusUnreadable):
+        pass  # the member cases' own programs decide (and report) what the plugin does with them
+    finally:
+        per_client[program.id] = outputs
+    return outputs
+
+
+def golden_case_outputs(client: Any, case: Any) -> tuple[list[np.ndarray], str]:
+    """`case`'s outputs as a framework would get them, and which program produced them.
+
+    A case in a group reads its slice of the group program's results; when the group cannot be compiled or
+    run, the case's own program is compiled and run (so one rejected op costs its own cases only)."""
+    __tracebackhide__ = True
+    program = program_of(case)
+    if program is not None and program.grouped:
+        outputs = grouped_outputs(client, program)
+        if outputs is not None:
+            return [outputs[index] for index in program.output_range(case)], f"grouped program {program.id}"
+    executable, version = compiled_for_framework(client, case)
+    return run_golden(executable, client, case), f"its own program ({version} portable artifact)"
+
+
 _MAIN_SIGNATURE = re.compile(r"func\.func public @main\((?P<args>.*?)\)\s*->", re.S)
 _ARGUMENT = re.compile(r"%arg\d+\s*:")
 _LAYOUT_MODE = re.compile(r'mhlo\.layout_mode\s*=\s*"\{(?P<dims>[0-9, ]*)\}"')
@@ -269,7 +425,10 @@ def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
 
 
 __all__ = [
-    "UNREADABLE_ID", "case_expected", "case_inputs", "compiled_golden", "declared_unreadable_reason",
+    "UNREADABLE_ID", "case_expected", "case_inputs", "compiled_for_framework", "compiled_golden",
+    "attempt", "crashed_before", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
+    "one_program_per_family", "program_of", "program_unit_of",
+    "single_device_programs", "declared_unreadable_reason",
     "drop_empty_parametrizations", "first_line", "framework_artifact_version", "golden_manifest", "golden_param",
     "golden_version_param", "load_error", "multi_device_cases", "one_case_per_family", "raise_if_unreadable",
     "read_case", "run_golden", "single_device_cases",

@@ -1,12 +1,18 @@
-"""Every single-device golden program compiles from StableHLO text and from a portable artifact.
+"""Every single-device golden program compiles from the portable artifact a framework sends, with the
+output signature the manifest records; the StableHLO text and every artifact version compile for a sample.
 
-- From text: PJRT_Client_Compile succeeds and the executable's output signature (NumOutputs,
-  OutputElementTypes, OutputDimensions) is the manifest's.
-- From bytecode: the portable artifact a framework sends (the newest the plugin declares readable, versioned
-  StableHLO targeting its `stablehlo_current_version`) compiles, runs and matches the reference.
-- Every artifact version, for one case per family: each version compiles and matches. A version outside the
-  plugin's declared [stablehlo_minimum_version, stablehlo_current_version] is still tried; only if that attempt
-  fails is it NOT_SUPPORTED (the declaration explains the failure, it never replaces the attempt).
+What a plugin compiles is a *program*: the corpus groups the cases of one attribute family and element type
+into one program whose arguments and results are the cases' (a compile costs a plugin ~30 ms whatever the
+program's size); other cases are their own program. The execute layer checks every case's results.
+
+- From bytecode: the artifact a framework sends (the newest the plugin declares readable, versioned StableHLO
+  targeting its `stablehlo_current_version`) compiles; NumOutputs, OutputElementTypes and OutputDimensions are
+  the manifest's. A grouped program that does not compile fails here, naming which of its cases the plugin also
+  rejects on their own (those cases' execute tests report them too).
+- From text: one program per family (text is not a compatibility format; frameworks send bytecode).
+- Every artifact version, for one program per family: each version compiles and matches the reference. A
+  version outside the plugin's declared [stablehlo_minimum_version, stablehlo_current_version] is still tried;
+  only if that attempt fails is it NOT_SUPPORTED (the declaration explains the failure, never replaces it).
 UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED, naming the plugin's message. Multi-device cases
 (num_devices:N, spmd, replicas) belong to the multidevice layer and are not collected.
 """
@@ -15,48 +21,78 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pjrt_cts.golden import dtypes as golden_dtypes
-from pjrt_cts.runtime import buffer_type_of
-from pjrt_cts.testing import (case_expected, compiled_golden, framework_artifact_version, golden_param,
-                              golden_version_param, mismatch_message, one_case_per_family, run_golden)
+from pjrt_cts.runtime import PjrtError, buffer_type_of
+from pjrt_cts.testing import (attempt, case_expected, compiled_for_framework, compiled_golden, golden_program_param,
+                              golden_version_param, mismatch_message, one_program_per_family, read_case, run,
+                              run_golden)
 
 
-def _check_matches(record_details: Callable[..., None], client: Any, case: Any, executable: Any, what: str) -> None:
-    actual = run_golden(executable, client, case)
-    message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id} {what}",
-                                        actual, case_expected(case), lambda _dtype: case.tolerance)
-    if details:
-        record_details(dict(details, case_id=case.id, op=",".join(case.ops)))
-    assert message is None, message
-
-
-@golden_param()
-def test_golden_program_compiles_from_text(client, case):
-    executable = compiled_golden(client, case, "text")
-    expected_dims = [tuple(spec["shape"]) for spec in case.output_specs]
-    expected_types = [buffer_type_of(golden_dtypes.dtype_of(spec["dtype"])) for spec in case.output_specs]
-    assert executable.num_outputs == len(case.output_specs), (
-        f"PJRT_Executable_NumOutputs of golden case {case.id}: {executable.num_outputs}, the program returns "
-        f"{len(case.output_specs)}"
+def _check_signature(program: Any, executable: Any, how: str) -> None:
+    expected_dims = [tuple(spec["shape"]) for spec in program.output_specs]
+    expected_types = [buffer_type_of(golden_dtypes.dtype_of(spec["dtype"])) for spec in program.output_specs]
+    assert executable.num_outputs == len(program.output_specs), (
+        f"PJRT_Executable_NumOutputs of golden program {program.id} ({how}): {executable.num_outputs}, the program "
+        f"returns {len(program.output_specs)}"
     )
     assert executable.output_dimensions == expected_dims, (
-        f"PJRT_Executable_OutputDimensions of golden case {case.id}: {executable.output_dimensions}, "
+        f"PJRT_Executable_OutputDimensions of golden program {program.id} ({how}): {executable.output_dimensions}, "
         f"the manifest says {expected_dims}"
     )
     assert executable.output_element_types == expected_types, (
-        f"PJRT_Executable_OutputElementTypes of golden case {case.id}: "
+        f"PJRT_Executable_OutputElementTypes of golden program {program.id} ({how}): "
         f"{[getattr(t, 'name', t) for t in executable.output_element_types]}, "
         f"the manifest says {[t.name for t in expected_types]}"
     )
 
 
-@golden_param()
-def test_golden_program_compiles_from_bytecode(record_details, plugin, client, case):
-    version = framework_artifact_version(plugin, case)
-    _check_matches(record_details, client, case, compiled_golden(client, case, version),
-                   f"compiled from its {version} portable artifact")
+def _members_rejected_alone(client: Any, program: Any) -> list[str]:
+    """The cases of a grouped program that the plugin also fails to compile as their own programs."""
+    rejected = []
+    for case in program.cases:
+        try:
+            compiled_for_framework(client, case)
+        except PjrtError as error:
+            rejected.append(f"{case.id} ({error.code})")
+    return rejected
 
 
-@golden_version_param(one_case_per_family())
-def test_golden_artifact_version_compiles(record_details, client, case, version):
-    _check_matches(record_details, client, case, compiled_golden(client, case, version),
+@golden_program_param()
+def test_golden_program_compiles(client, program):
+    try:
+        with attempt(program):  # a compile that kills the worker sends the cases to their own programs
+            executable, version = compiled_for_framework(client, program)
+    except PjrtError as error:
+        if not program.grouped:
+            raise
+        alone = _members_rejected_alone(client, program)
+        explained = (f"; compiled alone, the plugin also rejects {len(alone)} of its {len(program.cases)} cases: "
+                     f"{', '.join(alone[:5])}{' ...' if len(alone) > 5 else ''}" if alone else
+                     f"; yet each of its {len(program.cases)} cases compiles on its own")
+        raise AssertionError(f"grouped golden program {program.id}: {error}{explained}") from None
+    _check_signature(program, executable, f"from its {version} portable artifact")
+
+
+@golden_program_param(programs=one_program_per_family())
+def test_golden_program_compiles_from_text(client, program):
+    _check_signature(program, compiled_golden(client, program, "text"), "from StableHLO text")
+
+
+def _check_matches(record_details: Callable[..., None], client: Any, program: Any, executable: Any, what: str) -> None:
+    if program.grouped:
+        outputs = run(executable, client, read_case(program, "inputs", program.inputs))
+    else:  # a case's own program may fix argument layouts
+        outputs = run_golden(executable, client, program.cases[0])
+    for case in program.cases:
+        actual = [outputs[index] for index in program.output_range(case)]
+        message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id} (program "
+                                            f"{program.id}) {what}", actual, case_expected(case),
+                                            lambda _dtype, c=case: c.tolerance)
+        if details:
+            record_details(dict(details, case_id=case.id, op=",".join(case.ops)))
+        assert message is None, message
+
+
+@golden_version_param(one_program_per_family(), "program,version")
+def test_golden_artifact_version_compiles(record_details, client, program, version):
+    _check_matches(record_details, client, program, compiled_golden(client, program, version),
                    f"compiled from its {version} portable artifact")

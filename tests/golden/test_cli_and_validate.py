@@ -36,24 +36,24 @@ def test_validate_reports_a_wrong_expectation_with_the_diff(tmp_path) -> None:
     """A corrupted expected output must FAIL with max abs/rel error and the index."""
     pytest.importorskip("lammps_jax_pjrt_cpu")
     import json
-    import shutil
 
     import numpy as np
 
-    from pjrt_cts.golden.npzio import load_npz, npz_bytes
+    from pjrt_cts.golden.archive import read_all, write_archives
+    from pjrt_cts.golden.npzio import load_npz_bytes, npz_bytes
     from pjrt_cts.runtime import default_plugin_path
 
     manifest = load_manifest()
     data = json.loads((manifest.root / "manifest.json").read_text())
     entry = next(e for e in data["cases"] if e["id"] == "elementwise.multiply.f32.r2")
-    for file in entry["files"].values():
-        (tmp_path / file["path"]).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(manifest.root / file["path"], tmp_path / file["path"])
-    arrays = load_npz(tmp_path / entry["files"]["data"]["path"])
+    files = read_all(manifest.root, [file["path"] for file in entry["files"].values()])
+    arrays = load_npz_bytes(files[entry["files"]["data"]["path"]])
     arrays["out.0.0"] = arrays["out.0.0"].copy()
     arrays["out.0.0"][2, 1] += np.float32(1.0)
-    (tmp_path / entry["files"]["data"]["path"]).write_bytes(npz_bytes(arrays))
-    data["cases"] = [entry]
+    files[entry["files"]["data"]["path"]] = npz_bytes(arrays)
+    write_archives(tmp_path, files)
+    entry.pop("program", None)  # the case alone, as its own program
+    data["cases"], data["programs"] = [entry], []
     (tmp_path / "manifest.json").write_text(json.dumps(data))
     [result] = list(validate(default_plugin_path(), tmp_path))
     assert result.outcome == "FAIL"

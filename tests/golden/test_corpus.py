@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,8 @@ import pytest
 
 from pjrt_cts.golden import dtypes, load_manifest, synth
 from pjrt_cts.golden.check import check_corpus
-from pjrt_cts.golden.npzio import load_npz, npz_bytes
+from pjrt_cts.golden.archive import read_all, write_archives
+from pjrt_cts.golden.npzio import load_npz_bytes, npz_bytes
 
 REQUIRED_DTYPES = {"pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c64",
                    "c128", "f8e4m3fn", "f8e5m2"}
@@ -29,7 +29,7 @@ def test_corpus_matches_its_manifest(manifest) -> None:
 
 def test_coverage_targets(manifest) -> None:
     stablehlo_ops = {op for op in manifest.ops() if op.startswith("stablehlo.")}
-    assert len(manifest.cases) >= 1500
+    assert len(manifest.cases) >= 6000
     assert len(stablehlo_ops) >= 90
     assert REQUIRED_DTYPES <= set(manifest.dtype_names())
     donation_kinds = {kind for case in manifest.cases if case.donation for kind in case.donation["kinds"]}
@@ -56,8 +56,9 @@ def test_inputs_and_expected_follow_the_manifest(manifest) -> None:
         for row in rows_in:
             assert [list(a.shape) for a in row] == [s["shape"] for s in case.input_specs]
             assert [dtypes.name_of(a.dtype) for a in row] == [s["dtype"] for s in case.input_specs]
-            for array in row:  # seeded inputs are never all zeros (control operands, +-0.0 cases excepted)
-                assert array.size == 0 or np.any(array != 0) or case.family == "control" or "signed_zero" in case.features
+            # Seeded inputs are never all zeros, except operands the generator lets be (indices, predicates):
+            # a case's data is never zeros throughout.
+            assert not row or any(a.size == 0 or np.any(a != 0) for a in row) or "signed_zero" in case.features, case.id
         for row in rows_out:
             assert [list(a.shape) for a in row] == [s["shape"] for s in case.output_specs]
 
@@ -74,7 +75,7 @@ def test_bf16_and_fp8_round_trip_through_npz_bits(manifest) -> None:
     case = next(c for c in manifest.cases if c.id.startswith("fp8.add.f8e4m3fn"))
     a, b = case.inputs()
     assert a.dtype == dtypes.dtype_of("f8e4m3fn")
-    raw = load_npz(case.path("data"))
+    raw = load_npz_bytes(case.read_bytes("data"))
     assert raw["in.0.0"].dtype == np.uint8  # stored as bits: no pickling
     assert np.array_equal(raw["in.0.0"], a.view(np.uint8))
 
@@ -100,18 +101,53 @@ def test_check_detects_tampering(manifest, tmp_path: Path) -> None:
     data = json.loads((manifest.root / "manifest.json").read_text())
     picked = [entry for entry in data["cases"] if entry["id"].startswith("elementwise.add.f32")][:2]
     for entry in picked:
-        for file in entry["files"].values():
-            target = tmp_path / file["path"]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(manifest.root / file["path"], target)
-    data["cases"] = picked
+        entry.pop("program", None)  # checked alone: each case as its own program
+    files = read_all(manifest.root, [file["path"] for entry in picked for file in entry["files"].values()])
+    data["cases"], data["programs"] = picked, []
     (tmp_path / "manifest.json").write_text(json.dumps(data))
+    write_archives(tmp_path, files)
     assert check_corpus(tmp_path)[1] == []
-    program = tmp_path / picked[0]["files"]["mlir"]["path"]
-    program.write_text(program.read_text().replace("stablehlo.add", "stablehlo.subtract"))
-    (tmp_path / picked[1]["files"]["data"]["path"]).unlink()
-    (tmp_path / "elementwise" / "stray.mlir").write_text("module {}")
+    program_path = picked[0]["files"]["mlir"]["path"]
+    files[program_path] = files[program_path].replace(b"stablehlo.add", b"stablehlo.subtract")
+    del files[picked[1]["files"]["data"]["path"]]
+    files["elementwise/stray.mlir"] = b"module {}"
+    write_archives(tmp_path, files)
     problems = check_corpus(tmp_path)[1]
     assert any("sha256" in p and picked[0]["id"] in p for p in problems)
     assert any("missing" in p and picked[1]["id"] in p for p in problems)
-    assert any("unreferenced" in p for p in problems)
+    assert any("unreferenced" in p and "stray.mlir" in p for p in problems)
+
+
+def test_grouped_programs_partition_the_single_device_cases(manifest) -> None:
+    """Every case is compiled as exactly one program; a group's results are its cases' outputs, in order."""
+    owners: dict[str, str] = {}
+    for program in manifest.programs:
+        for case in program.cases:
+            assert case.id not in owners, f"{case.id} is in {owners[case.id]} and {program.id}"
+            owners[case.id] = program.id
+        if program.grouped:
+            assert program.id not in manifest.by_id()
+            assert not program.is_multi_device and all(case.program_id == program.id for case in program.cases)
+            ranges = [program.output_range(case) for case in program.cases]
+            assert ranges[0].start == 0 and ranges[-1].stop == len(program.output_specs)
+            assert all(a.stop == b.start for a, b in zip(ranges, ranges[1:]))
+    assert set(owners) == {case.id for case in manifest.cases}
+    grouped = [program for program in manifest.programs if program.grouped]
+    assert grouped and len(manifest.programs) < len(manifest.cases) / 4  # grouping is what keeps a run fast
+
+
+def test_a_grouped_program_runs_to_its_cases_expected_outputs(manifest) -> None:
+    """The program the suites compile computes each member case's stored expected outputs."""
+    pytest.importorskip("lammps_jax_pjrt_cpu")
+    from pjrt_cts.golden.compare import compare
+    from pjrt_cts.runtime import Client, Plugin, default_plugin_path
+
+    program = next(p for p in manifest.programs if p.grouped and p.family == "gather" and len(p.cases) > 3)
+    with Client.create(Plugin.load(default_plugin_path()), {"cpu_device_count": 1}) as client:
+        executable = client.compile(program.portable_bytecode("current"))
+        device = client.addressable_devices[0]
+        outputs = [out.to_numpy() for out in executable.execute(
+            [client.buffer_from_numpy(np.asarray(a), device) for a in program.inputs()])]
+    for case in program.cases:
+        for got, want in zip([outputs[i] for i in program.output_range(case)], case.expected()):
+            assert compare(got, want, case.tolerance) is None, case.id

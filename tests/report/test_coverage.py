@@ -79,3 +79,25 @@ def test_tests_without_op_are_listed_as_unmapped() -> None:
     results = {"tests": [{"id": "execute.misc.test_scalar_output", "layer": "execute", "outcome": "PASS"}]}
     matrix = build_matrix(results)
     assert matrix.unmapped == ["execute.misc.test_scalar_output"] and not matrix.cells
+
+
+def test_attribute_cases_count_under_their_op_and_feed_the_attribute_table() -> None:
+    from pjrt_cts.report.coverage import build_attribute_coverage
+
+    manifest = {
+        "gather.ivd1_offset0.f32": {"op": "stablehlo.gather", "attributes": {"index_vector_dim": 1, "mode": "clip"},
+                                    "ops": ["stablehlo.gather", "stablehlo.constant"], "dtypes": ["f32"]},
+        "gather.ivd0_offset1.f32": {"op": "stablehlo.gather", "attributes": {"index_vector_dim": 0, "mode": "clip"},
+                                    "ops": ["stablehlo.gather"], "dtypes": ["f32"]},
+        "gather.ivd2_offset1.f32": {"op": "stablehlo.gather", "attributes": {"index_vector_dim": 2},
+                                    "ops": ["stablehlo.gather"], "dtypes": ["f32"]},
+    }
+    test = {"id": "execute.golden_cases.test_case_matches_reference[gather.ivd1_offset0.f32]", "outcome": "PASS",
+            "layer": "execute", "details": {"op": "stablehlo.gather,stablehlo.constant"}}
+    failing = {"id": "execute.golden_cases.test_case_matches_reference[gather.ivd0_offset1.f32]", "outcome": "FAIL",
+               "layer": "execute"}
+    assert op_dtype_of(test, manifest) == (["gather"], "f32")  # not "ivd1_offset0" from the id
+    rows = {(row.op, row.attribute): row for row in build_attribute_coverage({"tests": [test, failing]}, manifest)}
+    ivd = rows[("gather", "index_vector_dim")]
+    assert (len(ivd.values), len(ivd.passed_values), ivd.outcome) == (3, 1, Outcome.FAIL)
+    assert len(rows[("gather", "mode")].values) == 1 and len(rows[("gather", "mode")].cases) == 2

@@ -93,3 +93,11 @@ def test_missing_dot_general_cannot_reach_core(clean) -> None:
             test["outcome"], test["message"] = "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: dot_general"
     judged = judge_results(clean)
     assert judged.verdict == INCOMPLETE and judged.level is None
+
+
+def test_quick_run_is_never_conformant(clean) -> None:
+    """A `--quick` sample says so first, even when every test it ran passed."""
+    clean["quick"] = {"tests_in_sample": 12, "collected": 120, "note": "a sample"}
+    judged = judge_results(clean)
+    assert judged.verdict == INCOMPLETE and judged.exit_code == EXIT_INCOMPLETE
+    assert judged.reasons[0].startswith("a --quick run")

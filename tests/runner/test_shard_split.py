@@ -17,7 +17,7 @@ from runner_cli import FIXTURE_SUITES, REPO_ROOT
 CASES = ["special.cbrt.f64", "add.f32.r1", "reduce.max_with_nan.f32", "convert.s32_f16", "dot.bf16.r2"]
 GOLDEN_IDS = [f"{prefix}[{case}]" for case in CASES for prefix in (
     "compile.golden_programs.test_golden_program_compiles_from_text",
-    "compile.golden_programs.test_golden_program_compiles_from_bytecode",
+    "compile.golden_programs.test_golden_program_compiles",
     "execute.golden_cases.test_case_matches_reference",
 )] + [f"multidevice.golden.test_golden_multidevice_case[{case}]" for case in CASES]
 PLAIN_IDS = [f"client.devices.test_lookup_device_round_trips[{n}]" for n in range(40)] + [
@@ -49,6 +49,19 @@ def test_golden_case_tests_share_a_shard() -> None:
     assert group_key("execute.golden_cases.test_case_matches_reference[special.cbrt.f64]") == "golden:special.cbrt.f64"
     plain = "client.devices.test_lookup_device_round_trips[0]"
     assert group_key(plain) == plain
+
+
+def test_tests_of_one_grouped_program_share_a_shard() -> None:
+    """The compile test of a grouped program and the execute tests of its cases are one unit."""
+    units = {"dot.matmul.f32": "dot.cases_f32_0", "dot.bf16.r2": "dot.cases_f32_0", "dot.cases_f32_0": "dot.cases_f32_0"}
+    ids = ["compile.golden_programs.test_golden_program_compiles[dot.cases_f32_0]",
+           "execute.golden_cases.test_case_matches_reference[dot.matmul.f32]",
+           "execute.golden_cases.test_case_matches_reference[dot.bf16.r2]"] + PLAIN_IDS
+    for count in (2, 3, 7):
+        assignment = plan(ids, count, None, units)
+        assert len({assignment[test_id] for test_id in ids[:3]}) == 1
+    assert group_key(ids[1], units) == "golden:dot.cases_f32_0"
+    assert group_key(ids[1]) == "golden:dot.matmul.f32"  # without the corpus: by case
 
 
 def test_hash_split_does_not_depend_on_order_or_on_other_tests() -> None:

@@ -36,6 +36,15 @@ class GenerationError(Exception):
     """A case cannot be generated (lowering failed, reference disagrees with numpy...)."""
 
 
+class GroupDisagrees(GenerationError):
+    """JAX's CPU backend computes a member differently inside the group's program than alone (XLA optimizes
+    the combined module differently, e.g. NaN handling of min/max reductions): that member leaves the group."""
+
+    def __init__(self, message: str, case_id: str) -> None:
+        super().__init__(message)
+        self.case_id = case_id
+
+
 @dataclasses.dataclass
 class CaseSpec:
     id: str
@@ -59,6 +68,13 @@ class CaseSpec:
     jit_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     expect_ops: tuple[str, ...] = ()  # ops the program must contain (guards against JAX rewriting)
     zero_inputs_ok: tuple[int, ...] = ()  # control operands (a false predicate, branch index 0)
+    # Cases with the same group (same family, single-device, no donation/layouts) share one compiled program:
+    # its arguments and results are the members' in order. A compile costs a plugin ~30 ms whatever the
+    # program's size, so one program per attribute family and dtype keeps a deep corpus fast to run.
+    group: str | None = None
+    # The main op's attribute settings this case exercises (name -> value), for the report's op x attribute
+    # coverage, e.g. {"index_vector_dim": 1, "collapsed_slice_dims": [0], "mode": "clip"}.
+    attributes: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def family(self) -> str:
@@ -420,10 +436,159 @@ def build_case(spec: CaseSpec) -> BuiltCase:
         "large": large,
         "files": {kind: {"path": path, "sha256": sha256_bytes(files[path])} for kind, path in file_entries.items()},
     }
+    if spec.attributes:
+        entry["attributes"] = spec.attributes
+        if spec.expect_ops:  # the op whose attributes the case sets (the program may contain others)
+            entry["op"] = spec.expect_ops[0]
+    if spec.group is not None:
+        entry["program"] = spec.group
     return BuiltCase(entry, files)
 
 
-def manifest_bytes(entries: list[dict]) -> bytes:
+GROUP_SUFFIX = "program"  # a group's files: <family>/<group stem>.program.mlir, ...
+
+
+def combine_programs(texts: Sequence[str]) -> str:
+    """One module whose public @main takes every member program's arguments and returns every member's
+    results, in order: each member's functions are moved in under a `g<i>_` prefix (made private) and @main
+    calls each member's main. Built from the members' lowered text, so the group is exactly its members."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.mlir.dialects import func
+
+    with mlir.make_ir_context(), ir.Location.unknown():
+        combined = ir.Module.create()
+        members: list[tuple[str, ir.FunctionType]] = []
+        for index, text in enumerate(texts):
+            module = ir.Module.parse(text)
+            if index == 0:  # mhlo.num_replicas / num_partitions etc.: the same for every single-device member
+                attributes = module.operation.attributes
+                for index_in in range(len(attributes)):
+                    named = attributes[index_in]
+                    if named.name != "sym_name":
+                        combined.operation.attributes[named.name] = named.attr
+            main_type = None
+            functions = list(module.body.operations)
+            for op in functions:  # rename every symbol (and its uses) before moving any function out
+                name = ir.StringAttr(op.attributes["sym_name"]).value
+                renamed = f"g{index}_{name}"
+                ir.SymbolTable.replace_all_symbol_uses(name, renamed, module.operation)
+                op.attributes["sym_name"] = ir.StringAttr.get(renamed)
+                op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+                if name == "main":
+                    main_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                    for attribute in ("arg_attrs", "res_attrs"):  # jax.result_info etc. belong to the old main
+                        if attribute in op.attributes:
+                            del op.attributes[attribute]
+            for op in functions:
+                combined.body.append(op.detach_from_parent())
+            if main_type is None:
+                raise GenerationError(f"member {index} of a group has no @main")
+            members.append((f"g{index}_main", main_type))
+        inputs = [t for _, main_type in members for t in main_type.inputs]
+        results = [t for _, main_type in members for t in main_type.results]
+        with ir.InsertionPoint(combined.body):
+            main = func.FuncOp("main", (inputs, results))
+            main.attributes["sym_visibility"] = ir.StringAttr.get("public")
+            block = main.add_entry_block()
+            with ir.InsertionPoint(block):
+                outputs: list[ir.Value] = []
+                position = 0
+                for name, main_type in members:
+                    count = len(main_type.inputs)
+                    call = func.CallOp(list(main_type.results), ir.FlatSymbolRefAttr.get(name),
+                                       list(block.arguments)[position:position + count])
+                    outputs.extend(call.results)
+                    position += count
+                func.ReturnOp(outputs)
+        if not combined.operation.verify():
+            raise GenerationError("the combined module does not verify")
+        return combined.operation.get_asm(enable_debug_info=False)
+
+
+def _run_on_jax_cpu(text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Compile a StableHLO module with JAX's own CPU backend (the corpus's reference) and run it once."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    device = jax.devices("cpu")[0]
+    executable = xla_bridge.get_backend("cpu").compile_and_load(text, xla_client.DeviceList((device,)))
+    arguments = [jax.device_put(np.asarray(x), device) for x in inputs]
+    results = executable.execute_sharded(arguments).disassemble_into_single_device_arrays()
+    return [_as_numpy(per_device[0]) for per_device in results]
+
+
+def build_group(group: str, specs: Sequence[CaseSpec], members: Sequence[BuiltCase]) -> BuiltCase:
+    """One program computing every member case: arguments and results are the members', in order.
+
+    Built from the members' own lowered programs (combine_programs); the members' expected outputs stay those
+    of their own programs, and the group program, run by JAX's CPU backend (the corpus's reference), must
+    reproduce them within each member's tolerance."""
+    if not group.startswith(specs[0].family + "."):
+        raise GenerationError(f"group {group}: must start with its cases' family {specs[0].family!r}")
+    for spec in specs:
+        if spec.mode != "single" or spec.donate_argnums or spec.large_seed is not None or spec.family != specs[0].family:
+            raise GenerationError(f"group {group}: {spec.id} cannot be grouped (single-device, same family, no donation, not large)")
+    for member in members:
+        if member.entry["layouts"] is not None:
+            raise GenerationError(f"group {group}: {member.entry['id']} fixes layouts and cannot be grouped")
+    try:
+        text = combine_programs([member.files[member.entry["files"]["mlir"]["path"]].decode("utf-8")
+                                 for member in members])
+    except GenerationError as exc:
+        raise GenerationError(f"group {group}: {exc}") from None
+    except Exception as exc:
+        raise GenerationError(f"group {group}: combining the members failed: {type(exc).__name__}: {exc}") from exc
+    all_inputs = [array for spec in specs for array in spec.inputs]
+    try:
+        outputs = _run_on_jax_cpu(text, all_inputs)
+    except Exception as exc:
+        raise GenerationError(f"group {group}: JAX's CPU backend cannot run it: {type(exc).__name__}: {exc}") from exc
+    position = 0
+    for member in members:
+        tolerance = Tolerance.from_json(member.entry["tolerance"])
+        expected = _member_expected(member)
+        for index, want in enumerate(expected):
+            mismatch = compare(outputs[position + index], want, tolerance)
+            if mismatch is not None:
+                raise GroupDisagrees(f"group {group}: output {index} of {member.entry['id']} differs from the "
+                                     f"case's own program: {mismatch}", member.entry["id"])
+        position += len(expected)
+    if position != len(outputs):
+        raise GenerationError(f"group {group}: {len(outputs)} results, the members have {position}")
+    ops = program_ops(text)
+    try:
+        artifacts, skipped, recorded = serialize(text)
+    except GenerationError as exc:
+        raise GenerationError(f"group {group}: {exc}") from None
+    family, stem = group.split(".", 1)
+    files: dict[str, bytes] = {f"{family}/{stem}.{GROUP_SUFFIX}.mlir": text.encode("utf-8")}
+    file_entries = {"mlir": f"{family}/{stem}.{GROUP_SUFFIX}.mlir"}
+    for label, data in artifacts.items():
+        path = f"{family}/{stem}.{GROUP_SUFFIX}.{label}.mlirbc"
+        files[path] = data
+        file_entries[f"mlirbc.{label}"] = path
+    entry = {
+        "id": group,
+        "family": family,
+        "cases": [member.entry["id"] for member in members],
+        "ops": ops,
+        "bytecode_versions": recorded,
+        "bytecode_skipped": skipped,
+        "files": {kind: {"path": path, "sha256": sha256_bytes(files[path])} for kind, path in file_entries.items()},
+    }
+    return BuiltCase(entry, files)
+
+
+def _member_expected(member: BuiltCase) -> list[np.ndarray]:
+    from pjrt_cts.golden.npzio import load_npz_bytes
+
+    arrays = load_npz_bytes(member.files[member.entry["files"]["data"]["path"]])
+    return [golden_dtypes.from_storable(arrays[f"out.0.{i}"], spec["dtype"])
+            for i, spec in enumerate(member.entry["outputs"])]
+
+
+def manifest_bytes(entries: list[dict], programs: Sequence[dict] = ()) -> bytes:
     import jaxlib
     import ml_dtypes
 
@@ -433,23 +598,37 @@ def manifest_bytes(entries: list[dict]) -> bytes:
         "generator": {"jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": np.__version__,
                       "ml_dtypes": ml_dtypes.__version__},
         "num_cases": len(entries),
+        "num_programs": len(programs),
         "cases": entries,
+        "programs": list(programs),
     }
-    return (json.dumps(manifest, indent=1, sort_keys=False) + "\n").encode("utf-8")
+    return manifest_text(manifest).encode("utf-8")
 
 
-def write_corpus(out_dir: Path, built: list[BuiltCase], *, prune: bool = False) -> None:
-    """Write the files and manifest; with `prune`, delete corpus files no case references any more."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if prune:
-        wanted = {(out_dir / relative).resolve() for case in built for relative in case.files}
-        for path in sorted(out_dir.rglob("*")):
-            if path.is_file() and path.suffix in (".mlir", ".mlirbc", ".npz") and path.resolve() not in wanted:
-                path.unlink()
-    for case in built:
-        for relative, data in case.files.items():
-            path = out_dir / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists() or path.read_bytes() != data:
-                path.write_bytes(data)
-    (out_dir / MANIFEST_NAME).write_bytes(manifest_bytes([case.entry for case in built]))
+def manifest_text(manifest: dict) -> str:
+    """Compact JSON with one case or program per line: small on disk, and a regeneration diffs by entry."""
+    def compact(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"), sort_keys=False)
+
+    head = {key: value for key, value in manifest.items() if key not in ("cases", "programs")}
+    lines = ["{" + ",\n".join(f"{compact(key)}:{compact(value)}" for key, value in head.items()) + ","]
+    for key in ("cases", "programs"):
+        entries = manifest[key]
+        lines.append(f"{compact(key)}:[" + ",\n".join(compact(entry) for entry in entries) + "]"
+                     + ("," if key == "cases" else ""))
+    return "\n".join(lines) + "}\n"
+
+
+def write_corpus(out_dir: Path, built: list[BuiltCase], programs: Sequence[BuiltCase] = ()) -> None:
+    """Write the archives and the manifest. Entries built without files (kept from the existing corpus by a
+    partial regeneration) take their files' bytes from the corpus in `out_dir`."""
+    from pjrt_cts.golden.archive import read_member, write_archives
+
+    files: dict[str, bytes] = {}
+    for unit in list(built) + list(programs):
+        for entry in unit.entry["files"].values():
+            relative = entry["path"]
+            files[relative] = unit.files[relative] if relative in unit.files else read_member(out_dir, relative)
+    write_archives(out_dir, files, prune=True)
+    (out_dir / MANIFEST_NAME).write_bytes(manifest_bytes([case.entry for case in built],
+                                                         [program.entry for program in programs]))

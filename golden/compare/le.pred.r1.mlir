@@ -1,6 +1,0 @@
-module @jit_le attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<8xi1>, %arg1: tensor<8xi1>) -> (tensor<8xi1> {jax.result_info = "result"}) {
-    %0 = stablehlo.compare LE, %arg0, %arg1, UNSIGNED : (tensor<8xi1>, tensor<8xi1>) -> tensor<8xi1>
-    return %0 : tensor<8xi1>
-  }
-}

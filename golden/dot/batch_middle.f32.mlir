@@ -1,6 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x2x4xf32>, %arg1: tensor<4x2x5xf32>) -> (tensor<2x3x5xf32> {jax.result_info = "result"}) {
-    %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [1] x [1], contracting_dims = [2] x [0], precision = [HIGHEST, HIGHEST] : (tensor<3x2x4xf32>, tensor<4x2x5xf32>) -> tensor<2x3x5xf32>
-    return %0 : tensor<2x3x5xf32>
-  }
-}

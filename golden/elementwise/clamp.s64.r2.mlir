@@ -1,8 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<i64>, %arg1: tensor<3x5xi64>, %arg2: tensor<i64>) -> (tensor<3x5xi64> {jax.result_info = "result"}) {
-    %0 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<i64>) -> tensor<3x5xi64>
-    %1 = stablehlo.broadcast_in_dim %arg2, dims = [] : (tensor<i64>) -> tensor<3x5xi64>
-    %2 = stablehlo.clamp %0, %arg1, %1 : tensor<3x5xi64>
-    return %2 : tensor<3x5xi64>
-  }
-}

@@ -1,6 +1,0 @@
-module @jit_min attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x5xui64>, %arg1: tensor<3x5xui64>) -> (tensor<3x5xui64> {jax.result_info = "result"}) {
-    %0 = stablehlo.minimum %arg0, %arg1 : tensor<3x5xui64>
-    return %0 : tensor<3x5xui64>
-  }
-}

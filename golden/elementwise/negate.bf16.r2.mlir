@@ -1,6 +1,0 @@
-module @jit_neg attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x5xbf16>) -> (tensor<3x5xbf16> {jax.result_info = "result"}) {
-    %0 = stablehlo.negate %arg0 : tensor<3x5xbf16>
-    return %0 : tensor<3x5xbf16>
-  }
-}

@@ -1,6 +1,0 @@
-module @jit_rem attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x5xi8>, %arg1: tensor<3x5xi8>) -> (tensor<3x5xi8> {jax.result_info = "result"}) {
-    %0 = stablehlo.remainder %arg0, %arg1 : tensor<3x5xi8>
-    return %0 : tensor<3x5xi8>
-  }
-}

@@ -1,6 +1,0 @@
-module @jit_select attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x5xi1>, %arg1: tensor<3x5xui8>, %arg2: tensor<3x5xui8>) -> (tensor<3x5xui8> {jax.result_info = "result"}) {
-    %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<3x5xi1>, tensor<3x5xui8>
-    return %0 : tensor<3x5xui8>
-  }
-}

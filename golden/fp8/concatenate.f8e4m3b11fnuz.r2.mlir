@@ -1,6 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x4xf8E4M3B11FNUZ>) -> (tensor<6x4xf8E4M3B11FNUZ> {jax.result_info = "result"}) {
-    %0 = stablehlo.concatenate %arg0, %arg0, dim = 0 : (tensor<3x4xf8E4M3B11FNUZ>, tensor<3x4xf8E4M3B11FNUZ>) -> tensor<6x4xf8E4M3B11FNUZ>
-    return %0 : tensor<6x4xf8E4M3B11FNUZ>
-  }
-}

@@ -1,6 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<12xf8E4M3FNUZ>) -> (tensor<12xf16> {jax.result_info = "result"}) {
-    %0 = stablehlo.convert %arg0 : (tensor<12xf8E4M3FNUZ>) -> tensor<12xf16>
-    return %0 : tensor<12xf16>
-  }
-}

@@ -1,6 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32> {jax.result_info = "result"}) {
-    %0 = stablehlo.cholesky %arg0, lower = true : tensor<4x4xf32>
-    return %0 : tensor<4x4xf32>
-  }
-}

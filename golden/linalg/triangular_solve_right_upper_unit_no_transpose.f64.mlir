@@ -1,6 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<4x4xf64>, %arg1: tensor<3x4xf64>) -> (tensor<3x4xf64> {jax.result_info = "result"}) {
-    %0 = "stablehlo.triangular_solve"(%arg0, %arg1) <{left_side = false, lower = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = true}> : (tensor<4x4xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
-    return %0 : tensor<3x4xf64>
-  }
-}

@@ -1,6 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x4xf32>, %arg1: tensor<f32>) -> (tensor<6x7xf32> {jax.result_info = "result"}) {
-    %0 = stablehlo.pad %arg0, %arg1, low = [1, -1], high = [2, 1], interior = [0, 1] : (tensor<3x4xf32>, tensor<f32>) -> tensor<6x7xf32>
-    return %0 : tensor<6x7xf32>
-  }
-}

@@ -1,7 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<3x4xi16>) -> (tensor<i16> {jax.result_info = "result"}) {
-    %0 = stablehlo.slice %arg0 [0:1, 0:1] : (tensor<3x4xi16>) -> tensor<1x1xi16>
-    %1 = stablehlo.reshape %0 : (tensor<1x1xi16>) -> tensor<i16>
-    return %1 : tensor<i16>
-  }
-}

@@ -1,7 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<2x7xf32>) -> (tensor<2xf32> {jax.result_info = "result"}) {
-    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
-    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.maximum across dimensions = [1] : (tensor<2x7xf32>, tensor<f32>) -> tensor<2xf32>
-    return %0 : tensor<2xf32>
-  }
-}

@@ -1,7 +1,0 @@
-module @jit_fn attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<2xui64>) -> (tensor<2xui64> {jax.result_info = "result[0]"}, tensor<3x3xi32> {jax.result_info = "result[1]"}) {
-    %output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<3x3xui32>)
-    %0 = stablehlo.bitcast_convert %output : (tensor<3x3xui32>) -> tensor<3x3xi32>
-    return %output_state, %0 : tensor<2xui64>, tensor<3x3xi32>
-  }
-}

@@ -1,7 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<bf16>) -> (tensor<bf16> {jax.result_info = "result"}) {
-    %cst = stablehlo.constant dense<0.000000e+00> : tensor<bf16>
-    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [] : (tensor<bf16>, tensor<bf16>) -> tensor<bf16>
-    return %0 : tensor<bf16>
-  }
-}

@@ -1,7 +1,0 @@
-module @jit__lambda attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<4x3xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) -> (tensor<3xf32> {jax.result_info = "result", mhlo.sharding = "{replicated}"}) {
-    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<4x3xf32>, tensor<f32>) -> tensor<3xf32>
-    return %0 : tensor<3xf32>
-  }
-}
