@@ -231,10 +231,6 @@ class GoldenProgram(_ProgramFiles):
         return tuple(spec for case in self.cases for spec in case.output_specs)
 
     @property
-    def layouts(self) -> dict | None:
-        return None if self.grouped else self.cases[0].layouts
-
-    @property
     def is_multi_device(self) -> bool:
         return any(case.is_multi_device for case in self.cases)
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import numpy as np
 
@@ -22,10 +21,6 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
             info.external_attr = 0o644 << 16
             archive.writestr(info, member.getvalue(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
     return buffer.getvalue()
-
-
-def load_npz(path: Path) -> dict[str, np.ndarray]:
-    return load_npz_bytes(Path(path).read_bytes())
 
 
 def load_npz_bytes(data: bytes) -> dict[str, np.ndarray]:

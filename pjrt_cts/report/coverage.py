@@ -41,11 +41,10 @@ class CaseRef:
     anchor: str
 
 
-@dataclass
-class Cell:
-    op: str
-    dtype: str
-    cases: list[CaseRef] = field(default_factory=list)
+class _CaseOutcomes:
+    """The worst outcome and the outcome counts of a collection of case results (`cases`)."""
+
+    cases: list[CaseRef]
 
     @property
     def outcome(self) -> Outcome | None:
@@ -54,6 +53,13 @@ class Cell:
     @property
     def counts(self) -> Counter[Outcome]:
         return Counter(case.outcome for case in self.cases)
+
+
+@dataclass
+class Cell(_CaseOutcomes):
+    op: str
+    dtype: str
+    cases: list[CaseRef] = field(default_factory=list)
 
     @property
     def first_problem(self) -> CaseRef | None:
@@ -204,7 +210,7 @@ def _dtype_sort_key(dtype: str) -> tuple[int, str]:
 
 
 @dataclass
-class AttributeRow:
+class AttributeRow(_CaseOutcomes):
     """One (op, attribute) of the corpus's attribute-space cases: the values exercised and how they fared."""
 
     op: str
@@ -212,14 +218,6 @@ class AttributeRow:
     values: set[str] = field(default_factory=set)
     passed_values: set[str] = field(default_factory=set)
     cases: list[CaseRef] = field(default_factory=list)
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return worst(case.outcome for case in self.cases)
-
-    @property
-    def counts(self) -> Counter[Outcome]:
-        return Counter(case.outcome for case in self.cases)
 
 
 def _value_text(value: Any) -> str:

@@ -197,10 +197,14 @@ def keep_programs_together(items: list[pytest.Item], golden_files: Sequence[Path
         return
     by_unit: dict[str, list[pytest.Item]] = {}
     order: list[Any] = []
+    in_golden_file: dict[str, bool] = {}  # per test file, not per item: ~10,000 items share a few dozen files
     for item in items:
         callspec = getattr(item, "callspec", None)
         parameter = callspec.id if callspec is not None else None
-        if parameter in units and Path(str(item.path)).resolve() in golden_files:
+        file = str(item.path)
+        if file not in in_golden_file:
+            in_golden_file[file] = Path(file).resolve() in golden_files
+        if parameter in units and in_golden_file[file]:
             unit = units[parameter]
             if unit not in by_unit:
                 by_unit[unit] = []

@@ -186,11 +186,7 @@ def _first_error(diagnostics: list[str]) -> str:
 
 
 def serialize(text: str) -> tuple[dict[str, bytes], dict[str, str], dict[str, str | None]]:
-    versions = {
-        "current": str(stablehlo_bindings.get_current_version()),
-        "intermediate": INTERMEDIATE_VERSION,
-        "minimum": str(stablehlo_bindings.get_minimum_version()),
-    }
+    versions = stablehlo_versions()
     artifacts: dict[str, bytes] = {}
     skipped: dict[str, str] = {}
     recorded: dict[str, str | None] = {}
@@ -206,6 +202,17 @@ def serialize(text: str) -> tuple[dict[str, bytes], dict[str, str], dict[str, st
     if "current" not in artifacts:
         raise GenerationError(f"cannot serialize at the current version: {skipped['current']}")
     return artifacts, skipped, recorded
+
+
+def program_files(prefix: str, text: str, artifacts: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, str]]:
+    """A program's files under logical path `prefix` (text `.mlir`, bytecode `.<version>.mlirbc`): path -> bytes,
+    and the manifest's file kind -> path."""
+    files: dict[str, bytes] = {f"{prefix}.mlir": text.encode("utf-8")}
+    kinds = {"mlir": f"{prefix}.mlir"}
+    for label, data in artifacts.items():
+        files[f"{prefix}.{label}.mlirbc"] = data
+        kinds[f"mlirbc.{label}"] = f"{prefix}.{label}.mlirbc"
+    return files, kinds
 
 
 def stablehlo_versions() -> dict[str, str]:
@@ -374,12 +381,7 @@ def build_case(spec: CaseSpec) -> BuiltCase:
                 raise GenerationError(f"{spec.id}: JAX output {i} disagrees with numpy ({spec.numpy_ref_name}): {mismatch}")
 
     family, stem = spec.id.split(".", 1)
-    files: dict[str, bytes] = {f"{family}/{stem}.mlir": text.encode("utf-8")}
-    file_entries = {"mlir": f"{family}/{stem}.mlir"}
-    for label, data in artifacts.items():
-        path = f"{family}/{stem}.{label}.mlirbc"
-        files[path] = data
-        file_entries[f"mlirbc.{label}"] = path
+    files, file_entries = program_files(f"{family}/{stem}", text, artifacts)
     large = None
     if spec.large_seed is not None:
         large = {"seed": spec.large_seed, "reference": spec.large_reference}
@@ -443,6 +445,20 @@ def build_case(spec: CaseSpec) -> BuiltCase:
     if spec.group is not None:
         entry["program"] = spec.group
     return BuiltCase(entry, files)
+
+
+class Grouper:
+    """Assigns `<family>.<attribute family><n>.<dtype>` groups of at most `size` cases, in call order."""
+
+    def __init__(self, size: int = 24) -> None:
+        self.size = size
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, family: str, attr_family: str, dtype: str) -> str:
+        key = f"{family}.{attr_family}.{dtype}"
+        n = self.counts.get(key, 0)
+        self.counts[key] = n + 1
+        return f"{family}.{attr_family}{n // self.size}.{dtype}"
 
 
 GROUP_SUFFIX = "program"  # a group's files: <family>/<group stem>.program.mlir, ...
@@ -562,12 +578,7 @@ def build_group(group: str, specs: Sequence[CaseSpec], members: Sequence[BuiltCa
     except GenerationError as exc:
         raise GenerationError(f"group {group}: {exc}") from None
     family, stem = group.split(".", 1)
-    files: dict[str, bytes] = {f"{family}/{stem}.{GROUP_SUFFIX}.mlir": text.encode("utf-8")}
-    file_entries = {"mlir": f"{family}/{stem}.{GROUP_SUFFIX}.mlir"}
-    for label, data in artifacts.items():
-        path = f"{family}/{stem}.{GROUP_SUFFIX}.{label}.mlirbc"
-        files[path] = data
-        file_entries[f"mlirbc.{label}"] = path
+    files, file_entries = program_files(f"{family}/{stem}.{GROUP_SUFFIX}", text, artifacts)
     entry = {
         "id": group,
         "family": family,

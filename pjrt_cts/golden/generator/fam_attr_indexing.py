@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from pjrt_cts.golden import dtypes
-from pjrt_cts.golden.generator.core import CaseSpec, rng_for
+from pjrt_cts.golden.generator.core import CaseSpec, Grouper, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
 from pjrt_cts.golden.generator.inputs import random_array, wide
 from pjrt_cts.golden.generator.prims import emit, i64_tensor, scalar_type, tensor_type
@@ -40,19 +40,6 @@ MAX_GROUP = 24
 OTHER_DTYPES = ("f64", "bf16", "f16", "s8", "s32", "u8", "u32", "c64", "pred")
 INDEX_TYPES = ("s32", "s64", "u32")
 NARROW_INDEX_TYPES = ("s8", "u8", "s16", "u16")
-
-
-class _Grouper:
-    """Assigns `<family>.<attribute family><n>.<dtype>` groups of at most MAX_GROUP cases."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-
-    def __call__(self, family: str, attr_family: str, dtype: str) -> str:
-        key = f"{family}.{attr_family}.{dtype}"
-        n = self.counts.get(key, 0)
-        self.counts[key] = n + 1
-        return f"{family}.{attr_family}{n // MAX_GROUP}.{dtype}"
 
 
 def _tok(values: Sequence[int]) -> str:
@@ -425,7 +412,7 @@ def _gather_f32_configs() -> list[Gather]:
     return out
 
 
-def _gather_cases(grouper: _Grouper) -> Iterator[CaseSpec]:
+def _gather_cases(grouper: Grouper) -> Iterator[CaseSpec]:
     configs = _gather_f32_configs()
     seen: set[str] = set()
 
@@ -817,7 +804,7 @@ def _dtype_bodies(bodies: tuple[str, ...], name: str) -> tuple[str, ...] | None:
     return bodies
 
 
-def _scatter_cases(grouper: _Grouper) -> Iterator[CaseSpec]:
+def _scatter_cases(grouper: Grouper) -> Iterator[CaseSpec]:
     configs = _scatter_f32_configs()
     seen: set[str] = set()
 
@@ -850,6 +837,6 @@ def _scatter_cases(grouper: _Grouper) -> Iterator[CaseSpec]:
 
 
 def cases() -> Iterator[CaseSpec]:
-    grouper = _Grouper()
+    grouper = Grouper(MAX_GROUP)
     yield from _gather_cases(grouper)
     yield from _scatter_cases(grouper)

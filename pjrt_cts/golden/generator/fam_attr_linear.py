@@ -21,7 +21,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from pjrt_cts.golden import dtypes
-from pjrt_cts.golden.generator.core import CaseSpec, rng_for
+from pjrt_cts.golden.generator.core import CaseSpec, Grouper, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 from pjrt_cts.golden.generator.prims import emit, tensor_type
@@ -59,19 +59,6 @@ def _reduced_tolerance_type(dtype: str, precision: Sequence[str] | None) -> str 
     if "high" in precision:
         return "f16"  # TF32 / bf16x3: eps 2**-10 like f16
     return None
-
-
-class _Grouper:
-    """Assigns `<family>.<attribute family><n>.<dtype>` groups of at most MAX_GROUP cases."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-
-    def __call__(self, family: str, attr_family: str, dtype: str) -> str:
-        key = f"{family}.{attr_family}.{dtype}"
-        n = self.counts.get(key, 0)
-        self.counts[key] = n + 1
-        return f"{family}.{attr_family}{n // MAX_GROUP}.{dtype}"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -332,7 +319,7 @@ class ConvCase:
             flat[picks[-1]] = np.nan if flat.size > 6 else flat[picks[-1]]
         return [x, w]
 
-    def spec(self, grouper: _Grouper, attr_family: str, kind: str | None = None, specials: bool = False) -> CaseSpec:
+    def spec(self, grouper: Grouper, attr_family: str, kind: str | None = None, specials: bool = False) -> CaseSpec:
         case_id = self.id
         out_name = self.out_dtype or self.dtype
         return CaseSpec(case_id, self.fn(), self.inputs(case_id, kind, specials), op_class="matmul",
@@ -349,7 +336,7 @@ def _perms(letters: str) -> list[str]:
     return ["".join(p) for p in itertools.permutations(letters)]
 
 
-def _layout_cases(grouper: _Grouper) -> Iterator[CaseSpec]:
+def _layout_cases(grouper: Grouper) -> Iterator[CaseSpec]:
     g1 = dict(strides=None, padding=None)
     for rank in (1, 2, 3):
         sp = SPATIAL_LETTERS[rank]
@@ -426,7 +413,7 @@ CONV_DTYPES = [  # (input, preferred result or None, ranks)
 
 
 def _conv_cases() -> Iterator[CaseSpec]:
-    grouper = _Grouper()
+    grouper = Grouper(MAX_GROUP)
     seen: set[str] = set()
 
     def once(spec: CaseSpec) -> Iterator[CaseSpec]:
@@ -536,7 +523,7 @@ class DotCase:
                 "precision_config": [p.upper() for p in self.precision] if self.precision else None,
                 "element_type": self.dtype, "result_type": self.out_dtype or self.dtype}
 
-    def spec(self, grouper: _Grouper, attr_family: str, kind: str | None = None, specials: bool = False) -> CaseSpec:
+    def spec(self, grouper: Grouper, attr_family: str, kind: str | None = None, specials: bool = False) -> CaseSpec:
         case_id = self.id
         einsum, lhs_shape, rhs_shape = self.einsum()
         rng = rng_for(case_id)
@@ -628,7 +615,7 @@ DOT_DTYPES = [  # (input, preferred result or None, kind)
 
 
 def _dot_cases() -> Iterator[CaseSpec]:
-    grouper = _Grouper()
+    grouper = Grouper(MAX_GROUP)
     seen: set[str] = set()
 
     def once(spec: CaseSpec) -> Iterator[CaseSpec]:
