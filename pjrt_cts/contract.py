@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pjrt_cts.levels import CONTRACT_VERSION, LEVELS, MUSTPASS_DIR, Level
-from pjrt_cts.model import test_id_from_nodeid
+from pjrt_cts.outcomes import test_id_from_nodeid
 
 
 class ContractError(RuntimeError):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.model import BAD_OUTCOMES, Outcome, id_matches
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
 
 MUSTPASS_DIR = Path(__file__).resolve().parent / "mustpass"
 CONTRACT_VERSION = 1

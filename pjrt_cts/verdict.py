@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
-from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 
 CONFORMANT = "CONFORMANT"
 NON_CONFORMANT = "NON_CONFORMANT"

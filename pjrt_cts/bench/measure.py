@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pjrt_cts.bench.programs import TINY_ADD, mlp_inputs, mlp_program, negate_program
+from pjrt_cts.bench.workloads import TINY_ADD, mlp_inputs, mlp_program, negate_program
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pjrt_cts.cli.main import UsageError
 from pjrt_cts.cli.plugin_arg import resolve_plugin
-from pjrt_cts.model import LAYERS
+from pjrt_cts.outcomes import LAYERS
 from pjrt_cts.runner.shard import ShardSpec
 
 

@@ -43,16 +43,16 @@ def compile_one(client: Any, data: bytes) -> dict[str, Any]:
     """
     import ctypes
 
-    from pjrt_cts.abi import structs as S
+    from pjrt_cts.abi import structs
     from pjrt_cts.runtime import LoadedExecutable, PjrtError, compile_options_bytes
 
     code = ctypes.create_string_buffer(data, len(data) + ZERO_PADDING)
     program_format = ctypes.create_string_buffer(b"mlir")
-    program = S.PJRT_Program(code=ctypes.addressof(code), code_size=len(data),
+    program = structs.PJRT_Program(code=ctypes.addressof(code), code_size=len(data),
                              format=ctypes.addressof(program_format), format_size=4)
     options = compile_options_bytes()
     options_buffer = ctypes.create_string_buffer(options, len(options))
-    args = S.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
+    args = structs.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
                                       compile_options=ctypes.addressof(options_buffer),
                                       compile_options_size=len(options))
     try:

@@ -40,7 +40,7 @@ def _program(case: GoldenCase, form: str) -> str | bytes:
 
 def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
     """Compile and execute one case on `client`; compare every output with the expected one."""
-    from pjrt_cts.runtime import PjrtError, Unsupported
+    from pjrt_cts.runtime import PjrtError, MissingFunction
     from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
     devices = client.addressable_devices
@@ -53,7 +53,7 @@ def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
         executable = client.compile(_program(case, form), "mlir", num_replicas=case.num_replicas,
                                     num_partitions=case.num_partitions,
                                     use_spmd_partitioning=case.use_spmd_partitioning)
-    except (PjrtError, Unsupported) as exc:
+    except (PjrtError, MissingFunction) as exc:
         return CaseResult(case.id, "ERROR", f"compile: {exc}", compile_seconds=time.perf_counter() - started)
     compiled = time.perf_counter()
     input_rows, expected_rows = case.input_rows(), case.expected_rows()
@@ -69,7 +69,7 @@ def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
         # Outputs with a program-fixed layout are read back row-major explicitly.
         actual_rows = [[buffer.to_numpy(list(range(len(buffer.dims)))[::-1]) if layout else buffer.to_numpy()
                         for buffer, layout in zip(row, output_layouts)] for row in output_rows]
-    except (PjrtError, Unsupported) as exc:
+    except (PjrtError, MissingFunction) as exc:
         return CaseResult(case.id, "ERROR", f"execute: {exc}", compile_seconds=compiled - started,
                           execute_seconds=time.perf_counter() - compiled)
     except UnwrittenHostBytes as exc:  # the plugin's readback is wrong: a failure, not a harness error

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.callbacks import CallbackErrorFunction, KeyValueCallback, ValueDeleterCallback
 from pjrt_cts.abi.enums import ErrorCode
 from pjrt_cts.kvstore.store import KeyNotFound, KeyTimeout, KeyValueStoreError, KeyValueStoreLike
@@ -87,7 +87,7 @@ class KeyValueCallbacks:
     def deleter_pointer(self) -> int:
         return int(ctypes.cast(self._deleter, ctypes.c_void_p).value or 0)
 
-    def install(self, create_args: S.PJRT_Client_Create_Args) -> None:
+    def install(self, create_args: structs.PJRT_Client_Create_Args) -> None:
         create_args.kv_get_callback = self.pointer("get")
         create_args.kv_get_user_arg = self.user_arg("get")
         create_args.kv_put_callback = self.pointer("put")
@@ -165,17 +165,17 @@ class KeyValueCallbacks:
         return requested if self.max_get_timeout_s is None else min(requested, self.max_get_timeout_s)
 
     def _on_get(self, address: int) -> int:
-        return self._serve_get("get", address, S.PJRT_KeyValueGetCallback_Args,
+        return self._serve_get("get", address, structs.PJRT_KeyValueGetCallback_Args,
                                lambda key, ms: self.store.get(key, self._effective_timeout_s(ms)))
 
     def _on_try_get(self, address: int) -> int:
-        return self._serve_get("try_get", address, S.PJRT_KeyValueTryGetCallback_Args,
+        return self._serve_get("try_get", address, structs.PJRT_KeyValueTryGetCallback_Args,
                                lambda key, _ms: self.store.try_get(key))
 
     def _on_put(self, address: int) -> int:
         record = CallRecord("put", b"")
         try:
-            args = S.PJRT_KeyValuePutCallback_Args.from_address(address)
+            args = structs.PJRT_KeyValuePutCallback_Args.from_address(address)
             record.key = self._read_key(args)
             self._check_user_arg("put", args.user_arg)
             self._record(record)

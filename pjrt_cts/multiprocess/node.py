@@ -53,7 +53,7 @@ def run_collective(client: Any, scenario: str) -> None:
     feeds its own devices (participant p gets replica_input(p)) and reports what they computed."""
     import numpy as np
 
-    from pjrt_cts.multiprocess.programs import all_reduce_program, replica_input, spmd_sum_program
+    from pjrt_cts.multiprocess.collective_programs import all_reduce_program, replica_input, spmd_sum_program
 
     devices = sorted(client.devices, key=lambda d: d.id)
     participant_of = {device.id: p for p, device in enumerate(devices)}

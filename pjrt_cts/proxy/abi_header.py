@@ -8,15 +8,15 @@ from __future__ import annotations
 import ctypes
 
 from pjrt_cts.abi import enums
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import PjrtStruct, RawStruct
 from pjrt_cts.abi.slots import API_HEADER_SIZE, NUM_SLOTS, SLOT_SIZE, SLOTS, VOID_FUNCTIONS
 
 
 def _structs() -> list[type[ctypes.Structure]]:
     found = []
-    for name in sorted(vars(S)):
-        value = getattr(S, name)
+    for name in sorted(vars(structs)):
+        value = getattr(structs, name)
         if isinstance(value, type) and issubclass(value, RawStruct) and value not in (PjrtStruct, RawStruct) \
                 and name.startswith("PJRT_"):
             found.append(value)
@@ -51,7 +51,7 @@ def generate() -> str:
     lines.append(f"static const int pjrt_slot_since_minor[PJRT_NUM_SLOTS] = {{{since}}};")
     sizes = []
     for slot in SLOTS:
-        struct = getattr(S, slot.args_struct_name, None)
+        struct = getattr(structs, slot.args_struct_name, None)
         sizes.append(str(struct.STRUCT_SIZE) if struct is not None and slot.name not in VOID_FUNCTIONS else "0")
     lines.append("/* STRUCT_SIZE of each slot's args struct (0: not wrapped by generic checks). */")
     lines.append(f"static const unsigned int pjrt_slot_args_size[PJRT_NUM_SLOTS] = {{{', '.join(sizes)}}};")

@@ -7,7 +7,7 @@ from xml.sax.saxutils import escape
 
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import judge_results
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.results import CONFORMANT, INCOMPLETE, outcome_counts, verdict_of
 
 LABEL = "PJRT conformance"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.results import anchor_for, layer_of_test, outcome_of, severity_rank, worst
 
 EXECUTE_LAYER = "execute"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.levels import highest_level
-from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import build_matrix
 from pjrt_cts.report.results import outcome_counts, outcome_of, severity_rank, tests_by_id, verdict_of
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
-from pjrt_cts.model import BAD_OUTCOMES
+from pjrt_cts.outcomes import BAD_OUTCOMES
 from pjrt_cts.report.diff import ChangeKind, RunDiff, RunStats, changes_table, diff_runs, stats_rows
 from pjrt_cts.report.results import outcome_of
 from pjrt_cts.verdict import CONFORMANT, judge_results

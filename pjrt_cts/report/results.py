@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.model import LAYERS, Outcome
+from pjrt_cts.outcomes import LAYERS, Outcome
 
 SCHEMA_VERSION = 1
 

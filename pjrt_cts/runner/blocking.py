@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.runner.blocks import ENV_BLOCKS, LOAD_FUNCTION, Block, BlockFile
 
 PLUGIN_NAME = "pjrt-cts-blocking"

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pjrt_cts.model import LAYERS
+from pjrt_cts.outcomes import LAYERS
 
 ENV_BLOCKS = "PJRT_CTS_BLOCKS"
 LOAD_FUNCTION = "GetPjrtApi"

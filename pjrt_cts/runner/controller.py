@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts.model import Outcome, test_id_from_nodeid
+from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pjrt_cts.model import LAYERS, Outcome, id_matches
+from pjrt_cts.outcomes import LAYERS, Outcome, id_matches
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -6,7 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 
 _FAILURE = {Outcome.FAIL, Outcome.XPASS}
 _ERROR = {Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR}

@@ -6,7 +6,7 @@ import time
 from collections import Counter
 from typing import TextIO
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 
 _NOTABLE = {Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS}
 _ORDER = [o.value for o in Outcome]

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pjrt_cts.model import Outcome, test_id_from_nodeid
+from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner.results import jsonable
 
 _MAX_TRACEBACK_CHARS = 20_000

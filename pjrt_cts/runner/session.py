@@ -18,7 +18,7 @@ from typing import Any, Iterator, TextIO
 import pytest
 
 from pjrt_cts import __version__
-from pjrt_cts.model import Outcome, test_id_from_nodeid
+from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.blocks import ENV_BLOCKS, BlockFile, blocked_summary
 from pjrt_cts.runner.controller import Controller

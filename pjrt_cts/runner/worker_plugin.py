@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from pjrt_cts import model
-from pjrt_cts.model import test_id_from_nodeid
+from pjrt_cts import outcomes
+from pjrt_cts.outcomes import test_id_from_nodeid
 from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.expectations import id_matches
 from pjrt_cts.runner.results import jsonable
@@ -117,30 +117,30 @@ def classify_exception(exc: BaseException) -> tuple[str | None, str]:
     """('NOT_SUPPORTED' | 'WARNING' | 'FAIL' | 'ERROR' | None, reason). Matched by class name so that it works
     whether or not pjrt_cts.runtime is importable (and whichever module defines the class).
 
-    NOT_SUPPORTED comes from pjrt_cts.testing.requirements (NotSupported) or a missing slot (runtime
-    Unsupported); an UNIMPLEMENTED PjrtError that no `unsupported_if_unimplemented` block expected is a FAIL.
+    NOT_SUPPORTED comes from pjrt_cts.testing.requirements (FeatureNotSupported) or a missing slot (runtime
+    MissingFunction); an UNIMPLEMENTED PjrtError that no `unsupported_if_unimplemented` block expected is a FAIL.
     BlockedByFailure is a FAIL in any phase (a fixture's failed prerequisite); SuiteError is an ERROR."""
-    if isinstance(exc, model.NotSupported):
-        return model.Outcome.NOT_SUPPORTED.value, exc.reason or str(exc)
-    if isinstance(exc, model.HardeningWarning):
-        return model.Outcome.WARNING.value, str(exc) or type(exc).__name__
+    if isinstance(exc, outcomes.FeatureNotSupported):
+        return outcomes.Outcome.NOT_SUPPORTED.value, exc.reason or str(exc)
+    if isinstance(exc, outcomes.HardeningFinding):
+        return outcomes.Outcome.WARNING.value, str(exc) or type(exc).__name__
     for cls in type(exc).__mro__:
         if not (cls.__module__ or "").startswith("pjrt_cts"):
             continue
-        if cls.__name__ == "NotSupported":
-            return model.Outcome.NOT_SUPPORTED.value, str(getattr(exc, "reason", "") or exc) or cls.__name__
-        if cls.__name__ == "Unsupported":  # a missing slot: same wording as a declared `requires(slot)`
+        if cls.__name__ == "FeatureNotSupported":
+            return outcomes.Outcome.NOT_SUPPORTED.value, str(getattr(exc, "reason", "") or exc) or cls.__name__
+        if cls.__name__ == "MissingFunction":  # a missing slot: same wording as a declared `requires(slot)`
             function, version = getattr(exc, "function", None), getattr(exc, "plugin_version", None)
             if function and version:
-                return model.Outcome.NOT_SUPPORTED.value, (
+                return outcomes.Outcome.NOT_SUPPORTED.value, (
                     f"requires {function}: missing slot (API {version}): {getattr(exc, 'reason', '') or exc}")
-            return model.Outcome.NOT_SUPPORTED.value, str(exc) or cls.__name__
-        if cls.__name__ == "HardeningWarning":
-            return model.Outcome.WARNING.value, str(exc) or cls.__name__
+            return outcomes.Outcome.NOT_SUPPORTED.value, str(exc) or cls.__name__
+        if cls.__name__ == "HardeningFinding":
+            return outcomes.Outcome.WARNING.value, str(exc) or cls.__name__
         if cls.__name__ == "BlockedByFailure":
-            return model.Outcome.FAIL.value, str(exc) or cls.__name__
+            return outcomes.Outcome.FAIL.value, str(exc) or cls.__name__
         if cls.__name__ == "SuiteError":
-            return model.Outcome.ERROR.value, str(exc) or cls.__name__
+            return outcomes.Outcome.ERROR.value, str(exc) or cls.__name__
     return None, ""
 
 
@@ -341,17 +341,17 @@ class WorkerPlugin:
         excinfo = call.excinfo
         if excinfo is not None:
             kind, reason = classify_exception(excinfo.value)
-            if kind == model.Outcome.NOT_SUPPORTED.value:
+            if kind == outcomes.Outcome.NOT_SUPPORTED.value:
                 report.outcome = "skipped"
                 lineno = (item.location[1] or 0) + 1
                 report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
                 info.update(outcome=kind, message=reason)
-            elif kind == model.Outcome.WARNING.value:
+            elif kind == outcomes.Outcome.WARNING.value:
                 if call.when == "call":  # a passed setup would let pytest run the call phase
                     report.outcome = "passed"
                     report.longrepr = None
                 info.update(outcome=kind, message=reason)
-            elif kind in (model.Outcome.FAIL.value, model.Outcome.ERROR.value):
+            elif kind in (outcomes.Outcome.FAIL.value, outcomes.Outcome.ERROR.value):
                 info.update(outcome=kind, message=reason)  # the report stays failed; setup or call alike
         details = item.stash.get(DETAILS_KEY, None)
         if details:

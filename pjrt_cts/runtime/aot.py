@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.runtime.client import make_program
 from pjrt_cts.runtime.compile_options import compile_options_bytes
 from pjrt_cts.runtime.executable import Executable, LoadedExecutable
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def client_topology(client: "Client") -> int:
     """PJRT_Client_TopologyDescription: the client's topology handle (owned by the client: never destroy it)."""
-    args = client.plugin.call("Client_TopologyDescription", S.PJRT_Client_TopologyDescription_Args(client=client.handle))
+    args = client.plugin.call("Client_TopologyDescription", structs.PJRT_Client_TopologyDescription_Args(client=client.handle))
     return int(args.topology)
 
 
@@ -32,7 +32,7 @@ def compile_for_topology(
     options = compile_options if compile_options is not None else compile_options_bytes()
     program, keepalive = make_program(code, format)
     options_buffer = ctypes.create_string_buffer(options, max(1, len(options)))
-    args = S.PJRT_Compile_Args(
+    args = structs.PJRT_Compile_Args(
         topology=topology, program=ctypes.addressof(program),
         compile_options=ctypes.addressof(options_buffer), compile_options_size=len(options),
         client=client.handle if pass_client else None,
@@ -46,7 +46,7 @@ def load_executable(client: "Client", executable: Executable, compile_options: b
     """PJRT_Client_Load (0.95+): load an unloaded PJRT_Executable onto the client's devices."""
     options = compile_options if compile_options is not None else compile_options_bytes()
     options_buffer = ctypes.create_string_buffer(options, max(1, len(options)))
-    args = S.PJRT_Client_Load_Args(
+    args = structs.PJRT_Client_Load_Args(
         client=client.handle, executable=executable.handle,
         compile_options=ctypes.addressof(options_buffer), compile_options_size=len(options),
     )

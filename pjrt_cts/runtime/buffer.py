@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime.device import Device, Memory, read_handles
 from pjrt_cts.runtime.dtypes import dtype_of
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def _buffer_destroyer(plugin):  # type: ignore[no-untyped-def]
     destroy = plugin.function("Buffer_Destroy")
-    Args = S.PJRT_Buffer_Destroy_Args
+    Args = structs.PJRT_Buffer_Destroy_Args
 
     def run(handle: int) -> None:
         args = Args(buffer=handle)  # must stay referenced during the call
@@ -39,13 +39,13 @@ class Buffer(OwnedHandle):
         self._host_keepalive = host_keepalive  # zero-copy semantics: host memory must outlive the buffer
         self._own(handle, client._buffer_destroy, parent=client)
 
-    def _call(self, name: str, struct: type[S.PjrtStruct], **fields: object) -> S.PjrtStruct:
+    def _call(self, name: str, struct: type[structs.PjrtStruct], **fields: object) -> structs.PjrtStruct:
         return self.plugin.call("Buffer_" + name, struct(buffer=self.handle, **fields))
 
     # ---- queries -------------------------------------------------------------------------------
     @property
     def element_type(self) -> BufferType:
-        raw = self._call("ElementType", S.PJRT_Buffer_ElementType_Args).type
+        raw = self._call("ElementType", structs.PJRT_Buffer_ElementType_Args).type
         try:
             return BufferType(raw)
         except ValueError:
@@ -57,60 +57,60 @@ class Buffer(OwnedHandle):
 
     @property
     def dims(self) -> tuple[int, ...]:
-        args = self._call("Dimensions", S.PJRT_Buffer_Dimensions_Args)
+        args = self._call("Dimensions", structs.PJRT_Buffer_Dimensions_Args)
         return tuple((ctypes.c_int64 * args.num_dims).from_address(args.dims)) if args.num_dims else ()
 
     shape = dims
 
     @property
     def unpadded_dims(self) -> tuple[int, ...]:
-        args = self._call("UnpaddedDimensions", S.PJRT_Buffer_UnpaddedDimensions_Args)
+        args = self._call("UnpaddedDimensions", structs.PJRT_Buffer_UnpaddedDimensions_Args)
         return tuple((ctypes.c_int64 * args.num_dims).from_address(args.unpadded_dims)) if args.num_dims else ()
 
     @property
     def dynamic_dim_indices(self) -> tuple[int, ...]:
-        args = self._call("DynamicDimensionIndices", S.PJRT_Buffer_DynamicDimensionIndices_Args)
+        args = self._call("DynamicDimensionIndices", structs.PJRT_Buffer_DynamicDimensionIndices_Args)
         n = args.num_dynamic_dims
         return tuple((ctypes.c_size_t * n).from_address(args.dynamic_dim_indices)) if n else ()
 
     @property
     def on_device_size(self) -> int:
-        return int(self._call("OnDeviceSizeInBytes", S.PJRT_Buffer_OnDeviceSizeInBytes_Args).on_device_size_in_bytes)
+        return int(self._call("OnDeviceSizeInBytes", structs.PJRT_Buffer_OnDeviceSizeInBytes_Args).on_device_size_in_bytes)
 
     @property
     def device(self) -> Device:
-        return self.client.device_for(self._call("Device", S.PJRT_Buffer_Device_Args).device)
+        return self.client.device_for(self._call("Device", structs.PJRT_Buffer_Device_Args).device)
 
     @property
     def memory(self) -> Memory:
-        return self.client.memory_for(self._call("Memory", S.PJRT_Buffer_Memory_Args).memory)
+        return self.client.memory_for(self._call("Memory", structs.PJRT_Buffer_Memory_Args).memory)
 
     @property
     def is_on_cpu(self) -> bool:
-        return bool(self._call("IsOnCpu", S.PJRT_Buffer_IsOnCpu_Args).is_on_cpu)
+        return bool(self._call("IsOnCpu", structs.PJRT_Buffer_IsOnCpu_Args).is_on_cpu)
 
     @property
     def is_deleted(self) -> bool:
-        return bool(self._call("IsDeleted", S.PJRT_Buffer_IsDeleted_Args).is_deleted)
+        return bool(self._call("IsDeleted", structs.PJRT_Buffer_IsDeleted_Args).is_deleted)
 
     def ready_event(self) -> Event:
-        return Event(self.plugin, self._call("ReadyEvent", S.PJRT_Buffer_ReadyEvent_Args).event, "PJRT_Buffer_ReadyEvent event")
+        return Event(self.plugin, self._call("ReadyEvent", structs.PJRT_Buffer_ReadyEvent_Args).event, "PJRT_Buffer_ReadyEvent event")
 
     def block_until_ready(self) -> "Buffer":
-        args = self._call("ReadyEvent", S.PJRT_Buffer_ReadyEvent_Args)
+        args = self._call("ReadyEvent", structs.PJRT_Buffer_ReadyEvent_Args)
         wait_and_destroy(self.plugin, args.event, "PJRT_Buffer_ReadyEvent event")
         return self
 
     # ---- host transfer ---------------------------------------------------------------------------
     def host_size(self, host_layout: MemoryLayout | None = None) -> int:
         """PJRT_Buffer_ToHostBuffer with dst=NULL: the bytes a host copy needs."""
-        args = S.PJRT_Buffer_ToHostBuffer_Args(src=self.handle, host_layout=host_layout.address if host_layout else None, dst=None)
+        args = structs.PJRT_Buffer_ToHostBuffer_Args(src=self.handle, host_layout=host_layout.address if host_layout else None, dst=None)
         self.plugin.call("Buffer_ToHostBuffer", args)
         return int(args.dst_size)
 
     def _start_to_host(self, destination: int, size: int, host_layout: MemoryLayout | None) -> int:
         """PJRT_Buffer_ToHostBuffer into `destination`; returns the completion event handle."""
-        args = S.PJRT_Buffer_ToHostBuffer_Args(
+        args = structs.PJRT_Buffer_ToHostBuffer_Args(
             src=self.handle, host_layout=host_layout.address if host_layout else None, dst=destination, dst_size=size
         )
         self.plugin.call("Buffer_ToHostBuffer", args)
@@ -154,7 +154,7 @@ class Buffer(OwnedHandle):
     def copy_raw_to_host(self, offset: int, size: int) -> bytes:
         """PJRT_Buffer_CopyRawToHost into poisoned host memory, checked for unwritten bytes."""
         def copy(address: int) -> None:
-            args = self._call("CopyRawToHost", S.PJRT_Buffer_CopyRawToHost_Args, dst=address, offset=offset,
+            args = self._call("CopyRawToHost", structs.PJRT_Buffer_CopyRawToHost_Args, dst=address, offset=offset,
                               transfer_size=size)
             wait_and_destroy(self.plugin, args.event, "PJRT_Buffer_CopyRawToHost event")
 
@@ -163,31 +163,31 @@ class Buffer(OwnedHandle):
     # ---- lifetime and copies --------------------------------------------------------------------
     def delete(self) -> None:
         """PJRT_Buffer_Delete: frees device memory; the handle stays valid for IsDeleted/Destroy."""
-        self._call("Delete", S.PJRT_Buffer_Delete_Args)
+        self._call("Delete", structs.PJRT_Buffer_Delete_Args)
 
     def copy_to_device(self, device: Device) -> "Buffer":
-        args = self._call("CopyToDevice", S.PJRT_Buffer_CopyToDevice_Args, dst_device=device.handle)
+        args = self._call("CopyToDevice", structs.PJRT_Buffer_CopyToDevice_Args, dst_device=device.handle)
         return Buffer(self.client, args.dst_buffer)
 
     def copy_to_memory(self, memory: Memory) -> "Buffer":
-        args = self._call("CopyToMemory", S.PJRT_Buffer_CopyToMemory_Args, dst_memory=memory.handle)
+        args = self._call("CopyToMemory", structs.PJRT_Buffer_CopyToMemory_Args, dst_memory=memory.handle)
         return Buffer(self.client, args.dst_buffer)
 
     # ---- external references (DLPack primitives) -------------------------------------------------
     @property
     def unsafe_pointer(self) -> int:
-        return int(self._call("UnsafePointer", S.PJRT_Buffer_UnsafePointer_Args).buffer_pointer or 0)
+        return int(self._call("UnsafePointer", structs.PJRT_Buffer_UnsafePointer_Args).buffer_pointer or 0)
 
     @property
     def opaque_device_memory_pointer(self) -> int:
-        args = self._call("OpaqueDeviceMemoryDataPointer", S.PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args)
+        args = self._call("OpaqueDeviceMemoryDataPointer", structs.PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args)
         return int(args.device_memory_ptr or 0)
 
     def increase_external_reference_count(self) -> None:
-        self._call("IncreaseExternalReferenceCount", S.PJRT_Buffer_IncreaseExternalReferenceCount_Args)
+        self._call("IncreaseExternalReferenceCount", structs.PJRT_Buffer_IncreaseExternalReferenceCount_Args)
 
     def decrease_external_reference_count(self) -> None:
-        self._call("DecreaseExternalReferenceCount", S.PJRT_Buffer_DecreaseExternalReferenceCount_Args)
+        self._call("DecreaseExternalReferenceCount", structs.PJRT_Buffer_DecreaseExternalReferenceCount_Args)
 
     def __repr__(self) -> str:
         if self.closed:

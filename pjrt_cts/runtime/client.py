@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.callbacks import OnDeleteCallback
 from pjrt_cts.abi.enums import BufferType, HostBufferSemantics
 from pjrt_cts.runtime.buffer import Buffer, _buffer_destroyer
@@ -32,7 +32,7 @@ class Client(OwnedHandle):
         self._buffer_destroy = _buffer_destroyer(plugin)
 
         def destroy(h: int) -> None:
-            plugin.call("Client_Destroy", S.PJRT_Client_Destroy_Args(client=h))
+            plugin.call("Client_Destroy", structs.PJRT_Client_Destroy_Args(client=h))
 
         self._own(handle, destroy)
 
@@ -40,7 +40,7 @@ class Client(OwnedHandle):
     def create(cls, plugin: "Plugin", options: Mapping[str, NamedValue], *, kv_callbacks: Any = None) -> "Client":
         """PJRT_Client_Create with `options` as PJRT_NamedValue[] (str/int/float/bool/list[int])."""
         values = NamedValueArray(options)
-        args = S.PJRT_Client_Create_Args(create_options=values.pointer, num_options=values.count)
+        args = structs.PJRT_Client_Create_Args(create_options=values.pointer, num_options=values.count)
         if kv_callbacks is not None:
             kv_callbacks.install(args)
         plugin.call("Client_Create", args)
@@ -48,23 +48,23 @@ class Client(OwnedHandle):
         client._kv_callbacks = kv_callbacks  # the plugin may call them for the client's whole lifetime
         return client
 
-    def _call(self, name: str, struct: type[S.PjrtStruct], **fields: object) -> S.PjrtStruct:
+    def _call(self, name: str, struct: type[structs.PjrtStruct], **fields: object) -> structs.PjrtStruct:
         return self.plugin.call("Client_" + name, struct(client=self.handle, **fields))
 
     # ---- identity -------------------------------------------------------------------------------
     @property
     def platform_name(self) -> str:
-        args = self._call("PlatformName", S.PJRT_Client_PlatformName_Args)
+        args = self._call("PlatformName", structs.PJRT_Client_PlatformName_Args)
         return read_string(args.platform_name, args.platform_name_size)
 
     @property
     def platform_version(self) -> str:
-        args = self._call("PlatformVersion", S.PJRT_Client_PlatformVersion_Args)
+        args = self._call("PlatformVersion", structs.PJRT_Client_PlatformVersion_Args)
         return read_string(args.platform_version, args.platform_version_size)
 
     @property
     def process_index(self) -> int:
-        return int(self._call("ProcessIndex", S.PJRT_Client_ProcessIndex_Args).process_index)
+        return int(self._call("ProcessIndex", structs.PJRT_Client_ProcessIndex_Args).process_index)
 
     # ---- devices and memories ---------------------------------------------------------------------
     def device_for(self, handle: int) -> Device:
@@ -81,31 +81,31 @@ class Client(OwnedHandle):
 
     @property
     def devices(self) -> list[Device]:
-        args = self._call("Devices", S.PJRT_Client_Devices_Args)
+        args = self._call("Devices", structs.PJRT_Client_Devices_Args)
         return [self.device_for(h) for h in read_handles(args.devices, args.num_devices)]
 
     @property
     def addressable_devices(self) -> list[Device]:
-        args = self._call("AddressableDevices", S.PJRT_Client_AddressableDevices_Args)
+        args = self._call("AddressableDevices", structs.PJRT_Client_AddressableDevices_Args)
         return [self.device_for(h) for h in read_handles(args.addressable_devices, args.num_addressable_devices)]
 
     @property
     def addressable_memories(self) -> list[Memory]:
-        args = self._call("AddressableMemories", S.PJRT_Client_AddressableMemories_Args)
+        args = self._call("AddressableMemories", structs.PJRT_Client_AddressableMemories_Args)
         return [self.memory_for(h) for h in read_handles(args.addressable_memories, args.num_addressable_memories)]
 
     def lookup_device(self, device_id: int) -> Device:
-        return self.device_for(self._call("LookupDevice", S.PJRT_Client_LookupDevice_Args, id=device_id).device)
+        return self.device_for(self._call("LookupDevice", structs.PJRT_Client_LookupDevice_Args, id=device_id).device)
 
     def lookup_addressable_device(self, local_hardware_id: int) -> Device:
-        args = self._call("LookupAddressableDevice", S.PJRT_Client_LookupAddressableDevice_Args, local_hardware_id=local_hardware_id)
+        args = self._call("LookupAddressableDevice", structs.PJRT_Client_LookupAddressableDevice_Args, local_hardware_id=local_hardware_id)
         return self.device_for(args.addressable_device)
 
     def default_device_assignment(self, num_replicas: int, num_partitions: int, buffer_size: int | None = None) -> list[int]:
         size = num_replicas * num_partitions if buffer_size is None else buffer_size
         out = (ctypes.c_int * max(1, size))()
         self._call(
-            "DefaultDeviceAssignment", S.PJRT_Client_DefaultDeviceAssignment_Args,
+            "DefaultDeviceAssignment", structs.PJRT_Client_DefaultDeviceAssignment_Args,
             num_replicas=num_replicas, num_partitions=num_partitions,
             default_assignment_size=size, default_assignment=ctypes.addressof(out),
         )
@@ -163,7 +163,7 @@ class Client(OwnedHandle):
         shape = list(array.shape if dims is None else dims)
         c_dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
         c_strides = (ctypes.c_int64 * max(1, len(byte_strides)))(*byte_strides) if byte_strides is not None else None
-        args = S.PJRT_Client_BufferFromHostBuffer_Args(
+        args = structs.PJRT_Client_BufferFromHostBuffer_Args(
             client=self.handle,
             data=array.ctypes.data,
             type=int(buffer_type_of(array.dtype) if element_type is None else element_type),
@@ -211,7 +211,7 @@ class Client(OwnedHandle):
             _view_callbacks.append(c_callback)
         if device is None and memory is None:
             device = self.addressable_devices[0]
-        args = S.PJRT_Client_CreateViewOfDeviceBuffer_Args(
+        args = structs.PJRT_Client_CreateViewOfDeviceBuffer_Args(
             client=self.handle, device_buffer_ptr=pointer, dims=ctypes.addressof(c_dims), num_dims=len(dims),
             element_type=int(element_type), layout=layout.address if layout is not None else None,
             device=device.handle if device is not None else _first_device_handle(memory),
@@ -229,7 +229,7 @@ class Client(OwnedHandle):
         text = message.encode()
         c_text = ctypes.create_string_buffer(text, max(1, len(text)))
         c_dims = (ctypes.c_int64 * max(1, len(dims)))(*dims)
-        args = S.PJRT_Client_CreateErrorBuffer_Args(
+        args = structs.PJRT_Client_CreateErrorBuffer_Args(
             client=self.handle, error_code=int(code), error_message=ctypes.addressof(c_text), error_message_size=len(text),
             shape_dims=ctypes.addressof(c_dims), shape_num_dims=len(dims), shape_element_type=int(element_type),
             memory=memory.handle,
@@ -255,7 +255,7 @@ class Client(OwnedHandle):
         )
         program, keepalive = make_program(code, format)
         options_buffer = ctypes.create_string_buffer(options, max(1, len(options)))
-        args = S.PJRT_Client_Compile_Args(
+        args = structs.PJRT_Client_Compile_Args(
             client=self.handle, program=ctypes.addressof(program),
             compile_options=ctypes.addressof(options_buffer), compile_options_size=len(options),
         )
@@ -266,7 +266,7 @@ class Client(OwnedHandle):
     def deserialize_executable(self, serialized: bytes, compile_options: bytes | None = None) -> LoadedExecutable:
         data = ctypes.create_string_buffer(serialized, max(1, len(serialized)))
         opts = ctypes.create_string_buffer(compile_options, max(1, len(compile_options))) if compile_options else None
-        args = S.PJRT_Executable_DeserializeAndLoad_Args(
+        args = structs.PJRT_Executable_DeserializeAndLoad_Args(
             client=self.handle, serialized_executable=ctypes.addressof(data), serialized_executable_size=len(serialized),
             overridden_serialized_compile_options=ctypes.addressof(opts) if opts is not None else None,
             overridden_serialized_compile_options_size=len(compile_options) if compile_options else 0,
@@ -290,7 +290,7 @@ def _first_device_handle(memory: Memory | None) -> int | None:
     return devices[0].handle if devices else None
 
 
-def make_program(code: str | bytes, format: str) -> tuple[S.PJRT_Program, list[object]]:
+def make_program(code: str | bytes, format: str) -> tuple[structs.PJRT_Program, list[object]]:
     """A PJRT_Program over `code`; the returned keepalive list must outlive the call.
 
     The code is NUL-terminated one byte past code_size, as frameworks pass it (std::string): some
@@ -299,7 +299,7 @@ def make_program(code: str | bytes, format: str) -> tuple[S.PJRT_Program, list[o
     data = code.encode() if isinstance(code, str) else bytes(code)
     code_buffer = ctypes.create_string_buffer(data, len(data) + 1)
     format_buffer = ctypes.create_string_buffer(format.encode())
-    program = S.PJRT_Program(
+    program = structs.PJRT_Program(
         code=ctypes.addressof(code_buffer), code_size=len(data),
         format=ctypes.addressof(format_buffer), format_size=len(format.encode()),
     )

@@ -5,7 +5,7 @@ import ctypes
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
 if TYPE_CHECKING:
@@ -28,34 +28,34 @@ class DeviceDescription:
         self.plugin = client.plugin
         self.handle = handle
 
-    def _get(self, name: str, struct: type[S.PjrtStruct]) -> S.PjrtStruct:
+    def _get(self, name: str, struct: type[structs.PjrtStruct]) -> structs.PjrtStruct:
         return self.plugin.call("DeviceDescription_" + name, struct(device_description=self.handle))
 
     @cached_property
     def id(self) -> int:
-        return int(self._get("Id", S.PJRT_DeviceDescription_Id_Args).id)
+        return int(self._get("Id", structs.PJRT_DeviceDescription_Id_Args).id)
 
     @cached_property
     def process_index(self) -> int:
-        return int(self._get("ProcessIndex", S.PJRT_DeviceDescription_ProcessIndex_Args).process_index)
+        return int(self._get("ProcessIndex", structs.PJRT_DeviceDescription_ProcessIndex_Args).process_index)
 
     @cached_property
     def kind(self) -> str:
-        args = self._get("Kind", S.PJRT_DeviceDescription_Kind_Args)
+        args = self._get("Kind", structs.PJRT_DeviceDescription_Kind_Args)
         return read_string(args.device_kind, args.device_kind_size)
 
     @property
     def debug_string(self) -> str:
-        args = self._get("DebugString", S.PJRT_DeviceDescription_DebugString_Args)
+        args = self._get("DebugString", structs.PJRT_DeviceDescription_DebugString_Args)
         return read_string(args.debug_string, args.debug_string_size)
 
     @property
     def to_string(self) -> str:
-        args = self._get("ToString", S.PJRT_DeviceDescription_ToString_Args)
+        args = self._get("ToString", structs.PJRT_DeviceDescription_ToString_Args)
         return read_string(args.to_string, args.to_string_size)
 
     def attribute_items(self) -> list[tuple[str, NamedValue]]:
-        args = self._get("Attributes", S.PJRT_DeviceDescription_Attributes_Args)
+        args = self._get("Attributes", structs.PJRT_DeviceDescription_Attributes_Args)
         return read_named_value_items(args.attributes, args.num_attributes)
 
 
@@ -67,7 +67,7 @@ class Device:
 
     @cached_property
     def description(self) -> DeviceDescription:
-        args = self.plugin.call("Device_GetDescription", S.PJRT_Device_GetDescription_Args(device=self.handle))
+        args = self.plugin.call("Device_GetDescription", structs.PJRT_Device_GetDescription_Args(device=self.handle))
         return DeviceDescription(self.client, args.device_description)
 
     @property
@@ -88,29 +88,29 @@ class Device:
 
     @property
     def is_addressable(self) -> bool:
-        args = self.plugin.call("Device_IsAddressable", S.PJRT_Device_IsAddressable_Args(device=self.handle))
+        args = self.plugin.call("Device_IsAddressable", structs.PJRT_Device_IsAddressable_Args(device=self.handle))
         return bool(args.is_addressable)
 
     @property
     def local_hardware_id(self) -> int:
-        args = self.plugin.call("Device_LocalHardwareId", S.PJRT_Device_LocalHardwareId_Args(device=self.handle))
+        args = self.plugin.call("Device_LocalHardwareId", structs.PJRT_Device_LocalHardwareId_Args(device=self.handle))
         return int(args.local_hardware_id)
 
     @property
     def memories(self) -> list["Memory"]:
-        args = self.plugin.call("Device_AddressableMemories", S.PJRT_Device_AddressableMemories_Args(device=self.handle))
+        args = self.plugin.call("Device_AddressableMemories", structs.PJRT_Device_AddressableMemories_Args(device=self.handle))
         return [self.client.memory_for(h) for h in read_handles(args.memories, args.num_memories)]
 
     @property
     def default_memory(self) -> "Memory":
-        args = self.plugin.call("Device_DefaultMemory", S.PJRT_Device_DefaultMemory_Args(device=self.handle))
+        args = self.plugin.call("Device_DefaultMemory", structs.PJRT_Device_DefaultMemory_Args(device=self.handle))
         return self.client.memory_for(args.memory)
 
     def memory_stats(self) -> dict[str, int]:
         """PJRT_Device_MemoryStats: the values whose *_is_set flag is true (bytes_in_use always)."""
-        args = self.plugin.call("Device_MemoryStats", S.PJRT_Device_MemoryStats_Args(device=self.handle))
+        args = self.plugin.call("Device_MemoryStats", structs.PJRT_Device_MemoryStats_Args(device=self.handle))
         stats = {"bytes_in_use": int(args.bytes_in_use)}
-        for name, _ in S.PJRT_Device_MemoryStats_Args._fields_:
+        for name, _ in structs.PJRT_Device_MemoryStats_Args._fields_:
             if name.endswith("_is_set") and getattr(args, name):
                 stats[name[: -len("_is_set")]] = int(getattr(args, name[: -len("_is_set")]))
         return stats
@@ -127,30 +127,30 @@ class Memory:
 
     @cached_property
     def id(self) -> int:
-        return int(self.plugin.call("Memory_Id", S.PJRT_Memory_Id_Args(memory=self.handle)).id)
+        return int(self.plugin.call("Memory_Id", structs.PJRT_Memory_Id_Args(memory=self.handle)).id)
 
     @cached_property
     def kind(self) -> str:
-        args = self.plugin.call("Memory_Kind", S.PJRT_Memory_Kind_Args(memory=self.handle))
+        args = self.plugin.call("Memory_Kind", structs.PJRT_Memory_Kind_Args(memory=self.handle))
         return read_string(args.kind, args.kind_size)
 
     @property
     def kind_id(self) -> int:
-        return int(self.plugin.call("Memory_Kind_Id", S.PJRT_Memory_Kind_Id_Args(memory=self.handle)).kind_id)
+        return int(self.plugin.call("Memory_Kind_Id", structs.PJRT_Memory_Kind_Id_Args(memory=self.handle)).kind_id)
 
     @property
     def debug_string(self) -> str:
-        args = self.plugin.call("Memory_DebugString", S.PJRT_Memory_DebugString_Args(memory=self.handle))
+        args = self.plugin.call("Memory_DebugString", structs.PJRT_Memory_DebugString_Args(memory=self.handle))
         return read_string(args.debug_string, args.debug_string_size)
 
     @property
     def to_string(self) -> str:
-        args = self.plugin.call("Memory_ToString", S.PJRT_Memory_ToString_Args(memory=self.handle))
+        args = self.plugin.call("Memory_ToString", structs.PJRT_Memory_ToString_Args(memory=self.handle))
         return read_string(args.to_string, args.to_string_size)
 
     @property
     def addressable_by_devices(self) -> list[Device]:
-        args = self.plugin.call("Memory_AddressableByDevices", S.PJRT_Memory_AddressableByDevices_Args(memory=self.handle))
+        args = self.plugin.call("Memory_AddressableByDevices", structs.PJRT_Memory_AddressableByDevices_Args(memory=self.handle))
         return [self.client.device_for(h) for h in read_handles(args.devices, args.num_devices)]
 
     def __repr__(self) -> str:

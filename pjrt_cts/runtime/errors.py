@@ -13,7 +13,7 @@ class PjrtError(Exception):
         super().__init__(f"{function} failed: {code}: {message}")
 
 
-class Unsupported(Exception):
+class MissingFunction(Exception):
     """The plugin lacks a function: beyond its PJRT_Api struct_size, or a NULL slot."""
 
     def __init__(self, function: str, plugin_version: str, reason: str) -> None:

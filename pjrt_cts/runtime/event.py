@@ -5,7 +5,7 @@ import ctypes
 import threading
 from typing import TYPE_CHECKING, Callable
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.callbacks import EventOnReadyCallback
 from pjrt_cts.abi.enums import ErrorCode
 from pjrt_cts.runtime.errors import PjrtError
@@ -25,26 +25,26 @@ class Event(OwnedHandle):
     @classmethod
     def create(cls, plugin: "Plugin") -> "Event":
         """PJRT_Event_Create (0.89+): an event the caller later sets with set()."""
-        args = plugin.call("Event_Create", S.PJRT_Event_Create_Args())
+        args = plugin.call("Event_Create", structs.PJRT_Event_Create_Args())
         return cls(plugin, args.event, "PJRT_Event_Create event")
 
     def is_ready(self) -> bool:
-        return bool(self.plugin.call("Event_IsReady", S.PJRT_Event_IsReady_Args(event=self.handle)).is_ready)
+        return bool(self.plugin.call("Event_IsReady", structs.PJRT_Event_IsReady_Args(event=self.handle)).is_ready)
 
     def error(self) -> PjrtError | None:
         """PJRT_Event_Error: the event's error once ready (None on success)."""
-        return self.plugin.call_status("Event_Error", S.PJRT_Event_Error_Args(event=self.handle))
+        return self.plugin.call_status("Event_Error", structs.PJRT_Event_Error_Args(event=self.handle))
 
     def wait(self) -> None:
         """PJRT_Event_Await; raises the event's error as PjrtError."""
-        error = self.plugin.call_status("Event_Await", S.PJRT_Event_Await_Args(event=self.handle))
+        error = self.plugin.call_status("Event_Await", structs.PJRT_Event_Await_Args(event=self.handle))
         if error is not None:
             raise PjrtError(error.function, error.code, error.message, error.code_value)
 
     def set(self, code: ErrorCode = ErrorCode.OK, message: str = "") -> None:
         data = message.encode()
         buffer = ctypes.create_string_buffer(data)
-        args = S.PJRT_Event_Set_Args(event=self.handle, error_code=int(code), error_message=ctypes.addressof(buffer), error_message_size=len(data))
+        args = structs.PJRT_Event_Set_Args(event=self.handle, error_code=int(code), error_message=ctypes.addressof(buffer), error_message_size=len(data))
         self.plugin.call("Event_Set", args)
 
     def on_ready(self, callback: Callable[[PjrtError | None], None]) -> None:
@@ -67,7 +67,7 @@ class Event(OwnedHandle):
         _live_callbacks[id(c_callback)] = c_callback  # CFUNCTYPE objects are unhashable: key by id
         # Released only after it fired: the plugin may call it after this Event is gone.
         threading.Thread(target=_release_after, args=(done, c_callback), daemon=True).start()
-        self.plugin.call("Event_OnReady", S.PJRT_Event_OnReady_Args(event=self.handle, callback=ctypes.cast(c_callback, ctypes.c_void_p), user_arg=None))
+        self.plugin.call("Event_OnReady", structs.PJRT_Event_OnReady_Args(event=self.handle, callback=ctypes.cast(c_callback, ctypes.c_void_p), user_arg=None))
 
 
 _live_callbacks: dict[int, object] = {}
@@ -80,7 +80,7 @@ def _release_after(done: threading.Event, c_callback: object) -> None:
 
 def _destroyer(plugin: "Plugin") -> Callable[[int], None]:
     def destroy(handle: int) -> None:
-        plugin.call("Event_Destroy", S.PJRT_Event_Destroy_Args(event=handle))
+        plugin.call("Event_Destroy", structs.PJRT_Event_Destroy_Args(event=handle))
 
     return destroy
 
@@ -89,7 +89,7 @@ def wait_and_destroy(plugin: "Plugin", handle: int, what: str) -> None:
     """Await an event we got as an out-parameter, then destroy it (raises its error)."""
     if not handle:
         return
-    error = plugin.call_status("Event_Await", S.PJRT_Event_Await_Args(event=handle))
-    plugin.call("Event_Destroy", S.PJRT_Event_Destroy_Args(event=handle))
+    error = plugin.call_status("Event_Await", structs.PJRT_Event_Await_Args(event=handle))
+    plugin.call("Event_Destroy", structs.PJRT_Event_Destroy_Args(event=handle))
     if error is not None:
         raise PjrtError(what, error.code, error.message, error.code_value)

@@ -6,7 +6,7 @@ import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Sequence
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime import readback
 from pjrt_cts.runtime.buffer import Buffer
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pjrt_cts.runtime.plugin import Plugin
 
 
-def _take_serialized(plugin: "Plugin", args: S.PjrtStruct, bytes_field: str, handle_field: str, deleter_field: str) -> bytes:
+def _take_serialized(plugin: "Plugin", args: structs.PjrtStruct, bytes_field: str, handle_field: str, deleter_field: str) -> bytes:
     """Copy plugin-owned serialized bytes, then call their deleter exactly once."""
     data = ctypes.string_at(getattr(args, bytes_field), getattr(args, bytes_field + "_size"))
     deleter, handle = getattr(args, deleter_field), getattr(args, handle_field)
@@ -36,43 +36,43 @@ class Executable(OwnedHandle):
         self.plugin = plugin
 
         def destroy(h: int) -> None:
-            plugin.call("Executable_Destroy", S.PJRT_Executable_Destroy_Args(executable=h))
+            plugin.call("Executable_Destroy", structs.PJRT_Executable_Destroy_Args(executable=h))
 
         self._own(handle, destroy, parent=parent)
 
-    def _get(self, name: str, struct: type[S.PjrtStruct]) -> S.PjrtStruct:
+    def _get(self, name: str, struct: type[structs.PjrtStruct]) -> structs.PjrtStruct:
         return self.plugin.call("Executable_" + name, struct(executable=self.handle))
 
     @property
     def name(self) -> str:
-        args = self._get("Name", S.PJRT_Executable_Name_Args)
+        args = self._get("Name", structs.PJRT_Executable_Name_Args)
         return read_string(args.executable_name, args.executable_name_size)
 
     @property
     def num_replicas(self) -> int:
-        return int(self._get("NumReplicas", S.PJRT_Executable_NumReplicas_Args).num_replicas)
+        return int(self._get("NumReplicas", structs.PJRT_Executable_NumReplicas_Args).num_replicas)
 
     @property
     def num_partitions(self) -> int:
-        return int(self._get("NumPartitions", S.PJRT_Executable_NumPartitions_Args).num_partitions)
+        return int(self._get("NumPartitions", structs.PJRT_Executable_NumPartitions_Args).num_partitions)
 
     @cached_property
     def num_outputs(self) -> int:
-        return int(self._get("NumOutputs", S.PJRT_Executable_NumOutputs_Args).num_outputs)
+        return int(self._get("NumOutputs", structs.PJRT_Executable_NumOutputs_Args).num_outputs)
 
     @property
     def size_of_generated_code(self) -> int:
-        return int(self._get("SizeOfGeneratedCodeInBytes", S.PJRT_Executable_SizeOfGeneratedCodeInBytes_Args).size_in_bytes)
+        return int(self._get("SizeOfGeneratedCodeInBytes", structs.PJRT_Executable_SizeOfGeneratedCodeInBytes_Args).size_in_bytes)
 
     @property
     def output_element_types(self) -> list[BufferType | int]:
-        args = self._get("OutputElementTypes", S.PJRT_Executable_OutputElementTypes_Args)
+        args = self._get("OutputElementTypes", structs.PJRT_Executable_OutputElementTypes_Args)
         raw = list((ctypes.c_int * args.num_output_types).from_address(args.output_types)) if args.num_output_types else []
         return [BufferType(v) if v in BufferType._value2member_map_ else v for v in raw]
 
     @property
     def output_dimensions(self) -> list[tuple[int, ...]]:
-        args = self._get("OutputDimensions", S.PJRT_Executable_OutputDimensions_Args)
+        args = self._get("OutputDimensions", structs.PJRT_Executable_OutputDimensions_Args)
         n = args.num_outputs
         ranks = list((ctypes.c_size_t * n).from_address(args.dim_sizes)) if n else []
         flat = list((ctypes.c_int64 * sum(ranks)).from_address(args.dims)) if sum(ranks) else []
@@ -82,7 +82,7 @@ class Executable(OwnedHandle):
             pos += rank
         return shapes
 
-    def _memory_kinds(self, name: str, struct: type[S.PjrtStruct], count_field: str) -> list[str]:
+    def _memory_kinds(self, name: str, struct: type[structs.PjrtStruct], count_field: str) -> list[str]:
         args = self._get(name, struct)
         n = getattr(args, count_field)
         if not n:
@@ -93,29 +93,29 @@ class Executable(OwnedHandle):
 
     @property
     def output_memory_kinds(self) -> list[str]:
-        return self._memory_kinds("OutputMemoryKinds", S.PJRT_Executable_OutputMemoryKinds_Args, "num_outputs")
+        return self._memory_kinds("OutputMemoryKinds", structs.PJRT_Executable_OutputMemoryKinds_Args, "num_outputs")
 
     @property
     def parameter_memory_kinds(self) -> list[str]:
-        return self._memory_kinds("ParameterMemoryKinds", S.PJRT_Executable_ParameterMemoryKinds_Args, "num_parameters")
+        return self._memory_kinds("ParameterMemoryKinds", structs.PJRT_Executable_ParameterMemoryKinds_Args, "num_parameters")
 
     @property
     def fingerprint(self) -> str:
-        args = self._get("Fingerprint", S.PJRT_Executable_Fingerprint_Args)
+        args = self._get("Fingerprint", structs.PJRT_Executable_Fingerprint_Args)
         return read_string(args.executable_fingerprint, args.executable_fingerprint_size)
 
     def cost_analysis_items(self) -> list[tuple[str, NamedValue]]:
-        args = self._get("GetCostAnalysis", S.PJRT_Executable_GetCostAnalysis_Args)
+        args = self._get("GetCostAnalysis", structs.PJRT_Executable_GetCostAnalysis_Args)
         return read_named_value_items(args.properties, args.num_properties)
 
     def compiled_memory_stats(self) -> dict[str, int]:
-        args = self._get("GetCompiledMemoryStats", S.PJRT_Executable_GetCompiledMemoryStats_Args)
+        args = self._get("GetCompiledMemoryStats", structs.PJRT_Executable_GetCompiledMemoryStats_Args)
         return {name: int(getattr(args, name)) for name, _ in args._fields_[3:]}
 
     def optimized_program(self) -> tuple[str, bytes]:
         """PJRT_Executable_OptimizedProgram two-call protocol: size query, then copy. Returns (format, code)."""
-        program = S.PJRT_Program(code=None)
-        args = S.PJRT_Executable_OptimizedProgram_Args(executable=self.handle, program=ctypes.addressof(program))
+        program = structs.PJRT_Program(code=None)
+        args = structs.PJRT_Executable_OptimizedProgram_Args(executable=self.handle, program=ctypes.addressof(program))
         self.plugin.call("Executable_OptimizedProgram", args)
         size = int(program.code_size)
 
@@ -128,11 +128,11 @@ class Executable(OwnedHandle):
         return read_string(program.format, program.format_size), code.tobytes()
 
     def serialize(self) -> bytes:
-        args = self._get("Serialize", S.PJRT_Executable_Serialize_Args)
+        args = self._get("Serialize", structs.PJRT_Executable_Serialize_Args)
         return _take_serialized(self.plugin, args, "serialized_bytes", "serialized_executable", "serialized_executable_deleter")
 
     def compile_options(self) -> bytes:
-        args = self._get("GetCompileOptions", S.PJRT_Executable_GetCompileOptions_Args)
+        args = self._get("GetCompileOptions", structs.PJRT_Executable_GetCompileOptions_Args)
         return _take_serialized(self.plugin, args, "serialized_bytes", "serialized_compile_options", "serialized_compile_options_deleter")
 
 
@@ -145,16 +145,16 @@ class LoadedExecutable(OwnedHandle):
         plugin = client.plugin
 
         def destroy(h: int) -> None:
-            plugin.call("LoadedExecutable_Destroy", S.PJRT_LoadedExecutable_Destroy_Args(executable=h))
+            plugin.call("LoadedExecutable_Destroy", structs.PJRT_LoadedExecutable_Destroy_Args(executable=h))
 
         self._own(handle, destroy, parent=client)
         self._execute = plugin.function("LoadedExecutable_Execute")
-        self._options = S.PJRT_ExecuteOptions()  # reused by every execute(): no per-call allocation
+        self._options = structs.PJRT_ExecuteOptions()  # reused by every execute(): no per-call allocation
         self._scratch = threading.local()  # per-thread ctypes memory of the single-device execute() path
 
     @cached_property
     def executable(self) -> Executable:
-        args = self.plugin.call("LoadedExecutable_GetExecutable", S.PJRT_LoadedExecutable_GetExecutable_Args(loaded_executable=self.handle))
+        args = self.plugin.call("LoadedExecutable_GetExecutable", structs.PJRT_LoadedExecutable_GetExecutable_Args(loaded_executable=self.handle))
         executable = Executable(self.plugin, args.executable, parent=self)
         # The PJRT_Executable view must not outlive its loaded executable (using it afterwards segfaults the
         # XLA CPU plugins, e.g. `client.compile(code).serialize()` on a temporary): keep the owner alive.
@@ -169,7 +169,7 @@ class LoadedExecutable(OwnedHandle):
 
     @property
     def addressable_devices(self) -> list[Device]:
-        args = self.plugin.call("LoadedExecutable_AddressableDevices", S.PJRT_LoadedExecutable_AddressableDevices_Args(executable=self.handle))
+        args = self.plugin.call("LoadedExecutable_AddressableDevices", structs.PJRT_LoadedExecutable_AddressableDevices_Args(executable=self.handle))
         return [self.client.device_for(h) for h in read_handles(args.addressable_devices, args.num_addressable_devices)]
 
     @property
@@ -177,7 +177,7 @@ class LoadedExecutable(OwnedHandle):
         """PJRT_LoadedExecutable_AddressableDeviceLogicalIds (0.96+): (replica, partition) per addressable device."""
         args = self.plugin.call(
             "LoadedExecutable_AddressableDeviceLogicalIds",
-            S.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args(executable=self.handle),
+            structs.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args(executable=self.handle),
         )
         n = args.num_addressable_device_logical_ids
         if not n:
@@ -186,19 +186,19 @@ class LoadedExecutable(OwnedHandle):
         return [(int(pairs[2 * i]), int(pairs[2 * i + 1])) for i in range(n)]
 
     def delete(self) -> None:
-        self.plugin.call("LoadedExecutable_Delete", S.PJRT_LoadedExecutable_Delete_Args(executable=self.handle))
+        self.plugin.call("LoadedExecutable_Delete", structs.PJRT_LoadedExecutable_Delete_Args(executable=self.handle))
 
     @property
     def is_deleted(self) -> bool:
-        return bool(self.plugin.call("LoadedExecutable_IsDeleted", S.PJRT_LoadedExecutable_IsDeleted_Args(executable=self.handle)).is_deleted)
+        return bool(self.plugin.call("LoadedExecutable_IsDeleted", structs.PJRT_LoadedExecutable_IsDeleted_Args(executable=self.handle)).is_deleted)
 
     @property
     def fingerprint_loaded(self) -> str:
-        args = self.plugin.call("LoadedExecutable_Fingerprint", S.PJRT_LoadedExecutable_Fingerprint_Args(executable=self.handle))
+        args = self.plugin.call("LoadedExecutable_Fingerprint", structs.PJRT_LoadedExecutable_Fingerprint_Args(executable=self.handle))
         return read_string(args.executable_fingerprint, args.executable_fingerprint_size)
 
     def device_assignment_bytes(self) -> bytes:
-        args = self.plugin.call("LoadedExecutable_GetDeviceAssignment", S.PJRT_LoadedExecutable_GetDeviceAssignment_Args(executable=self.handle))
+        args = self.plugin.call("LoadedExecutable_GetDeviceAssignment", structs.PJRT_LoadedExecutable_GetDeviceAssignment_Args(executable=self.handle))
         return _take_serialized(self.plugin, args, "serialized_bytes", "serialized_device_assignment", "serialized_device_assignment_deleter")
 
     # ---- execution ---------------------------------------------------------------------------------
@@ -234,7 +234,7 @@ class LoadedExecutable(OwnedHandle):
         non_donatable_input_indices: Sequence[int] = (),
         launch_id: int = 0,
         want_device_events: bool = False,
-        options: S.PJRT_ExecuteOptions | None = None,
+        options: structs.PJRT_ExecuteOptions | None = None,
     ) -> tuple[list[list[Buffer]], list[Event]]:
         """One row of arguments per addressable device; returns one row of outputs per device.
 
@@ -253,14 +253,14 @@ class LoadedExecutable(OwnedHandle):
         if options is None:
             if non_donatable_input_indices:
                 keepalive = (ctypes.c_int64 * len(non_donatable_input_indices))(*non_donatable_input_indices)
-                opts = S.PJRT_ExecuteOptions(
+                opts = structs.PJRT_ExecuteOptions(
                     non_donatable_input_indices=ctypes.addressof(keepalive),
                     num_non_donatable_input_indices=len(non_donatable_input_indices),
                     launch_id=launch_id,
                 )
             elif launch_id:
-                opts = S.PJRT_ExecuteOptions(launch_id=launch_id)
-        args = S.PJRT_LoadedExecutable_Execute_Args(
+                opts = structs.PJRT_ExecuteOptions(launch_id=launch_id)
+        args = structs.PJRT_LoadedExecutable_Execute_Args(
             executable=self.handle,
             options=ctypes.addressof(opts),
             argument_lists=ctypes.addressof(arg_lists),
@@ -288,7 +288,7 @@ class _ExecuteScratch:
         self.argument_lists = (ctypes.c_void_p * 1)(ctypes.addressof(self.arguments))
         self.outputs = (ctypes.c_void_p * max(1, executable.num_outputs))()
         self.output_lists = (ctypes.c_void_p * 1)(ctypes.addressof(self.outputs))
-        self.args = S.PJRT_LoadedExecutable_Execute_Args(
+        self.args = structs.PJRT_LoadedExecutable_Execute_Args(
             executable=executable.handle,
             options=ctypes.addressof(executable._options),
             argument_lists=ctypes.addressof(self.argument_lists),

@@ -4,14 +4,14 @@ from __future__ import annotations
 import ctypes
 from typing import Sequence
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.enums import MemoryLayoutType
 
 
 class MemoryLayout:
     """A PJRT_Buffer_MemoryLayout plus the arrays it points to (alive as long as this object)."""
 
-    def __init__(self, layout: S.PJRT_Buffer_MemoryLayout, keepalive: list[object]) -> None:
+    def __init__(self, layout: structs.PJRT_Buffer_MemoryLayout, keepalive: list[object]) -> None:
         self.struct = layout
         self._keepalive = keepalive
 
@@ -25,9 +25,9 @@ class MemoryLayout:
         flat = [d for tile in tile_dims for d in tile]
         tiles = (ctypes.c_int64 * max(1, len(flat)))(*flat)
         tile_sizes = (ctypes.c_size_t * max(1, len(tile_dims)))(*[len(t) for t in tile_dims])
-        layout = S.PJRT_Buffer_MemoryLayout(type=int(MemoryLayoutType.TILED))
+        layout = structs.PJRT_Buffer_MemoryLayout(type=int(MemoryLayoutType.TILED))
         tiled = layout.layout.tiled
-        tiled.struct_size = S.PJRT_Buffer_MemoryLayout_Tiled.STRUCT_SIZE
+        tiled.struct_size = structs.PJRT_Buffer_MemoryLayout_Tiled.STRUCT_SIZE
         tiled.minor_to_major, tiled.minor_to_major_size = ctypes.addressof(m2m), len(minor_to_major)
         tiled.tile_dims = ctypes.addressof(tiles) if flat else None
         tiled.tile_dim_sizes = ctypes.addressof(tile_sizes) if tile_dims else None
@@ -37,8 +37,8 @@ class MemoryLayout:
     @classmethod
     def strides(cls, byte_strides: Sequence[int]) -> "MemoryLayout":
         values = (ctypes.c_int64 * max(1, len(byte_strides)))(*byte_strides)
-        layout = S.PJRT_Buffer_MemoryLayout(type=int(MemoryLayoutType.STRIDES))
+        layout = structs.PJRT_Buffer_MemoryLayout(type=int(MemoryLayoutType.STRIDES))
         strides = layout.layout.strides
-        strides.struct_size = S.PJRT_Buffer_MemoryLayout_Strides.STRUCT_SIZE
+        strides.struct_size = structs.PJRT_Buffer_MemoryLayout_Strides.STRUCT_SIZE
         strides.byte_strides, strides.num_byte_strides = ctypes.addressof(values), len(byte_strides)
         return cls(layout, [values])

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.api import PJRT_Api_Head
 from pjrt_cts.abi.callbacks import GetPjrtApiFunction, SlotFunction, VoidSlotFunction
 from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
 from pjrt_cts.runtime import calltimes
-from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, Unsupported
+from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
 _initialized_apis: set[int] = set()
@@ -87,7 +87,7 @@ class Plugin:
 
     def initialize(self) -> None:
         """PJRT_Plugin_Initialize (frameworks call it once; the ABI layer checks a second call is harmless)."""
-        self.call("Plugin_Initialize", S.PJRT_Plugin_Initialize_Args())
+        self.call("Plugin_Initialize", structs.PJRT_Plugin_Initialize_Args())
 
     # ---- slots --------------------------------------------------------------------------------
     def _read_slot_pointers(self) -> dict[str, int]:
@@ -117,12 +117,12 @@ class Plugin:
         return [slot for slot in SLOTS if slot.name in self._pointers and not self._pointers[slot.name]]
 
     def function(self, name: str) -> Callable[..., Any]:
-        """The raw ctypes callable for slot `name`; raises Unsupported if the plugin lacks it."""
+        """The raw ctypes callable for slot `name`; raises MissingFunction if the plugin lacks it."""
         fn = self._functions.get(name)
         if fn is None:
             pointer = self._pointers.get(name, 0)
             if not pointer:
-                raise Unsupported("PJRT_" + name, self.version_string, self._why_missing(name))
+                raise MissingFunction("PJRT_" + name, self.version_string, self._why_missing(name))
             kind = VoidSlotFunction if name in VOID_FUNCTIONS else SlotFunction
             fn = kind(pointer)
             if calltimes.enabled():  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
@@ -186,12 +186,12 @@ class Plugin:
         return PjrtError(function, code, message, code_value)
 
     def inspect_error(self, error: int) -> tuple[int, str]:
-        message_args = S.PJRT_Error_Message_Args(error=error)
+        message_args = structs.PJRT_Error_Message_Args(error=error)
         self.function("Error_Message")(ctypes.addressof(message_args))
         message = ""
         if message_args.message and message_args.message_size:
             message = ctypes.string_at(message_args.message, message_args.message_size).decode(errors="replace")
-        code_args = S.PJRT_Error_GetCode_Args(error=error)
+        code_args = structs.PJRT_Error_GetCode_Args(error=error)
         nested = self.function("Error_GetCode")(ctypes.addressof(code_args))
         if nested:  # GetCode itself failed: report that, do not recurse forever
             self.destroy_error(nested)
@@ -199,20 +199,20 @@ class Plugin:
         return int(code_args.code), message
 
     def destroy_error(self, error: int) -> None:
-        args = S.PJRT_Error_Destroy_Args(error=error)  # must stay referenced during the call
+        args = structs.PJRT_Error_Destroy_Args(error=error)  # must stay referenced during the call
         self.function("Error_Destroy")(ctypes.addressof(args))
 
     # ---- attributes and extensions ------------------------------------------------------------
     def attribute_items(self) -> list[tuple[str, NamedValue]]:
         """PJRT_Plugin_Attributes in plugin order, duplicates kept."""
         if self._attribute_items is None:
-            args = self.call("Plugin_Attributes", S.PJRT_Plugin_Attributes_Args())
+            args = self.call("Plugin_Attributes", structs.PJRT_Plugin_Attributes_Args())
             self._attribute_items = read_named_value_items(args.attributes, args.num_attributes)
         return self._attribute_items
 
     def read_attribute_items(self) -> list[tuple[str, NamedValue]]:
         """PJRT_Plugin_Attributes called afresh (not cached): for checks that the answer is stable."""
-        args = self.call("Plugin_Attributes", S.PJRT_Plugin_Attributes_Args())
+        args = self.call("Plugin_Attributes", structs.PJRT_Plugin_Attributes_Args())
         return read_named_value_items(args.attributes, args.num_attributes)
 
     @property
@@ -240,14 +240,14 @@ class Plugin:
                 problems.append(f"extension chain longer than {_MAX_EXTENSIONS}")
                 break
             seen.add(address)
-            base = S.PJRT_Extension_Base.from_address(address)
+            base = structs.PJRT_Extension_Base.from_address(address)
             try:
                 name = ExtensionType(base.type).name
             except ValueError:
                 name = f"UNKNOWN_{base.type}"
             found.append(ExtensionInfo(int(base.type), name, int(base.struct_size), address))
-            if base.struct_size < S.PJRT_Extension_Base.STRUCT_SIZE:
-                problems.append(f"extension {name} has struct_size {base.struct_size} < {S.PJRT_Extension_Base.STRUCT_SIZE}")
+            if base.struct_size < structs.PJRT_Extension_Base.STRUCT_SIZE:
+                problems.append(f"extension {name} has struct_size {base.struct_size} < {structs.PJRT_Extension_Base.STRUCT_SIZE}")
             address = int(base.next or 0)
         return found, problems
 

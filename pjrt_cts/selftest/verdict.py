@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.levels import all_mandatory_ids
-from pjrt_cts.model import BAD_OUTCOMES, Outcome, id_matches
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
 from pjrt_cts.proxy.catalogue import LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
@@ -30,7 +30,7 @@ CAUGHT, MISSED, TOLERATED_STATUS, FALSE_ALARM, RUN_ERROR = "caught", "missed", "
 
 
 def matches_any(test_id: str, patterns: tuple[str, ...] | list[str]) -> bool:
-    """The runner's id pattern syntax (pjrt_cts.model.id_matches): `*`, `?` wildcards; brackets literal."""
+    """The runner's id pattern syntax (pjrt_cts.outcomes.id_matches): `*`, `?` wildcards; brackets literal."""
     return any(id_matches(test_id, p) for p in patterns)
 
 

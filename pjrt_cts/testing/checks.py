@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from pjrt_cts.model import HardeningWarning
+from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.testing.requirements import first_line, unsupported_if_unimplemented
 
 
@@ -49,7 +49,7 @@ def expect_rejection(call: Callable[[], Any], *, control: Callable[[], Any], fun
                              f"{first_line(rejection.message)}")
     _check_control(control, function, what, rejection)
     if rejection.code not in codes:
-        raise HardeningWarning(f"{function} rejects {what} with {rejection.code} instead of {wanted}: "
+        raise HardeningFinding(f"{function} rejects {what} with {rejection.code} instead of {wanted}: "
                                f"{first_line(rejection.message)}")
     return rejection
 
@@ -69,7 +69,7 @@ def optional_input(function: str, what: str) -> Iterator[None]:
             yield
         except PjrtError as error:
             if error.function == function and error.code == "INVALID_ARGUMENT":
-                raise HardeningWarning(f"{function} rejects {what} with INVALID_ARGUMENT instead of UNIMPLEMENTED: "
+                raise HardeningFinding(f"{function} rejects {what} with INVALID_ARGUMENT instead of UNIMPLEMENTED: "
                                        f"{first_line(error.message)}") from None
             raise
 

@@ -345,8 +345,8 @@ def grouped_outputs(client: Any, program: Any) -> list[np.ndarray] | None:
     A group whose first attempt killed a worker is not tried again: `<out>/.run/golden-programs/<id>` is
     written before the attempt and marked done after it, so a crash leaves it unfinished and later member
     cases go straight to their own programs instead of crashing one by one."""
-    from pjrt_cts.model import NotSupported
-    from pjrt_cts.runtime import PjrtError, Unsupported
+    from pjrt_cts.outcomes import FeatureNotSupported
+    from pjrt_cts.runtime import PjrtError, MissingFunction
 
     per_client = _program_outputs.setdefault(client, {})
     if program.id in per_client:
@@ -358,7 +358,7 @@ def grouped_outputs(client: Any, program: Any) -> list[np.ndarray] | None:
         with attempt(program):
             executable, _ = compiled_for_framework(client, program)
             outputs = run(executable, client, read_case(program, "inputs", program.inputs))
-    except (PjrtError, Unsupported, NotSupported, pytest.skip.Exception, CorpusUnreadable):
+    except (PjrtError, MissingFunction, FeatureNotSupported, pytest.skip.Exception, CorpusUnreadable):
         pass  # the member cases' own programs decide (and report) what the plugin does with them
     finally:
         per_client[program.id] = outputs

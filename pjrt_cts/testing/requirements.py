@@ -29,7 +29,7 @@ from typing import Any, Iterator, Sequence
 
 import pytest
 
-from pjrt_cts.model import NotSupported
+from pjrt_cts.outcomes import FeatureNotSupported
 from pjrt_cts.testing.outcomes import BlockedByFailure
 from pjrt_cts.testing.plugin_under_test import no_device_codes
 
@@ -214,7 +214,7 @@ def first_line(text: str) -> str:
 
 def _not_supported(reason: str) -> None:
     __tracebackhide__ = True
-    raise NotSupported(reason)
+    raise FeatureNotSupported(reason)
 
 
 def _not_supported_if_no_device(error: Any) -> None:
@@ -225,16 +225,16 @@ def _not_supported_if_no_device(error: Any) -> None:
 
 def _require_slot(plugin: Any, slot: str) -> None:
     __tracebackhide__ = True
-    from pjrt_cts.runtime import Unsupported
+    from pjrt_cts.runtime import MissingFunction
 
     try:
         plugin.function(slot)
-    except Unsupported as missing:
+    except MissingFunction as missing:
         _not_supported(missing_slot_reason(missing))
 
 
 def missing_slot_reason(missing: Any) -> str:
-    """`requires PJRT_X: missing slot (API 0.m): why` from a runtime.Unsupported."""
+    """`requires PJRT_X: missing slot (API 0.m): why` from a runtime.MissingFunction."""
     return f"requires {missing.function}: missing slot (API {missing.plugin_version}): {missing.reason}"
 
 
@@ -268,7 +268,7 @@ def _require_element_type(client: Any, buffer_type: Any) -> None:
                 with unsupported_if_unimplemented("PJRT_Client_BufferFromHostBuffer"):
                     client.buffer_from_numpy(np.zeros(2, dtype)).close()
                 _ELEMENT_TYPE_GAPS[key] = None
-            except NotSupported as gap:
+            except FeatureNotSupported as gap:
                 _ELEMENT_TYPE_GAPS[key] = f"requires element type {buffer_type.name}: {gap.reason}"
             except PjrtError:
                 _ELEMENT_TYPE_GAPS[key] = None  # another error: the test's own upload fails with it (a FAIL)

@@ -60,7 +60,7 @@ def test_no_null_slot_within_struct_size(plugin: Any) -> None:
 @pytest.mark.parametrize("slot", SLOTS, ids=_slot_ids)
 def test_slot_is_present(plugin: Any, known_minor: int, slot: Slot) -> None:
     """A slot of the reported minor must be there; a slot of a later minor is NOT_SUPPORTED when absent (the
-    attempt to read it raises runtime.Unsupported, "missing slot") and must be a real function when present."""
+    attempt to read it raises runtime.MissingFunction, "missing slot") and must be a real function when present."""
     version = plugin.version_string
     if slot.since_minor > BASE_MINOR and slot.since_minor > known_minor:
         plugin.function(slot.name)  # absent ahead of its minor: missing slot, NOT_SUPPORTED

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 from typing import Any
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import BASE_MINOR
 
 PJRT_API_MAJOR = 0  # the header's PJRT_API_MAJOR: every released header so far
@@ -31,7 +31,7 @@ def test_get_pjrt_api_is_stable_across_calls(plugin: Any) -> None:
 
 def test_api_table_head_is_unchanged_after_use(plugin: Any, client: Any) -> None:
     # The table is static: creating a client and calling through it must not rewrite the head.
-    head = S.PJRT_Api_Version.from_address(plugin.api_address + 16)
+    head = structs.PJRT_Api_Version.from_address(plugin.api_address + 16)
     now = (int(head.major_version), int(head.minor_version))
     size = ctypes.c_size_t.from_address(plugin.api_address).value
     assert (now, size) == (plugin.api_version, plugin.struct_size), (
@@ -41,7 +41,7 @@ def test_api_table_head_is_unchanged_after_use(plugin: Any, client: Any) -> None
 
 
 def test_api_version_struct_size(plugin: Any) -> None:
-    expected = S.PJRT_Api_Version.STRUCT_SIZE
+    expected = structs.PJRT_Api_Version.STRUCT_SIZE
     assert plugin.api_version_struct_size == expected, (
         f"PJRT_Api.pjrt_api_version.struct_size should be PJRT_Api_Version_STRUCT_SIZE ({expected}), "
         f"but is {plugin.api_version_struct_size}"

@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.enums import ExtensionType
-from pjrt_cts.model import HardeningWarning
+from pjrt_cts.outcomes import HardeningFinding
 
 
 def test_extension_chain_terminates(plugin: Any) -> None:
@@ -15,7 +15,7 @@ def test_extension_chain_terminates(plugin: Any) -> None:
 
 
 def test_extension_struct_sizes_cover_base(plugin: Any) -> None:
-    minimum = S.PJRT_Extension_Base.STRUCT_SIZE
+    minimum = structs.PJRT_Extension_Base.STRUCT_SIZE
     short = [f"{e.name} (type {e.type}): struct_size {e.struct_size}" for e in plugin.extensions if e.struct_size < minimum]
     assert not short, f"every extension's struct_size should be >= sizeof(PJRT_Extension_Base) {minimum}, but: {', '.join(short)}"
 
@@ -30,7 +30,7 @@ def test_extension_types_are_known(plugin: Any) -> None:
     known = {int(t) for t in ExtensionType}
     unknown = [f"type {e.type} (struct_size {e.struct_size})" for e in plugin.extensions if e.type not in known]
     if unknown:
-        raise HardeningWarning(
+        raise HardeningFinding(
             "extension chain holds types newer than the header this suite mirrors: " + ", ".join(unknown)
         )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pjrt_cts.model import HardeningWarning
+from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import (ADD, PROGRAMS, assert_matches_program, compiled_program, expect_rejection,
                               programs_param, requires, run)
@@ -83,7 +83,7 @@ def _same_size_mismatch(client, arrays, what):
         return
     for out in outputs:
         out.close()
-    raise HardeningWarning(f"{FUNCTION} accepted {what} (only the byte size is checked)")
+    raise HardeningFinding(f"{FUNCTION} accepted {what} (only the byte size is checked)")
 
 
 def test_same_size_argument_with_other_shape_is_rejected(client):

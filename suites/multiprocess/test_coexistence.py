@@ -13,7 +13,7 @@ import pytest
 
 from pjrt_cts.testing import environment_lacks
 from pjrt_cts.golden import EXACT, compare
-from pjrt_cts.multiprocess.programs import ADD_PROGRAM
+from pjrt_cts.multiprocess.collective_programs import ADD_PROGRAM
 
 ROUNDS = 5
 JOIN_BOUND_S = 120.0

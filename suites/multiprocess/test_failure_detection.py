@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts.model import HardeningWarning
+from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.testing import requires
 
 pytestmark = requires(feature="nodes")
@@ -87,4 +87,4 @@ def test_peer_death_is_reported_within_bound(launch: Callable[..., list[Any]], n
                                         f"{error.get('message')} after {latency:.1f} s, then had to be killed "
                                         f"({report.killed_by_launcher}; last event {report.events[-1]['event']})")
     if hung_after_reporting:
-        raise HardeningWarning("; ".join(hung_after_reporting))
+        raise HardeningFinding("; ".join(hung_after_reporting))

@@ -10,7 +10,7 @@ import pytest
 
 from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.multiprocess.checks import clients_by_node
-from pjrt_cts.multiprocess.programs import collective_expected
+from pjrt_cts.multiprocess.collective_programs import collective_expected
 from pjrt_cts.testing import requires
 
 pytestmark = requires(feature="nodes")

@@ -8,7 +8,7 @@ $PJRT_CTS_OUT/robustness/<name>.py (prelude below + `body`), runs it with a time
                               (a plugin that rejects every call proves nothing by rejecting this one)
   success on covered input -> FAIL (the contract says this input must be rejected)
   crash / hang             -> FAIL with the script path if the contract covers the input,
-                              WARNING (HardeningWarning) if it does not (NULL args, use after destroy)
+                              WARNING (HardeningFinding) if it does not (NULL args, use after destroy)
 
 Scripts of passing cases are removed; the others stay as the reproduction file.
 """
@@ -22,7 +22,7 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.fuzz.isolate import ChildOutcome, run_script
-from pjrt_cts.model import HardeningWarning
+from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.testing import output_dir
 
 CHILD_TIMEOUT = 60.0
@@ -39,7 +39,7 @@ import os
 
 import numpy as np
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.fuzz.isolate import result_line
 from pjrt_cts.runtime import PjrtError, Plugin, compile_options_bytes
 
@@ -90,7 +90,7 @@ def options_buffer(data):
 def compile_args(program, options=None):
     data = compile_options_bytes() if options is None else options
     keep = options_buffer(data)
-    args = S.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
+    args = structs.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
                                       compile_options=ctypes.addressof(keep), compile_options_size=len(data))
     args._keep = (keep, program)  # the program too: args holds only its address
     return args
@@ -100,7 +100,7 @@ def program_of(code=ADD, fmt="mlir"):
     data = code.encode() if isinstance(code, str) else code
     code_buffer = ctypes.create_string_buffer(data, len(data) + 1)
     format_buffer = ctypes.create_string_buffer(fmt.encode())
-    program = S.PJRT_Program(code=ctypes.addressof(code_buffer), code_size=len(data),
+    program = structs.PJRT_Program(code=ctypes.addressof(code_buffer), code_size=len(data),
                              format=ctypes.addressof(format_buffer), format_size=len(fmt.encode()))
     program._keep = (code_buffer, format_buffer)
     return program
@@ -212,7 +212,7 @@ class RiskyCall:
         if not outcome.answered:
             if covered:
                 return AssertionError(f"{contract}: {function} {outcome.describe()}; {where}")
-            return HardeningWarning(f"{function} {outcome.describe()} on input the C API does not promise to reject "
+            return HardeningFinding(f"{function} {outcome.describe()} on input the C API does not promise to reject "
                                     f"({contract}); {where}")
         result = outcome.result or {}
         if not covered:
@@ -223,7 +223,7 @@ class RiskyCall:
             return AssertionError(f"{contract}: {function} failed on valid input with {result.get('code')}: "
                                   f"{str(result.get('message'))[:300]}; {where}")
         if result.get("status") != "error" and accept_is_warning:
-            return HardeningWarning(f"{function} accepted it ({contract}); {where}")
+            return HardeningFinding(f"{function} accepted it ({contract}); {where}")
         if result.get("status") != "error":
             wanted = " with " + " or ".join(codes) if codes else ""
             return AssertionError(f"{contract}: {function} should fail{wanted}, but succeeded; {where}")

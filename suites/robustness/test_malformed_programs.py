@@ -18,7 +18,7 @@ import pytest
 
 from pjrt_cts.fuzz import fuzz_seed, mutants, plugin_child_command, reproduce_command, run_inputs
 from pjrt_cts.fuzz.isolate import last_words
-from pjrt_cts.model import HardeningWarning
+from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.fuzz.seeds import bytecode_corpus, seed_programs
 from pjrt_cts.testing import BlockedByFailure, environment_lacks
 
@@ -95,7 +95,7 @@ def _run_batch(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path
             + f"; all: {', '.join(str(f.input_file.name) for f in confirmed)}")
     if unconfirmed:
         record.details(unconfirmed_hangs=[f.one_line() for f in unconfirmed])
-        raise HardeningWarning(
+        raise HardeningFinding(
             f"PJRT_Client_Compile gave no answer within {INPUT_TIMEOUT:g} s for {len(unconfirmed)} malformed "
             f"{family} input(s) of batch {batch} (seed {seed}) but answered each alone in a fresh process: slow "
             f"under load or dependent on earlier inputs; first: {unconfirmed[0].one_line()}")

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import output_dir, requires, unsupported_if_unimplemented
 
@@ -67,48 +67,48 @@ def _loaded(h: Any) -> dict[str, Any]:
 
 
 PROBES = [
-    QueryProbe("Plugin_Attributes", S.PJRT_Plugin_Attributes_Args, lambda h: {}),
-    QueryProbe("Client_PlatformName", S.PJRT_Client_PlatformName_Args, _client),
-    QueryProbe("Client_PlatformVersion", S.PJRT_Client_PlatformVersion_Args, _client),
-    QueryProbe("Client_ProcessIndex", S.PJRT_Client_ProcessIndex_Args, _client),
-    QueryProbe("Client_Devices", S.PJRT_Client_Devices_Args, _client),
-    QueryProbe("Client_AddressableDevices", S.PJRT_Client_AddressableDevices_Args, _client),
-    QueryProbe("Client_LookupDevice", S.PJRT_Client_LookupDevice_Args, lambda h: {**_client(h), "id": h.device.id}),
-    QueryProbe("Client_AddressableMemories", S.PJRT_Client_AddressableMemories_Args, _client),
-    QueryProbe("Device_GetDescription", S.PJRT_Device_GetDescription_Args, _device),
-    QueryProbe("Device_IsAddressable", S.PJRT_Device_IsAddressable_Args, _device),
-    QueryProbe("Device_LocalHardwareId", S.PJRT_Device_LocalHardwareId_Args, _device),
-    QueryProbe("Device_AddressableMemories", S.PJRT_Device_AddressableMemories_Args, _device),
-    QueryProbe("Device_DefaultMemory", S.PJRT_Device_DefaultMemory_Args, _device),
-    QueryProbe("DeviceDescription_Id", S.PJRT_DeviceDescription_Id_Args, _description),
-    QueryProbe("DeviceDescription_ProcessIndex", S.PJRT_DeviceDescription_ProcessIndex_Args, _description),
-    QueryProbe("DeviceDescription_Attributes", S.PJRT_DeviceDescription_Attributes_Args, _description),
-    QueryProbe("DeviceDescription_Kind", S.PJRT_DeviceDescription_Kind_Args, _description),
-    QueryProbe("DeviceDescription_DebugString", S.PJRT_DeviceDescription_DebugString_Args, _description),
-    QueryProbe("DeviceDescription_ToString", S.PJRT_DeviceDescription_ToString_Args, _description),
-    QueryProbe("Memory_Id", S.PJRT_Memory_Id_Args, _memory),
-    QueryProbe("Memory_Kind", S.PJRT_Memory_Kind_Args, _memory),
-    QueryProbe("Memory_Kind_Id", S.PJRT_Memory_Kind_Id_Args, _memory),
-    QueryProbe("Memory_DebugString", S.PJRT_Memory_DebugString_Args, _memory),
-    QueryProbe("Memory_ToString", S.PJRT_Memory_ToString_Args, _memory),
-    QueryProbe("Memory_AddressableByDevices", S.PJRT_Memory_AddressableByDevices_Args, _memory),
-    QueryProbe("Buffer_ElementType", S.PJRT_Buffer_ElementType_Args, _buffer),
-    QueryProbe("Buffer_Dimensions", S.PJRT_Buffer_Dimensions_Args, _buffer),
-    QueryProbe("Buffer_UnpaddedDimensions", S.PJRT_Buffer_UnpaddedDimensions_Args, _buffer),
-    QueryProbe("Buffer_OnDeviceSizeInBytes", S.PJRT_Buffer_OnDeviceSizeInBytes_Args, _buffer),
-    QueryProbe("Buffer_Device", S.PJRT_Buffer_Device_Args, _buffer),
-    QueryProbe("Buffer_Memory", S.PJRT_Buffer_Memory_Args, _buffer),
-    QueryProbe("Buffer_IsDeleted", S.PJRT_Buffer_IsDeleted_Args, _buffer),
-    QueryProbe("Buffer_IsOnCpu", S.PJRT_Buffer_IsOnCpu_Args, _buffer),
-    QueryProbe("Executable_Name", S.PJRT_Executable_Name_Args, _executable),
-    QueryProbe("Executable_NumReplicas", S.PJRT_Executable_NumReplicas_Args, _executable),
-    QueryProbe("Executable_NumPartitions", S.PJRT_Executable_NumPartitions_Args, _executable),
-    QueryProbe("Executable_NumOutputs", S.PJRT_Executable_NumOutputs_Args, _executable),
-    QueryProbe("Executable_OutputElementTypes", S.PJRT_Executable_OutputElementTypes_Args, _executable),
-    QueryProbe("Executable_OutputDimensions", S.PJRT_Executable_OutputDimensions_Args, _executable),
-    QueryProbe("Executable_OutputMemoryKinds", S.PJRT_Executable_OutputMemoryKinds_Args, _executable),
-    QueryProbe("LoadedExecutable_AddressableDevices", S.PJRT_LoadedExecutable_AddressableDevices_Args, _loaded),
-    QueryProbe("LoadedExecutable_IsDeleted", S.PJRT_LoadedExecutable_IsDeleted_Args, _loaded),
+    QueryProbe("Plugin_Attributes", structs.PJRT_Plugin_Attributes_Args, lambda h: {}),
+    QueryProbe("Client_PlatformName", structs.PJRT_Client_PlatformName_Args, _client),
+    QueryProbe("Client_PlatformVersion", structs.PJRT_Client_PlatformVersion_Args, _client),
+    QueryProbe("Client_ProcessIndex", structs.PJRT_Client_ProcessIndex_Args, _client),
+    QueryProbe("Client_Devices", structs.PJRT_Client_Devices_Args, _client),
+    QueryProbe("Client_AddressableDevices", structs.PJRT_Client_AddressableDevices_Args, _client),
+    QueryProbe("Client_LookupDevice", structs.PJRT_Client_LookupDevice_Args, lambda h: {**_client(h), "id": h.device.id}),
+    QueryProbe("Client_AddressableMemories", structs.PJRT_Client_AddressableMemories_Args, _client),
+    QueryProbe("Device_GetDescription", structs.PJRT_Device_GetDescription_Args, _device),
+    QueryProbe("Device_IsAddressable", structs.PJRT_Device_IsAddressable_Args, _device),
+    QueryProbe("Device_LocalHardwareId", structs.PJRT_Device_LocalHardwareId_Args, _device),
+    QueryProbe("Device_AddressableMemories", structs.PJRT_Device_AddressableMemories_Args, _device),
+    QueryProbe("Device_DefaultMemory", structs.PJRT_Device_DefaultMemory_Args, _device),
+    QueryProbe("DeviceDescription_Id", structs.PJRT_DeviceDescription_Id_Args, _description),
+    QueryProbe("DeviceDescription_ProcessIndex", structs.PJRT_DeviceDescription_ProcessIndex_Args, _description),
+    QueryProbe("DeviceDescription_Attributes", structs.PJRT_DeviceDescription_Attributes_Args, _description),
+    QueryProbe("DeviceDescription_Kind", structs.PJRT_DeviceDescription_Kind_Args, _description),
+    QueryProbe("DeviceDescription_DebugString", structs.PJRT_DeviceDescription_DebugString_Args, _description),
+    QueryProbe("DeviceDescription_ToString", structs.PJRT_DeviceDescription_ToString_Args, _description),
+    QueryProbe("Memory_Id", structs.PJRT_Memory_Id_Args, _memory),
+    QueryProbe("Memory_Kind", structs.PJRT_Memory_Kind_Args, _memory),
+    QueryProbe("Memory_Kind_Id", structs.PJRT_Memory_Kind_Id_Args, _memory),
+    QueryProbe("Memory_DebugString", structs.PJRT_Memory_DebugString_Args, _memory),
+    QueryProbe("Memory_ToString", structs.PJRT_Memory_ToString_Args, _memory),
+    QueryProbe("Memory_AddressableByDevices", structs.PJRT_Memory_AddressableByDevices_Args, _memory),
+    QueryProbe("Buffer_ElementType", structs.PJRT_Buffer_ElementType_Args, _buffer),
+    QueryProbe("Buffer_Dimensions", structs.PJRT_Buffer_Dimensions_Args, _buffer),
+    QueryProbe("Buffer_UnpaddedDimensions", structs.PJRT_Buffer_UnpaddedDimensions_Args, _buffer),
+    QueryProbe("Buffer_OnDeviceSizeInBytes", structs.PJRT_Buffer_OnDeviceSizeInBytes_Args, _buffer),
+    QueryProbe("Buffer_Device", structs.PJRT_Buffer_Device_Args, _buffer),
+    QueryProbe("Buffer_Memory", structs.PJRT_Buffer_Memory_Args, _buffer),
+    QueryProbe("Buffer_IsDeleted", structs.PJRT_Buffer_IsDeleted_Args, _buffer),
+    QueryProbe("Buffer_IsOnCpu", structs.PJRT_Buffer_IsOnCpu_Args, _buffer),
+    QueryProbe("Executable_Name", structs.PJRT_Executable_Name_Args, _executable),
+    QueryProbe("Executable_NumReplicas", structs.PJRT_Executable_NumReplicas_Args, _executable),
+    QueryProbe("Executable_NumPartitions", structs.PJRT_Executable_NumPartitions_Args, _executable),
+    QueryProbe("Executable_NumOutputs", structs.PJRT_Executable_NumOutputs_Args, _executable),
+    QueryProbe("Executable_OutputElementTypes", structs.PJRT_Executable_OutputElementTypes_Args, _executable),
+    QueryProbe("Executable_OutputDimensions", structs.PJRT_Executable_OutputDimensions_Args, _executable),
+    QueryProbe("Executable_OutputMemoryKinds", structs.PJRT_Executable_OutputMemoryKinds_Args, _executable),
+    QueryProbe("LoadedExecutable_AddressableDevices", structs.PJRT_LoadedExecutable_AddressableDevices_Args, _loaded),
+    QueryProbe("LoadedExecutable_IsDeleted", structs.PJRT_LoadedExecutable_IsDeleted_Args, _loaded),
 ]
 
 
@@ -209,8 +209,8 @@ def older_minors(struct: type) -> list[int]:
 
 
 def _execute_with_options(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
-    storage = (ctypes.c_uint8 * ctypes.sizeof(S.PJRT_ExecuteOptions))()
-    options = S.PJRT_ExecuteOptions.from_buffer(storage)
+    storage = (ctypes.c_uint8 * ctypes.sizeof(structs.PJRT_ExecuteOptions))()
+    options = structs.PJRT_ExecuteOptions.from_buffer(storage)
     options.struct_size = size
     a, b = (live.client.buffer_from_numpy(x, live.device) for x in live.inputs)
     try:
@@ -232,7 +232,7 @@ def _client_create(plugin: Any, live: Any, size: int, record: Any = None) -> tup
     from pjrt_cts.runtime.named_values import NamedValueArray
 
     values = NamedValueArray(live.client.options)
-    args, error = plugin.call_with_struct_size("Client_Create", S.PJRT_Client_Create_Args, size,
+    args, error = plugin.call_with_struct_size("Client_Create", structs.PJRT_Client_Create_Args, size,
                                                create_options=values.pointer, num_options=values.count)
     if error is not None:
         return error, lambda: None
@@ -240,8 +240,8 @@ def _client_create(plugin: Any, live: Any, size: int, record: Any = None) -> tup
     def check() -> None:
         handle = args.client
         assert handle, f"PJRT_Client_Create with struct_size {size} succeeded without a client"
-        devices = plugin.call("Client_Devices", S.PJRT_Client_Devices_Args(client=handle)).num_devices
-        plugin.call("Client_Destroy", S.PJRT_Client_Destroy_Args(client=handle))
+        devices = plugin.call("Client_Devices", structs.PJRT_Client_Devices_Args(client=handle)).num_devices
+        plugin.call("Client_Destroy", structs.PJRT_Client_Destroy_Args(client=handle))
         assert devices == len(live.client.devices), (
             f"PJRT_Client_Create with struct_size {size}: {devices} devices, a full-size create gives "
             f"{len(live.client.devices)}")
@@ -256,7 +256,7 @@ def _deserialize_and_load(plugin: Any, live: Any, size: int, record: Any = None)
         serialized = live.executable.serialize()
     data = ctypes.create_string_buffer(serialized, len(serialized))
     args, error = plugin.call_with_struct_size(
-        "Executable_DeserializeAndLoad", S.PJRT_Executable_DeserializeAndLoad_Args, size,
+        "Executable_DeserializeAndLoad", structs.PJRT_Executable_DeserializeAndLoad_Args, size,
         client=live.client.handle, serialized_executable=ctypes.addressof(data),
         serialized_executable_size=len(serialized))
     if error is not None:
@@ -311,7 +311,7 @@ the plugin. Run: python {path}
 """
 import ctypes, json, os
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.runtime import Plugin
 
 plugin = Plugin.load(os.environ.get("PJRT_CTS_PLUGIN") or {plugin!r})
@@ -337,17 +337,17 @@ def _save_write_beyond_repro(plugin: Any, live: Any, function: str, struct: type
 
 
 GROWN = {
-    "PJRT_ExecuteOptions": (S.PJRT_ExecuteOptions, "LoadedExecutable_Execute", _execute_with_options),
-    "PJRT_Client_Create_Args": (S.PJRT_Client_Create_Args, "Client_Create", _client_create),
-    "PJRT_Executable_DeserializeAndLoad_Args": (S.PJRT_Executable_DeserializeAndLoad_Args,
+    "PJRT_ExecuteOptions": (structs.PJRT_ExecuteOptions, "LoadedExecutable_Execute", _execute_with_options),
+    "PJRT_Client_Create_Args": (structs.PJRT_Client_Create_Args, "Client_Create", _client_create),
+    "PJRT_Executable_DeserializeAndLoad_Args": (structs.PJRT_Executable_DeserializeAndLoad_Args,
                                                 "Executable_DeserializeAndLoad", _deserialize_and_load),
     "PJRT_Executable_GetCompiledMemoryStats_Args": (
-        S.PJRT_Executable_GetCompiledMemoryStats_Args, "Executable_GetCompiledMemoryStats",
-        _outputs_only("Executable_GetCompiledMemoryStats", S.PJRT_Executable_GetCompiledMemoryStats_Args, "executable",
+        structs.PJRT_Executable_GetCompiledMemoryStats_Args, "Executable_GetCompiledMemoryStats",
+        _outputs_only("Executable_GetCompiledMemoryStats", structs.PJRT_Executable_GetCompiledMemoryStats_Args, "executable",
                       lambda live: live.executable.handle)),
     "PJRT_Device_MemoryStats_Args": (
-        S.PJRT_Device_MemoryStats_Args, "Device_MemoryStats",
-        _outputs_only("Device_MemoryStats", S.PJRT_Device_MemoryStats_Args, "device", lambda live: live.device.handle)),
+        structs.PJRT_Device_MemoryStats_Args, "Device_MemoryStats",
+        _outputs_only("Device_MemoryStats", structs.PJRT_Device_MemoryStats_Args, "device", lambda live: live.device.handle)),
 }
 OLDER_CASES = [pytest.param(name, minor, id=f"{name}@0.{minor}", marks=requires(function))
                for name, (struct, function, _) in GROWN.items() for minor in older_minors(struct)]

@@ -1,7 +1,7 @@
 """Slot gating: a function exists iff its slot lies within PJRT_Api.struct_size and is non-NULL.
 
 Clause (pjrt_c_api.h, PJRT_Api): new functions are appended; a caller built against a newer header
-must check `struct_size` before reading a slot. The suite's runtime must refuse (Unsupported) to
+must check `struct_size` before reading a slot. The suite's runtime must refuse (MissingFunction) to
 call any slot beyond the plugin's struct_size, without reading or calling it.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.slots import API_HEADER_SIZE, BASE_MINOR, HEADER_MINOR, SLOT_SIZE, SLOTS, slots_expected_at
-from pjrt_cts.runtime import Unsupported
+from pjrt_cts.runtime import MissingFunction
 
 APPENDED_SLOTS = [slot for slot in SLOTS if slot.since_minor > BASE_MINOR]
 
@@ -28,11 +28,11 @@ def test_slot_beyond_struct_size_is_unsupported_without_a_call(plugin: Any, slot
             f"the table holds 0x{stored:x}")
         return
     # A dummy args struct: were the runtime to call the slot anyway, the plugin would get a garbage call.
-    with pytest.raises(Unsupported) as raised:
-        plugin.call(slot.name, S.PJRT_Plugin_Initialize_Args())
+    with pytest.raises(MissingFunction) as raised:
+        plugin.call(slot.name, structs.PJRT_Plugin_Initialize_Args())
     reason = raised.value.reason
     assert str(plugin.struct_size) in reason, (
-        f"{slot.c_name} (offset {slot.offset}) lies beyond PJRT_Api struct_size {plugin.struct_size}: Unsupported "
+        f"{slot.c_name} (offset {slot.offset}) lies beyond PJRT_Api struct_size {plugin.struct_size}: MissingFunction "
         f"should say so, says: {reason}")
     assert not plugin.has(slot.name), f"{slot.c_name} lies beyond struct_size {plugin.struct_size} but has() is true"
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.abi import enums
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import PjrtStruct, RawStruct
 from pjrt_cts.abi.slots import slots_expected_at
 
@@ -162,7 +162,7 @@ def header(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
 
 
 def mirrors() -> dict[str, type[ctypes.Structure]]:
-    return {name: value for name, value in vars(S).items()
+    return {name: value for name, value in vars(structs).items()
             if isinstance(value, type) and issubclass(value, RawStruct) and name.startswith("PJRT_")}
 
 

@@ -9,10 +9,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.callbacks import SlotFunction
 from pjrt_cts.abi.enums import BufferType
-from pjrt_cts.runtime import CompileOptions, Plugin, PjrtError, Unsupported, compile_options_bytes
+from pjrt_cts.runtime import CompileOptions, Plugin, PjrtError, MissingFunction, compile_options_bytes
 from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
 ADD_F32 = """
@@ -80,7 +80,7 @@ def test_slots_beyond_struct_size_raise_unsupported(plugin_081: Plugin) -> None:
     assert len(plugin_081.missing_slots()) == 20
     for name in ("Event_Create", "Client_Load", "Buffer_Bitcast", "Executable_GetCompileOptions"):
         assert not plugin_081.has(name)
-        with pytest.raises(Unsupported) as info:
+        with pytest.raises(MissingFunction) as info:
             plugin_081.function(name)
         assert info.value.function == f"PJRT_{name}" and info.value.plugin_version == "0.81"
         assert "ends before slot" in info.value.reason
@@ -186,7 +186,7 @@ def _fake_host_copy(monkeypatch: pytest.MonkeyPatch, plugin: Plugin, name: str, 
         if error:
             return error
         if args.event:  # let the real copy finish; the caller still gets (and awaits) its event
-            plugin.call("Event_Await", S.PJRT_Event_Await_Args(event=args.event))
+            plugin.call("Event_Await", structs.PJRT_Event_Await_Args(event=args.event))
         keep = written(size)
         ctypes.memmove(args.dst + keep, before[keep:], size - keep)  # undo what the fake did not "write"
         return 0
@@ -197,7 +197,7 @@ def _fake_host_copy(monkeypatch: pytest.MonkeyPatch, plugin: Plugin, name: str, 
 
 
 def _fake_to_host(monkeypatch: pytest.MonkeyPatch, plugin: Plugin, written: Callable[[int], int]) -> list[int]:
-    return _fake_host_copy(monkeypatch, plugin, "Buffer_ToHostBuffer", S.PJRT_Buffer_ToHostBuffer_Args, "dst_size",
+    return _fake_host_copy(monkeypatch, plugin, "Buffer_ToHostBuffer", structs.PJRT_Buffer_ToHostBuffer_Args, "dst_size",
                            written)
 
 
@@ -284,7 +284,7 @@ def test_copy_raw_to_host_that_writes_nothing_fails(monkeypatch, plugin_0115: Pl
         data = np.arange(1, 17, dtype=np.float32)
         buffer = client.buffer_from_numpy(data)
         assert buffer.copy_raw_to_host(8, 16) == data.tobytes()[8:24]
-        _fake_host_copy(monkeypatch, plugin_0115, "Buffer_CopyRawToHost", S.PJRT_Buffer_CopyRawToHost_Args,
+        _fake_host_copy(monkeypatch, plugin_0115, "Buffer_CopyRawToHost", structs.PJRT_Buffer_CopyRawToHost_Args,
                         "transfer_size", lambda size: 0)
         with pytest.raises(UnwrittenHostBytes) as info:
             buffer.copy_raw_to_host(8, 16)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from pjrt_cts.abi import structs as S
+from pjrt_cts.abi import structs
 from pjrt_cts.abi.callbacks import CallbackErrorFunction, KeyValueCallback, ValueDeleterCallback
 from pjrt_cts.abi.enums import ErrorCode
 from pjrt_cts.kvstore import KeyValueCallbacks, KeyValueServer, KeyValueStore, RemoteKeyValueStore
@@ -24,7 +24,7 @@ class FakePlugin:
     errors: dict[int, tuple[str, str]] = field(default_factory=dict)  # fake PJRT_Error* -> (code, message)
 
     def __post_init__(self) -> None:
-        self.create_args = S.PJRT_Client_Create_Args()
+        self.create_args = structs.PJRT_Client_Create_Args()
         self.callbacks.install(self.create_args)
         self._error_function = CallbackErrorFunction(self._make_error)
         self._error_function_slot = ctypes.c_void_p(ctypes.cast(self._error_function, ctypes.c_void_p).value)
@@ -40,7 +40,7 @@ class FakePlugin:
         return KeyValueCallback(getattr(self.create_args, field_name))
 
     def put(self, key: bytes, value: bytes, *, callback_error: int | None = None) -> int:
-        args = S.PJRT_KeyValuePutCallback_Args(
+        args = structs.PJRT_KeyValuePutCallback_Args(
             key=ctypes.cast(ctypes.c_char_p(key), ctypes.c_void_p), key_size=len(key),
             value=ctypes.cast(ctypes.c_char_p(value), ctypes.c_void_p), value_size=len(value),
             callback_error=self.callback_error if callback_error is None else callback_error,
@@ -52,7 +52,7 @@ class FakePlugin:
 
     def get(self, key: bytes, timeout_ms: int = 1000, *, try_get: bool = False, user_arg: int | None = None,
             callback_error: int | None = None) -> tuple[int, ctypes.Structure]:
-        struct = S.PJRT_KeyValueTryGetCallback_Args if try_get else S.PJRT_KeyValueGetCallback_Args
+        struct = structs.PJRT_KeyValueTryGetCallback_Args if try_get else structs.PJRT_KeyValueGetCallback_Args
         own_arg = self.create_args.kv_try_get_user_arg if try_get else self.create_args.kv_get_user_arg
         key_buffer = ctypes.create_string_buffer(key, len(key))
         args = struct(key=ctypes.addressof(key_buffer), key_size=len(key),

@@ -55,7 +55,7 @@ def test_node_collectives_compute_the_reference_on_one_node(scenario: str) -> No
     """The node's programs, checked where they can be here: one node whose 2 local devices are the topology."""
     import numpy as np
 
-    from pjrt_cts.multiprocess.programs import collective_expected
+    from pjrt_cts.multiprocess.collective_programs import collective_expected
 
     one_node = LaunchSpec(str(default_plugin_path()), 1, [{"cpu_device_count": 2}], scenario=scenario)
     [report] = run_nodes(one_node, timeout_s=60)

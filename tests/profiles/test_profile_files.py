@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from pjrt_cts import profiles
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.resources import plugins_dir
 
 if sys.version_info >= (3, 11):

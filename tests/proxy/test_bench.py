@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts.bench import BenchOptions, default_sizes, fit_sizes, parse_size, plugin_summary, render_bench_section, run_bench
-from pjrt_cts.bench.programs import mlp_inputs, mlp_program, mlp_reference
+from pjrt_cts.bench.workloads import mlp_inputs, mlp_program, mlp_reference
 from pjrt_cts.bench.svg import histogram_log, horizontal_bars, line_chart_log2x
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from pjrt_cts.abi.slots import SLOTS_BY_NAME
-from pjrt_cts.abi import structs as S
-from pjrt_cts.model import LAYERS
+from pjrt_cts.abi import structs
+from pjrt_cts.outcomes import LAYERS
 from pjrt_cts.native import NativeBuildError
 from pjrt_cts.proxy import (
     DEFECT_ENV, DEFECTS, DEFECTS_BY_NAME, PASSTHROUGH, TARGET_ENV, build_proxy, compiled_defect_names, proxy_environment,
@@ -65,8 +65,8 @@ def test_generated_header_uses_the_abi_tables() -> None:
     # Documented sanity offsets (ABI reference section 2): Client_Create at 120, Execute at 480.
     assert 40 + 8 * SLOTS_BY_NAME["Client_Create"].index == 120
     assert 40 + 8 * SLOTS_BY_NAME["LoadedExecutable_Execute"].index == 480
-    assert f"#define OFF_PJRT_Buffer_ToHostBuffer_Args__dst {S.PJRT_Buffer_ToHostBuffer_Args.dst.offset}\n" in header
-    assert f"#define SSIZE_PJRT_ExecuteOptions {S.PJRT_ExecuteOptions.STRUCT_SIZE}\n" in header
+    assert f"#define OFF_PJRT_Buffer_ToHostBuffer_Args__dst {structs.PJRT_Buffer_ToHostBuffer_Args.dst.offset}\n" in header
+    assert f"#define SSIZE_PJRT_ExecuteOptions {structs.PJRT_ExecuteOptions.STRUCT_SIZE}\n" in header
 
 
 def test_catalogue_is_well_formed() -> None:

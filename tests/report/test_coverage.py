@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.coverage import build_matrix, case_id_of, manifest_cases, op_dtype_of, parse_case_id
 
 

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.diff import ChangeKind, classify, diff_runs, format_diff
 
 from .conftest import set_outcome

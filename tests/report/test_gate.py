@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from pjrt_cts.cli.main import main
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
 
 from .conftest import set_outcome, write_json

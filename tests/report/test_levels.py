@@ -14,7 +14,7 @@ from pjrt_cts.levels import (
     highest_level,
     level_by_name,
 )
-from pjrt_cts.model import LAYERS, Outcome
+from pjrt_cts.outcomes import LAYERS, Outcome
 
 from .conftest import record_of, set_outcome
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.model import BAD_OUTCOMES, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.results import anchor_for, check_schema
 
 from .html_probe import Probe

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.levels import CORE
-from pjrt_cts.model import Outcome
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.verdict import (
     CONFORMANT, EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_NON_CONFORMANT, INCOMPLETE, NON_CONFORMANT, judge_results,
 )

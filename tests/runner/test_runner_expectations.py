@@ -186,6 +186,6 @@ def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
     ],
 )
 def test_brackets_in_patterns_are_literal(test_id: str, pattern: str, matches: bool) -> None:
-    from pjrt_cts.model import id_matches
+    from pjrt_cts.outcomes import id_matches
 
     assert id_matches(test_id, pattern) is matches

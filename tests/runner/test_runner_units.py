@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.model import HardeningWarning, NotSupported, Outcome
+from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported, Outcome
 from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.progress import Progress
@@ -68,8 +68,8 @@ def test_explicit_outcomes_and_details_from_workers_win() -> None:
 
 
 def test_classify_exception_by_class_and_code() -> None:
-    assert classify_exception(NotSupported("no slot")) == ("NOT_SUPPORTED", "no slot")
-    assert classify_exception(HardeningWarning("meh")) == ("WARNING", "meh")
+    assert classify_exception(FeatureNotSupported("no slot")) == ("NOT_SUPPORTED", "no slot")
+    assert classify_exception(HardeningFinding("meh")) == ("WARNING", "meh")
     runtime_error = type("PjrtError", (Exception,), {"__module__": "pjrt_cts.runtime.errors"})
     unimplemented = runtime_error("PJRT_X: UNIMPLEMENTED: nope")
     unimplemented.code = "UNIMPLEMENTED"
@@ -78,7 +78,7 @@ def test_classify_exception_by_class_and_code() -> None:
     invalid = runtime_error("PJRT_X: INVALID_ARGUMENT: bad")
     invalid.code = "INVALID_ARGUMENT"
     assert classify_exception(invalid) == (None, "")
-    unsupported = type("Unsupported", (Exception,), {"__module__": "pjrt_cts.runtime"})("PJRT_Y needs 0.90")
+    unsupported = type("MissingFunction", (Exception,), {"__module__": "pjrt_cts.runtime"})("PJRT_Y needs 0.90")
     assert classify_exception(unsupported) == ("NOT_SUPPORTED", "PJRT_Y needs 0.90")
     assert classify_exception(ValueError("x")) == (None, "")
 

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts.model import HardeningWarning, NotSupported
+from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing.checks import assert_same, expect_rejection, optional_input
 
@@ -64,7 +64,7 @@ def test_an_empty_message_fails() -> None:
 
 
 def test_a_tolerated_code_is_a_warning_after_the_control() -> None:
-    with pytest.raises(HardeningWarning, match="with UNKNOWN instead of INVALID_ARGUMENT"):
+    with pytest.raises(HardeningFinding, match="with UNKNOWN instead of INVALID_ARGUMENT"):
         expect_rejection(_fails("UNKNOWN"), control=_succeeds, function=FUNCTION, tolerated=("UNKNOWN",))
 
 
@@ -77,10 +77,10 @@ def test_results_of_both_calls_are_closed() -> None:
 
 
 def test_optional_input_maps_codes() -> None:
-    with pytest.raises(NotSupported, match="PJRT_Client_Compile: UNIMPLEMENTED"):
+    with pytest.raises(FeatureNotSupported, match="PJRT_Client_Compile: UNIMPLEMENTED"):
         with optional_input(FUNCTION, "format 'hlo'"):
             _fails("UNIMPLEMENTED")()
-    with pytest.raises(HardeningWarning, match="format 'hlo' with INVALID_ARGUMENT instead of UNIMPLEMENTED"):
+    with pytest.raises(HardeningFinding, match="format 'hlo' with INVALID_ARGUMENT instead of UNIMPLEMENTED"):
         with optional_input(FUNCTION, "format 'hlo'"):
             _fails("INVALID_ARGUMENT")()
     with pytest.raises(PjrtError):

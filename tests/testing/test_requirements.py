@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.model import NotSupported
-from pjrt_cts.runtime import PjrtError, Unsupported
+from pjrt_cts.outcomes import FeatureNotSupported
+from pjrt_cts.runtime import PjrtError, MissingFunction
 from pjrt_cts.testing import requirements
 from pjrt_cts.testing.outcomes import BlockedByFailure
 from pjrt_cts.testing.requirements import FeatureProbe, requires, unsupported_if_unimplemented
@@ -24,7 +24,7 @@ class FakePlugin:
 
     def function(self, name: str) -> Any:
         if name not in self.present:
-            raise Unsupported("PJRT_" + name, self.version_string, "PJRT_Api struct_size 688 ends before slot 95")
+            raise MissingFunction("PJRT_" + name, self.version_string, "PJRT_Api struct_size 688 ends before slot 95")
         return object()
 
 
@@ -66,7 +66,7 @@ class FakeRequest:
 
 
 def _reason(request: FakeRequest) -> str:
-    with pytest.raises(NotSupported) as raised:
+    with pytest.raises(FeatureNotSupported) as raised:
         requirements.resolve_requirements(request)  # type: ignore[arg-type]
     return raised.value.reason
 
@@ -136,7 +136,7 @@ def _error(function: str, code: str, message: str = "why") -> PjrtError:
 
 
 def test_unimplemented_of_the_named_function_is_not_supported() -> None:
-    with pytest.raises(NotSupported) as raised:
+    with pytest.raises(FeatureNotSupported) as raised:
         with unsupported_if_unimplemented("PJRT_Executable_Fingerprint"):
             raise _error("PJRT_Executable_Fingerprint", "UNIMPLEMENTED", "not implemented\nsecond line")
     assert raised.value.reason == "PJRT_Executable_Fingerprint: UNIMPLEMENTED: not implemented"
@@ -152,7 +152,7 @@ def test_other_codes_and_other_functions_propagate() -> None:
 
 
 def test_declared_unsupported_explains_any_error_of_the_function() -> None:
-    with pytest.raises(NotSupported) as raised:
+    with pytest.raises(FeatureNotSupported) as raised:
         with unsupported_if_unimplemented("PJRT_Client_Compile", declared_unsupported="the plugin declares 1.0.0"):
             raise _error("PJRT_Client_Compile", "INVALID_ARGUMENT", "cannot parse")
     assert raised.value.reason == "the plugin declares 1.0.0; PJRT_Client_Compile: INVALID_ARGUMENT: cannot parse"
@@ -166,7 +166,7 @@ def test_message_text_never_decides() -> None:
 
 def test_framework_status_unimplemented_counts() -> None:
     jax_error = type("JaxRuntimeError", (RuntimeError,), {})
-    with pytest.raises(NotSupported) as raised:
+    with pytest.raises(FeatureNotSupported) as raised:
         with unsupported_if_unimplemented("jnp.linalg.qr on the plugin (JAX)"):
             raise jax_error("UNIMPLEMENTED: no qr")
     assert raised.value.reason.startswith("jnp.linalg.qr on the plugin (JAX): UNIMPLEMENTED: no qr")
@@ -185,7 +185,7 @@ class FailingPlugin:
 
 def test_client_create_with_a_documented_no_device_code_is_not_supported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PJRT_CTS_NO_DEVICE_CODES", "FAILED_PRECONDITION, NOT_FOUND")
-    with pytest.raises(NotSupported) as raised:
+    with pytest.raises(FeatureNotSupported) as raised:
         requirements.create_session_client(FailingPlugin("FAILED_PRECONDITION"), {})
     assert raised.value.reason == "no device: PJRT_Client_Create: FAILED_PRECONDITION: No visible GPU devices."
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 FAKE_CONFTEST = '''
 import pytest
-from pjrt_cts.runtime import Unsupported
+from pjrt_cts.runtime import MissingFunction
 from pjrt_cts.testing import requirements
 
 
@@ -24,7 +24,7 @@ class Plugin:
     api_version = (0, 81)
 
     def function(self, name):
-        raise Unsupported("PJRT_" + name, "0.81", "slot 95 is NULL")
+        raise MissingFunction("PJRT_" + name, "0.81", "slot 95 is NULL")
 
 
 class Device:
@@ -130,10 +130,10 @@ def test_blocked_and_suite_errors_have_their_own_outcomes() -> None:
 
 
 def test_an_unexpected_unimplemented_error_is_not_not_supported() -> None:
-    from pjrt_cts.runtime import PjrtError, Unsupported
+    from pjrt_cts.runtime import PjrtError, MissingFunction
 
     assert classify_exception(PjrtError("PJRT_Client_Compile", "UNIMPLEMENTED", "no dot_general")) == (None, "")
-    missing = Unsupported("PJRT_Executable_Fingerprint", "0.81", "slot 95 is NULL")
+    missing = MissingFunction("PJRT_Executable_Fingerprint", "0.81", "slot 95 is NULL")
     assert classify_exception(missing) == (
         "NOT_SUPPORTED", "requires PJRT_Executable_Fingerprint: missing slot (API 0.81): slot 95 is NULL")
 
@@ -146,7 +146,7 @@ def test_not_supported_is_raised_only_by_the_requirements_module() -> None:
     allowed = {ROOT / "pjrt_cts/testing/requirements.py"}
     offenders = [str(path.relative_to(ROOT)) for path in _python_files("suites", "pjrt_cts/testing")
                  if path not in allowed
-                 and re.search(r"NotSupported\(|skip\(\s*f?[\"']NOT_SUPPORTED", path.read_text(encoding="utf-8"))]
+                 and re.search(r"FeatureNotSupported\(|skip\(\s*f?[\"']NOT_SUPPORTED", path.read_text(encoding="utf-8"))]
     assert not offenders, f"NOT_SUPPORTED produced outside pjrt_cts/testing/requirements.py: {offenders}"
 
 

@@ -13,23 +13,23 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 FAMILY_MODULES = (
-    "fam_elementwise",
-    "fam_convert",
-    "fam_movement",
-    "fam_linear",
-    "fam_reduce",
-    "fam_indexing",
-    "fam_control",
-    "fam_misc",
-    "fam_multidevice",
+    "elementwise",
+    "convert",
+    "movement",
+    "linear",
+    "reduce",
+    "indexing",
+    "control",
+    "misc",
+    "multidevice",
     # Attribute spaces (issue 15): every op's attributes enumerated, one program per attribute family and dtype.
-    "fam_attr_indexing",
-    "fam_attr_linear",
-    "fam_attr_reduce",
-    "fam_attr_movement",
-    "fam_attr_elementwise",
-    "fam_attr_misc",
-    "fam_attr_constant",
+    "indexing_attributes",
+    "linear_attributes",
+    "reduce_attributes",
+    "movement_attributes",
+    "elementwise_attributes",
+    "misc_attributes",
+    "constant_operands",
 )
 
 
@@ -39,9 +39,9 @@ def all_specs(modules: Sequence[str] = FAMILY_MODULES) -> Iterator:
 
     for module_name in modules:
         try:
-            module = importlib.import_module(f"pjrt_cts.golden.generator.{module_name}")
+            module = importlib.import_module(f"pjrt_cts.golden.generator.families.{module_name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"pjrt_cts.golden.generator.{module_name}":
+            if exc.name == f"pjrt_cts.golden.generator.families.{module_name}":
                 continue
             raise
         yield from module.cases()

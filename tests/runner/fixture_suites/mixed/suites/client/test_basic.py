@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from pjrt_cts.model import HardeningWarning, NotSupported
+from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported
 
 # Stands in for pjrt_cts.runtime.PjrtError (matched by class name and module).
 PjrtError = type("PjrtError", (Exception,), {"__module__": "pjrt_cts.runtime"})
@@ -19,7 +19,7 @@ def test_fail():
 
 
 def test_not_supported():
-    raise NotSupported("plugin lacks PJRT_Frobnicate")
+    raise FeatureNotSupported("plugin lacks PJRT_Frobnicate")
 
 
 def test_skip_not_supported():
@@ -39,7 +39,7 @@ def test_other_pjrt_error():
 
 
 def test_warning():
-    raise HardeningWarning("PJRT_Buffer_Delete twice crashes")
+    raise HardeningFinding("PJRT_Buffer_Delete twice crashes")
 
 
 def test_details(record_details, record_compatibility):

@@ -23,7 +23,7 @@ import numpy as np
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
-from pjrt_cts.golden.generator.fam_elementwise import (_clz, _ieee_maximum, _ieee_minimum, _popcnt, _shl, _shr_arith,
+from pjrt_cts.golden.generator.families.elementwise import (_clz, _ieee_maximum, _ieee_minimum, _popcnt, _shl, _shr_arith,
                                                        _shr_logical)
 from pjrt_cts.golden.generator.inputs import random_array, wide
 

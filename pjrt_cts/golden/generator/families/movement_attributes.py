@@ -19,7 +19,7 @@ import numpy as np
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
-from pjrt_cts.golden.generator.fam_movement import _np_dynamic_slice, _np_dynamic_update_slice, _np_pad
+from pjrt_cts.golden.generator.families.movement import _np_dynamic_slice, _np_dynamic_update_slice, _np_pad
 from pjrt_cts.golden.generator.inputs import random_array, special_values
 from pjrt_cts.golden.generator.prims import emit, tensor_type
 
@@ -70,7 +70,7 @@ def _grouped(specs: list[CaseSpec], family: str) -> Iterator[CaseSpec]:
     chunks = [specs[i:i + GROUP_LIMIT] for i in range(0, len(specs), GROUP_LIMIT)]
     fam, _, dtype = family.rpartition(".")
     for n, chunk in enumerate(chunks):
-        name = f"{fam}_g{n}.{dtype}"  # always numbered: `movement.pad.f32` is a case id of fam_movement
+        name = f"{fam}_g{n}.{dtype}"  # always numbered: `movement.pad.f32` is a case id of movement
         for spec in chunk:
             spec.group = name
             yield spec

@@ -44,7 +44,7 @@ LAYERS = (
 )
 
 
-class NotSupported(Exception):
+class FeatureNotSupported(Exception):
     """Raised by a test when the plugin legitimately lacks what the test checks; carries the plugin's reason."""
 
     def __init__(self, reason: str) -> None:
@@ -52,7 +52,7 @@ class NotSupported(Exception):
         self.reason = reason
 
 
-class HardeningWarning(Exception):
+class HardeningFinding(Exception):
     """Raised by a test for a finding the C API contract does not forbid (reported as WARNING, not FAIL)."""
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
-from pjrt_cts.golden.generator.fam_linear import _cholesky, _spd, _triangular_solve
+from pjrt_cts.golden.generator.families.linear import _cholesky, _spd, _triangular_solve
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 from pjrt_cts.golden.generator.prims import emit, scalar_type, tensor_type
 

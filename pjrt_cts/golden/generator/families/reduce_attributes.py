@@ -23,7 +23,7 @@ import numpy as np
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401
-from pjrt_cts.golden.generator.fam_reduce import _total_order_key
+from pjrt_cts.golden.generator.families.reduce import _total_order_key
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 
 from jax import lax  # noqa: E402
