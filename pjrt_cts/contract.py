@@ -66,7 +66,7 @@ def build_contracts(collected: list[str], cases: list[dict[str, object]]) -> lis
     for level in LEVELS:
         ids: list[str] = []
         for feature in level.features:
-            selected = feature.select(collected, cases)  # type: ignore[arg-type]
+            selected = feature.select(collected, cases)
             if not selected:
                 raise ContractError(f"level {level.name}: feature {feature.name!r} selects no collected test")
             ids.extend(selected)

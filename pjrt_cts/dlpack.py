@@ -285,12 +285,12 @@ class PointerExporter:
         self.exports: list[ManagedTensor] = []
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return self.device  # type: ignore[return-value]
+        return self.device  # type: ignore[return-value]  # the device is a (type, id) pair built by the caller
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
         if copy:
             raise BufferError("this DLPack producer shares memory; copy=True is not supported")
-        export = ManagedTensor(self.pointer, self.shape, self.dtype, self.device)  # type: ignore[arg-type]
+        export = ManagedTensor(self.pointer, self.shape, self.dtype, self.device)  # type: ignore[arg-type]  # shape and device were validated when the tensor was wrapped
         self.exports.append(export)
         return export.capsule()
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches, outcome_of
 
 MUSTPASS_DIR = Path(__file__).resolve().parent / "mustpass"
 CONTRACT_VERSION = 1
@@ -42,7 +42,7 @@ class GoldenSelection:
     program_tests: tuple[str, ...] = ()  # e.g. "compile.golden_programs.test_golden_program_compiles"
 
     def select(self, cases: Iterable[dict[str, Any]]) -> list[str]:
-        chosen = []
+        chosen: list[str] = []
         for case in cases:
             parts = str(case["id"]).split(".")
             single_device = int(case.get("num_replicas", 1)) * int(case.get("num_partitions", 1)) == 1
@@ -243,12 +243,6 @@ def waiver_summary(test: dict[str, Any]) -> dict[str, Any]:
             "url": expected.get("url")}
 
 
-def _outcome(test: dict[str, Any]) -> Outcome:
-    try:
-        return Outcome(test.get("outcome"))
-    except ValueError:
-        return Outcome.ERROR
-
 
 def _layer(test: dict[str, Any]) -> str:
     return str(test.get("layer") or str(test.get("id", "")).split(".", 1)[0])
@@ -267,7 +261,7 @@ def evaluate_level(level: Level, tests: Iterable[dict[str, Any]]) -> LevelResult
         test = by_id.get(test_id)
         if test is None:
             continue
-        outcome = _outcome(test)
+        outcome = outcome_of(test)
         if outcome not in _MEETS_CONTRACT and outcome is not Outcome.XFAIL:
             unmet.setdefault(outcome, []).append(test)
     for outcome, failing in sorted(unmet.items(), key=lambda item: item[0].value):
@@ -279,15 +273,15 @@ def evaluate_level(level: Level, tests: Iterable[dict[str, Any]]) -> LevelResult
     if missing:
         reasons.append(f"{len(missing)} mandatory test(s) did not run, e.g. {', '.join(missing[:_MAX_LISTED])}")
     in_layers = [test for test in by_id.values() if _layer(test) in level.layers]
-    bad = [test for test in in_layers if _outcome(test) in BAD_OUTCOMES]
+    bad = [test for test in in_layers if outcome_of(test) in BAD_OUTCOMES]
     if bad:
-        kinds = sorted({_outcome(test).value for test in bad})
+        kinds = sorted({outcome_of(test).value for test in bad})
         reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}) in the layers {', '.join(level.layers)}, "
                        f"e.g. {bad[0].get('id')}")
-    waivers = [test for test in in_layers if _outcome(test) is Outcome.XFAIL]
+    waivers = [test for test in in_layers if outcome_of(test) is Outcome.XFAIL]
     waived_ids = {str(test.get("id")) for test in waivers}
     waivers += [by_id[test_id] for test_id in mandatory
-                if test_id in by_id and _outcome(by_id[test_id]) is Outcome.XFAIL and test_id not in waived_ids]
+                if test_id in by_id and outcome_of(by_id[test_id]) is Outcome.XFAIL and test_id not in waived_ids]
     return LevelResult(level=level, reached=not reasons, reasons=reasons, waivers=waivers, mandatory=len(mandatory))
 
 

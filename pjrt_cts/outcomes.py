@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
+from typing import Any
 
 
 class Outcome(str, enum.Enum):
@@ -25,6 +26,14 @@ class Outcome(str, enum.Enum):
 
 
 BAD_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.XPASS, Outcome.ERROR})
+
+
+def outcome_of(test: dict[str, Any]) -> Outcome:
+    """A result record's outcome; an unknown string is the suite's own problem, i.e. ERROR."""
+    try:
+        return Outcome(test.get("outcome"))
+    except ValueError:
+        return Outcome.ERROR
 
 LAYERS = (
     "abi",

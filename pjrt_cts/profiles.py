@@ -124,7 +124,7 @@ def _library_dirs_of(dist: metadata.Distribution) -> list[Path]:
     dirs: list[Path] = []
     for entry in dist.files or ():
         if _VERSIONED_LIBRARY.match(entry.name):
-            directory = Path(os.path.normpath(dist.locate_file(entry))).parent
+            directory = Path(os.path.normpath(str(dist.locate_file(entry)))).parent
             if directory not in dirs:
                 dirs.append(directory)
     return dirs
@@ -260,7 +260,7 @@ class Profile:
                 f"{' or '.join(self.distribution_names)}, which is not installed; install it with: {self.install_hint()}"
             )
         dist, candidate = found
-        path = Path(os.path.normpath(dist.locate_file(candidate.path)))
+        path = Path(os.path.normpath(str(dist.locate_file(candidate.path))))
         if not path.is_file():
             raise FileNotFoundError(
                 f"plugin profile {self.name!r}: {dist.metadata['Name']} {dist.version} is installed but has no "

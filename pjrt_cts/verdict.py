@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
 
 CONFORMANT = "CONFORMANT"
 NON_CONFORMANT = "NON_CONFORMANT"
@@ -59,16 +59,10 @@ class RunVerdict:
                 "levels": [result.to_dict() for result in self.levels]}
 
 
-def _outcome(test: dict[str, Any]) -> Outcome:
-    try:
-        return Outcome(test.get("outcome"))
-    except ValueError:
-        return Outcome.ERROR
-
 
 def judge_results(results: dict[str, Any]) -> RunVerdict:
     tests = list(results.get("tests", []))
-    outcomes = [_outcome(test) for test in tests]
+    outcomes = [outcome_of(test) for test in tests]
     bad = [test for test, outcome in zip(tests, outcomes) if outcome in BAD_OUTCOMES]
     passed = outcomes.count(Outcome.PASS)
     levels = evaluate_levels({"tests": tests})
@@ -77,7 +71,7 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
     interrupted = (results.get("summary") or {}).get("complete") is False
     reasons: list[str] = []
     if bad:
-        kinds = sorted({_outcome(test).value for test in bad})
+        kinds = sorted({outcome_of(test).value for test in bad})
         reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].get('id')}")
         verdict = NON_CONFORMANT
     else:
@@ -88,7 +82,7 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
         if not passed:
             reasons.append("no test passed")
         no_client = next((test for test in tests if test.get("id") == CLIENT_CREATION_TEST
-                          and _outcome(test) is Outcome.NOT_SUPPORTED), None)
+                          and outcome_of(test) is Outcome.NOT_SUPPORTED), None)
         if no_client is not None:  # the profile's documented no-device error: say that first
             reasons.append(f"the plugin could not be exercised: {no_client.get('message') or 'no device'}")
         if top is None:

@@ -13,7 +13,7 @@ BASE_MINOR = 57
 
 def _size_through(cls: type[ctypes.Structure], last_field: str) -> int:
     descriptor = getattr(cls, last_field)
-    return descriptor.offset + descriptor.size
+    return int(descriptor.offset + descriptor.size)
 
 
 class RawStruct(ctypes.Structure):
@@ -42,12 +42,12 @@ class PjrtStruct(RawStruct):
         """PJRT_STRUCT_SIZE as a header of API version 0.<minor> defined it (drops later trailing fields)."""
         if minor < cls._since_:
             raise ValueError(f"{cls.__name__} did not exist at 0.{minor} (added in 0.{cls._since_})")
-        present = [name for name, _ in cls._fields_ if cls._field_since_.get(name, 0) <= minor]
+        present = [field[0] for field in cls._fields_ if cls._field_since_.get(field[0], 0) <= minor]
         return _size_through(cls, present[-1])
 
     @classmethod
     def fields_added_after(cls, minor: int) -> list[str]:
-        return [name for name, _ in cls._fields_ if cls._field_since_.get(name, 0) > minor]
+        return [field[0] for field in cls._fields_ if cls._field_since_.get(field[0], 0) > minor]
 
 
 def finalize_struct_sizes(namespace: dict[str, Any]) -> None:

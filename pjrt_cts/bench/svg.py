@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Sequence
+from typing import Callable, Sequence
 
 WIDTH, HEIGHT = 640, 300
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 64, 150, 16, 44
@@ -40,7 +40,7 @@ def _frame(title: str, body: list[str], width: int = WIDTH, height: int = HEIGHT
 
 
 def line_chart_log2x(title: str, series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
-                     x_label: str, y_label: str, x_tick_label=None) -> str:  # type: ignore[no-untyped-def]
+                     x_label: str, y_label: str, x_tick_label: Callable[[float], str] | None = None) -> str:
     """Lines over a log2 x axis (e.g. bandwidth vs transfer size); y is linear from 0."""
     points = [(x, y) for _, pts in series for x, y in pts if x > 0 and math.isfinite(y)]
     plot_w, plot_h = WIDTH - MARGIN_LEFT - MARGIN_RIGHT, HEIGHT - MARGIN_TOP - MARGIN_BOTTOM

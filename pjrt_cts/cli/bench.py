@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.cli.main import UsageError
+from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,8 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "Execute dispatch latency (p50/p99), compile time of a mid-size program, first-run vs "
                     "steady-state latency. Writes DIR/bench.json and DIR/bench.html, and adds a \"bench\" key to "
                     "DIR/results.json when a conformance run left one there. See docs/bench.md.")
-    parser.add_argument("path", nargs="?", metavar="PATH", help="plugin shared library (default: the bundled CPU plugin)")
-    parser.add_argument("--plugin", metavar="PROFILE", help="profile whose library and create options to use")
+    add_plugin_arguments(parser)
     parser.add_argument("--out", default="out", metavar="DIR", help="output directory (default: ./out)")
     parser.add_argument("--sizes", metavar="SIZE,...", help="transfer sizes, e.g. 4K,1M,256M (default: 4K..1G in powers of 4)")
     parser.add_argument("--max-size", metavar="SIZE", help="largest transfer size (default: 1G; 64M with --quick)")
@@ -81,7 +81,6 @@ def handle(args: argparse.Namespace) -> int:
 
 def _plugin(args: argparse.Namespace) -> tuple[Path, dict[str, Any], list[Path]]:
     """(library, create options, libraries to preload in this process: the profile's runtime libraries)."""
-    from pjrt_cts.cli.plugin_arg import resolve_plugin
     from pjrt_cts.cli.run import _parse_create_options
 
     plugin = resolve_plugin(args.path, args.plugin)

@@ -37,12 +37,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.set_defaults(func=_check)
 
     validate = commands.add_parser("validate", help="run every case through pjrt_cts.runtime on a plugin")
-    validate.add_argument("plugin", nargs="?", default=None, help="plugin .so (default: the bundled CPU plugin)")
+    from pjrt_cts.cli.plugin_arg import add_plugin_arguments
+
+    add_plugin_arguments(validate)
     validate.add_argument("--corpus", type=Path, default=None)
     validate.add_argument("--form", choices=("text", "current", "intermediate", "minimum"), default="text",
                           help="program form: StableHLO text or portable bytecode at that version")
     validate.add_argument("--only", action="append", default=[], metavar="GLOB")
-    validate.add_argument("--create-options", default='{"cpu_device_count": 4}', help="client create options (JSON)")
+    validate.add_argument("--create-options", default=None,
+                          help="client create options as a JSON object (default: the profile's; cpu_device_count 4)")
     validate.add_argument("--json", type=Path, default=None, help="write every result to this file")
     validate.set_defaults(func=_validate)
 
@@ -74,9 +77,9 @@ def _list(args: argparse.Namespace) -> int:
     elif args.by == "dtype":
         print(tabulate(table_by_dtype(cases), headers=["element type", "cases", "ops"]))
     else:
-        rows = [(c.id, " ".join(o.removeprefix("stablehlo.") for o in c.ops), " ".join(c.dtypes), str(c.tolerance),
+        case_rows = [(c.id, " ".join(o.removeprefix("stablehlo.") for o in c.ops), " ".join(c.dtypes), str(c.tolerance),
                  " ".join(c.features)) for c in cases]
-        print(tabulate(rows, headers=["case", "ops", "element types", "tolerance", "features"]))
+        print(tabulate(case_rows, headers=["case", "ops", "element types", "tolerance", "features"]))
     stablehlo_ops = {op for c in cases for op in c.ops if op.startswith("stablehlo.")}
     print(f"\n{len(cases)} cases, {len(stablehlo_ops)} distinct StableHLO ops, "
           f"{len({d for c in cases for d in c.dtypes})} element types")
@@ -106,16 +109,20 @@ def _check(args: argparse.Namespace) -> int:
 
 def _validate(args: argparse.Namespace) -> int:
     from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.cli.plugin_arg import resolve_plugin
     from pjrt_cts.golden.validate import validate
-    from pjrt_cts.runtime import default_plugin_path
 
-    plugin = Path(args.plugin) if args.plugin else default_plugin_path()
-    if not plugin.is_file():
-        raise UsageError(f"{plugin}: no such plugin file")
-    try:
-        options = json.loads(args.create_options)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--create-options is not JSON: {exc}") from None
+    resolved = resolve_plugin(args.path, args.plugin)  # PATH, --plugin PROFILE, or the bundled plugin + `cpu`
+    plugin = resolved.path
+    os.environ.update(resolved.worker_environment())  # the validate workers inherit the profile's runtime
+    options = dict(resolved.create_options) or {"cpu_device_count": 4}
+    if args.create_options is not None:
+        try:
+            options = json.loads(args.create_options)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--create-options is not JSON: {exc}") from None
+        if not isinstance(options, dict):
+            raise UsageError("--create-options must be a JSON object")
     _manifest(args.corpus)
     started = time.monotonic()
     counts: dict[str, int] = {}

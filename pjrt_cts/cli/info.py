@@ -105,9 +105,9 @@ def render_identity(identity: dict[str, Any]) -> str:
         rows = [(name, SLOTS_BY_NAME[name[5:]].index, f"0.{SLOTS_BY_NAME[name[5:]].since_minor}") for name in missing]
         parts.append(f"Missing slots ({len(missing)})\n" + tabulate(rows, headers=["function", "slot", "added in"], tablefmt="simple_grid", disable_numparse=True))
     if identity["devices"]:
-        rows = [
+        device_rows = [
             (d["id"], d["kind"], d["process_index"], d.get("local_hardware_id", "-"), "yes" if d["addressable"] else "no", ", ".join(d.get("memories", [])))
             for d in identity["devices"]
         ]
-        parts.append("Devices\n" + tabulate(rows, headers=["id", "kind", "process", "local hw id", "addressable", "memories"], tablefmt="simple_grid"))
+        parts.append("Devices\n" + tabulate(device_rows, headers=["id", "kind", "process", "local hw id", "addressable", "memories"], tablefmt="simple_grid"))
     return "\n\n".join(parts)

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pjrt-cts", description="Conformance test suite for PJRT plugins.")
     parser.add_argument("--version", action="version", version=f"pjrt-cts {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
+    for module_name in COMMANDS.values():
         try:
             module = importlib.import_module(f"pjrt_cts.cli.{module_name}")
         except ModuleNotFoundError as exc:
@@ -58,10 +58,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
-        print(f"pjrt-cts {args.command}: error: {exc}", file=sys.stderr)
+        print(f"pjrt-cts {command_name(args)}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # an unreadable input, an unwritable output: the file and the reason, no traceback
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"pjrt-cts {command_name(args)}: error: {where}{exc.strerror or _one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def command_name(args: argparse.Namespace) -> str:
+    """`run`, or `golden validate` for a command with subcommands."""
+    sub = next((value for key, value in vars(args).items() if key.endswith("_command") and isinstance(value, str)), None)
+    return f"{args.command} {sub}" if sub else str(args.command)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())  # errors are one line on stderr
+    return text or type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -25,9 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.report.results import ResultsError
+    from pjrt_cts.results import ResultsError, write_json_atomic
     from pjrt_cts.runner.merge import MergeError, merge_shards, read_shards
-    from pjrt_cts.runner.results import write_json_atomic
     from pjrt_cts.verdict import judge_results
 
     output = args.output.expanduser()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,18 @@ class ResolvedPlugin:
         return {**os.environ, **self.worker_environment()}
 
 
-def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", nargs="?", metavar="PATH",
-                        help="plugin shared library (default: the profile's, else the bundled XLA CPU plugin)")
-    parser.add_argument("--plugin", metavar="PROFILE", help="plugin profile: library, create options, environment")
+PATH_HELP = "plugin shared library (default: the profile's, else the bundled XLA CPU plugin)"
+PROFILE_HELP = "plugin profile (see `pjrt-cts plugins`): library, create options, environment, expectations"
+
+
+def add_plugin_arguments(parser: argparse.ArgumentParser, *, path_help: str = PATH_HELP,
+                         profile_help: str = PROFILE_HELP) -> None:
+    """`[PATH] [--plugin PROFILE]`, the same for info, run, bench, selftest and golden validate."""
+    parser.add_argument("path", nargs="?", metavar="PATH", help=path_help)
+    parser.add_argument("--plugin", metavar="PROFILE", help=profile_help)
+
+
+_ET_DYN = 3  # e_type of a shared object (or a PIE executable)
 
 
 def check_plugin_file(library: Path, given: str) -> None:
@@ -50,9 +59,25 @@ def check_plugin_file(library: Path, given: str) -> None:
     if not library.is_file():
         raise UsageError(f"{given}: not a file")
     try:
+        with open(library, "rb") as data_file:
+            header = data_file.read(64)
+    except OSError as exc:
+        raise UsageError(f"{given}: cannot be read: {exc.strerror or exc}") from None
+    cannot = f"{given}: cannot be loaded as a shared library"
+    if header[:4] != b"\x7fELF":
+        raise UsageError(f"{cannot}: not an ELF file (no \\x7fELF magic)")
+    if len(header) < 64:
+        raise UsageError(f"{cannot}: a truncated or malformed ELF file")
+    if header[4] != 2 or header[5] != 1:
+        raise UsageError(f"{cannot}: not a little-endian 64-bit ELF file")
+    if int.from_bytes(header[16:18], "little") != _ET_DYN:
+        raise UsageError(f"{cannot}: an ELF file but not a shared object")
+    try:
         exported = defined_dynamic_symbols(library)
+    except (IndexError, struct.error):
+        raise UsageError(f"{cannot}: a truncated or malformed ELF file") from None
     except (NotElfError, OSError, ValueError) as exc:
-        raise UsageError(f"{given}: cannot be loaded as a shared library: not an ELF64 shared object ({exc})") from None
+        raise UsageError(f"{cannot}: not an ELF64 shared object ({exc})") from None
     if "GetPjrtApi" not in exported:
         raise UsageError(f"{given}: does not export GetPjrtApi: not a PJRT plugin")
 
@@ -72,6 +97,7 @@ def resolve_plugin(path: str | None, profile_name: str | None) -> ResolvedPlugin
         library = Path(path).expanduser().resolve()
         check_plugin_file(library, path)
     else:
+        assert profile is not None  # no PATH: the named or the default profile
         try:
             library = Path(profile.resolve_library()).resolve()
         except FileNotFoundError as exc:

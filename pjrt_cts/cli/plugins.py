@@ -84,7 +84,7 @@ def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
     try:
         row["shims"] = [shim.name for shim in profile.needed_shims()]
         env = profile.worker_environment()
-    except Exception as exc:  # e.g. no C compiler for a needed shim: say so, keep listing
+    except Exception as exc:  # noqa: BLE001 - e.g. no C compiler for a needed shim: say so, keep listing
         row["problems"].append(f"cannot prepare the worker environment: {exc}")
         env = {}
     if probe:

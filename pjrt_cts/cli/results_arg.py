@@ -8,7 +8,7 @@ from pjrt_cts.cli.main import UsageError
 
 
 def read_results(path: Path) -> dict[str, Any]:
-    from pjrt_cts.report.results import ResultsError, load_results
+    from pjrt_cts.results import ResultsError, load_results
 
     try:
         return load_results(path)

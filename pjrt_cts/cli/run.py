@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pjrt_cts.runner.layers import layer_dirs
 from pjrt_cts.cli.main import UsageError
-from pjrt_cts.cli.plugin_arg import resolve_plugin
+from pjrt_cts.cli.layer_arg import normalize_id_pattern, split_layers
+from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 from pjrt_cts.outcomes import LAYERS
 from pjrt_cts.runner.shard import ShardSpec
 
@@ -19,10 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "run", help="run the conformance suites against a PJRT plugin",
         description="Run the conformance suites against a PJRT plugin. The plugin is loaded only in worker "
                     "processes; a test that crashes or hangs is recorded CRASH/TIMEOUT and the run goes on.")
-    parser.add_argument("path", nargs="?", metavar="PATH",
-                        help="plugin shared library (default: the bundled XLA CPU plugin)")
-    parser.add_argument("--plugin", metavar="PROFILE", help="plugin profile (library, create options, expectations)")
-    parser.add_argument("--layers", metavar="LAYER,...", help=f"comma-separated layers (default: all): {','.join(LAYERS)}")
+    add_plugin_arguments(parser)
+    parser.add_argument("--layers", metavar="LAYER,...",
+                        help=f"comma-separated layers, `-` or `_` alike (default: all): {','.join(LAYERS)}")
     parser.add_argument("-k", dest="keyword", metavar="EXPR", help="pytest -k expression; deselected tests are SKIP")
     parser.add_argument("--id", dest="ids", action="append", default=[], metavar="PATTERN",
                         help="run only tests whose id matches this fnmatch pattern (repeatable)")
@@ -81,7 +82,7 @@ def handle(args: argparse.Namespace) -> int:
         user_create_options=list(args.create_options),
         worker_env=plugin.worker_environment(),
         keyword=_keyword(args.keyword),
-        ids=list(args.ids),
+        ids=[normalize_id_pattern(pattern) for pattern in args.ids],
         workers=args.workers,
         timeout=args.timeout,
         expectations=_expectations(args.expectations, profile),
@@ -125,26 +126,19 @@ def _suites_dir(given: str | None) -> Path:
     return suites_dir().resolve()
 
 
-def layer_dirs(suites_dir: Path) -> list[str]:
-    """Layer directories present, in LAYERS order, then any others alphabetically."""
-    if not suites_dir.is_dir():
-        return []
-    present = {p.name for p in suites_dir.iterdir()
-               if p.is_dir() and not p.name.startswith(("_", ".")) and any(p.rglob("test_*.py"))}
-    return [layer for layer in LAYERS if layer in present] + sorted(present - set(LAYERS))
-
-
 def _layers(requested: str | None, suites_dir: Path) -> list[str]:
     present = layer_dirs(suites_dir)
     if not requested:
         if not present:
             raise UsageError(f"no test suites found in {suites_dir}")
         return present
-    # `framework-jax` and `framework_jax` name the same layer (directories use `_`).
-    names = [name.strip().replace("-", "_") for name in requested.split(",") if name.strip()]
-    unknown = [name for name in names if name not in LAYERS and name not in present]
+    given = split_layers(requested)  # `framework-jax` and `framework_jax` name the same layer
+    names = [name for _typed, name in given]
+    unknown = [typed for typed, name in given if name not in LAYERS and name not in present]
     if unknown:
         raise UsageError(f"unknown layer(s) {', '.join(unknown)}; known layers: {', '.join(LAYERS)}")
+    if not names:
+        raise UsageError(f"--layers names no layer; known layers: {', '.join(LAYERS)}")
     chosen = [name for name in names if name in present]
     for name in names:
         if name not in present:
@@ -169,7 +163,7 @@ def _shard_durations(path: str | None) -> dict[str, float]:
     """test id -> seconds from an earlier run's results.json (the shards' balance)."""
     if not path:
         return {}
-    from pjrt_cts.report.results import ResultsError, load_results
+    from pjrt_cts.results import ResultsError, load_results
     from pjrt_cts.runner.shard import durations_from_results
 
     try:

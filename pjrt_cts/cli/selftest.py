@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from pjrt_cts.cli.main import UsageError
+from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 
 DEFAULT_MIN_SCORE = 0.95
 
@@ -19,9 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "per defect, caught / missed with the run verdict and level the mutant produced and the "
                     "catching tests, then the mutation score. A defect is caught when its verdict is off "
                     "CONFORMANT at the level it breaks. See docs/selftest.md.")
-    parser.add_argument("path", nargs="?", metavar="PATH", help="real plugin to mutate (default: the bundled CPU plugin)")
-    parser.add_argument("--plugin", metavar="PROFILE",
-                        help="profile for create options and expectations (default: cpu for the bundled plugin)")
+    add_plugin_arguments(parser, path_help="real plugin to mutate (default: the profile's, else the bundled CPU plugin)",
+                         profile_help="plugin profile: library, create options and expectations (default: cpu for "
+                                      "the bundled plugin)")
     parser.add_argument("--out", default="out/selftest", metavar="DIR", help="output directory (default: out/selftest)")
     parser.add_argument("--full", action="store_true", help="run the whole suite per mutant (slow; release gating)")
     parser.add_argument("--defects", metavar="NAME,...", help="only these defects (default: all)")
@@ -86,8 +87,6 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _target(path: str | None, profile: str | None) -> tuple[Path, str | None]:
-    from pjrt_cts.cli.plugin_arg import resolve_plugin
-
     plugin = resolve_plugin(path, profile)
     return plugin.path, (plugin.profile.name if plugin.profile is not None else None)
 

@@ -111,7 +111,7 @@ def probe_framework_api_version(plugin_path: Path | str, plugin_version: ApiVers
     completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S)
     output = (completed.stdout + completed.stderr).strip()
     if "ACCEPTED" in completed.stdout:
-        return ProbeResult(True, tuple(plugin_version), output)  # type: ignore[arg-type]
+        return ProbeResult(True, tuple(plugin_version), output)  # type: ignore[arg-type]  # plugin_version was parsed into ints above
     return ProbeResult(False, parse_framework_version(output), output)
 
 

@@ -6,7 +6,10 @@ outputs, so that callers can both mutate it (robustness) and execute it (version
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from pjrt_cts.golden.corpus import GoldenCase
 
 import numpy as np
 
@@ -137,7 +140,7 @@ def golden_seeds(limit: int = 24, families: Sequence[str] = ()) -> list[SeedProg
         from pjrt_cts.golden import load_manifest
 
         manifest = load_manifest()
-    except Exception:  # no corpus shipped / unreadable: the caller falls back to the built-in seeds
+    except Exception:  # noqa: BLE001 - no corpus shipped / unreadable: the caller falls back to the built-in seeds
         return []
     by_family: dict[str, list] = {}
     for case in manifest.cases:
@@ -145,7 +148,7 @@ def golden_seeds(limit: int = 24, families: Sequence[str] = ()) -> list[SeedProg
             continue
         by_family.setdefault(case.family, []).append(case)
     order = [f for f in families if f in by_family] + sorted(f for f in by_family if f not in families)
-    picked: list = []
+    picked: list[GoldenCase] = []
     depth = 0
     while len(picked) < limit and any(depth < len(by_family[f]) for f in order):
         picked.extend(by_family[f][depth] for f in order if depth < len(by_family[f]))
@@ -153,15 +156,15 @@ def golden_seeds(limit: int = 24, families: Sequence[str] = ()) -> list[SeedProg
     return [_golden_seed(case) for case in picked[:limit]]
 
 
-def _golden_seed(case: object) -> SeedProgram:
+def _golden_seed(case: "GoldenCase") -> SeedProgram:
     bytecode: dict[str, tuple[str, bytes]] = {}
-    for label, version in case.bytecode_versions.items():  # type: ignore[attr-defined]
-        if version and f"mlirbc.{label}" in case.files:  # type: ignore[attr-defined]
-            bytecode[label] = (version, case.read_bytes(f"mlirbc.{label}"))  # type: ignore[attr-defined]
+    for label, version in case.bytecode_versions.items():
+        if version and f"mlirbc.{label}" in case.files:
+            bytecode[label] = (version, case.read_bytes(f"mlirbc.{label}"))
     return SeedProgram(
-        name=case.id, text=case.program_text(), make_inputs=lambda: list(case.inputs()),  # type: ignore[attr-defined]
-        reference=lambda _inputs: list(case.expected()), source=f"golden:{case.id}",  # type: ignore[attr-defined]
-        bytecode=bytecode, tolerance=case.tolerance,  # type: ignore[attr-defined]
+        name=case.id, text=case.program_text(), make_inputs=lambda: list(case.input_rows()[0]),
+        reference=lambda _inputs: list(case.expected_rows()[0]), source=f"golden:{case.id}",
+        bytecode=bytecode, tolerance=case.tolerance,
     )
 
 

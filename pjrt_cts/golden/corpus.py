@@ -236,7 +236,7 @@ class GoldenProgram(_ProgramFiles):
 
     def inputs(self) -> list[np.ndarray]:
         """The program's arguments: every case's inputs, in order (single-device programs)."""
-        return [array for case in self.cases for array in case.inputs()]
+        return [array for case in self.cases for array in case.input_rows()[0]]
 
     def output_range(self, case: GoldenCase) -> range:
         """The program results that are `case`'s outputs."""

@@ -78,17 +78,19 @@ def run_case(client: Any, case: GoldenCase, form: str = "text") -> CaseResult:
     finally:
         executable.delete() if hasattr(executable, "delete") else None
     executed = time.perf_counter()
-    timing = {"compile_seconds": compiled - started, "execute_seconds": executed - compiled}
+    compile_seconds, execute_seconds = compiled - started, executed - compiled
     for d, (actual_row, expected_row) in enumerate(zip(actual_rows, expected_rows)):
         if len(actual_row) != len(expected_row):
-            return CaseResult(case.id, "FAIL", f"device {d}: {len(actual_row)} outputs, expected {len(expected_row)}", **timing)
+            return CaseResult(case.id, "FAIL", f"device {d}: {len(actual_row)} outputs, expected {len(expected_row)}",
+                              compile_seconds=compile_seconds, execute_seconds=execute_seconds)
         for i, (actual, expected) in enumerate(zip(actual_row, expected_row)):
             mismatch = compare(actual, expected, case.tolerance)
             if mismatch is not None:
                 where = f"device {d} output {i}" if case.is_multi_device else f"output {i}"
                 details = dict(mismatch.details(), case_id=case.id, op=",".join(case.ops))
-                return CaseResult(case.id, "FAIL", f"{where}: {mismatch}", details, **timing)
-    return CaseResult(case.id, "PASS", **timing)
+                return CaseResult(case.id, "FAIL", f"{where}: {mismatch}", details,
+                                  compile_seconds=compile_seconds, execute_seconds=execute_seconds)
+    return CaseResult(case.id, "PASS", compile_seconds=compile_seconds, execute_seconds=execute_seconds)
 
 
 def _to_device(client: Any, array: Any, device: Any, minor_to_major: list[int] | None) -> Any:

@@ -139,7 +139,7 @@ class KeyValueCallbacks:
     def _read_key(self, args: Any) -> bytes:
         return ctypes.string_at(args.key, args.key_size) if args.key and args.key_size else b""
 
-    def _serve_get(self, op: str, address: int, struct: type, fetch: Any) -> int:
+    def _serve_get(self, op: str, address: int, struct: Any, fetch: Any) -> int:
         record = CallRecord(op, b"")
         try:
             args = struct.from_address(address)
@@ -155,7 +155,7 @@ class KeyValueCallbacks:
                 return self._fail(record, args.callback_error, code, f"key-value {op} {record.key!r}: {error}")
             self._hand_out(args, value)
             return 0
-        except Exception as error:  # never let an exception cross into C (ctypes would swallow it)
+        except Exception as error:  # noqa: BLE001 - never let an exception cross into C (ctypes would swallow it)
             self._problem(f"{op} callback raised {error!r}")
             callback_error = ctypes.c_void_p.from_address(address + (40 if op == "get" else 32)).value or 0
             return self._fail(record, callback_error, ErrorCode.INTERNAL, f"key-value {op} failed: {error!r}")
@@ -188,7 +188,7 @@ class KeyValueCallbacks:
             except KeyValueStoreError as error:
                 return self._fail(record, args.callback_error, ErrorCode.UNAVAILABLE, f"key-value put {record.key!r}: {error}")
             return 0
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - never let an exception cross into C (ctypes would swallow it)
             self._problem(f"put callback raised {error!r}")
             callback_error = ctypes.c_void_p.from_address(address + 48).value or 0
             return self._fail(record, callback_error, ErrorCode.INTERNAL, f"key-value put failed: {error!r}")

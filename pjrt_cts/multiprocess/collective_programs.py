@@ -31,7 +31,7 @@ def replica_input(replica: int) -> np.ndarray:
 
 
 def all_reduce_expected(num_replicas: int) -> np.ndarray:
-    return np.sum([replica_input(r) for r in range(num_replicas)], axis=0, dtype=np.float32)
+    return np.asarray(np.sum([replica_input(r) for r in range(num_replicas)], axis=0, dtype=np.float32))
 
 
 def spmd_sum_program(num_partitions: int) -> str:

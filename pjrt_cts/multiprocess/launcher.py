@@ -187,7 +187,7 @@ def _kill_and_release(store: KeyValueStore, nodes: list[_Node], victim: int, dea
     for node in nodes:
         if node is target:
             continue
-        if not _wait_until(lambda: node.finished() or node.has_event("collective", "collective_error", "error"), bound):
+        if not _wait_until(lambda: node.finished() or node.has_event("collective", "collective_error", "error"), bound):  # noqa: B023 - called within this iteration
             node.kill(f"did not report the loss of node {victim} within {bound_s:g} s")
 
 

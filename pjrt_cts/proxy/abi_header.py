@@ -6,6 +6,7 @@ values all come from the same Python tables the ctypes runtime uses, so the two 
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 from pjrt_cts.abi import enums
 from pjrt_cts.abi import structs
@@ -13,8 +14,8 @@ from pjrt_cts.abi.base import PjrtStruct, RawStruct
 from pjrt_cts.abi.slots import API_HEADER_SIZE, NUM_SLOTS, SLOT_SIZE, SLOTS, VOID_FUNCTIONS
 
 
-def _structs() -> list[type[ctypes.Structure]]:
-    found = []
+def _structs() -> list[type[RawStruct]]:
+    found: list[type[RawStruct]] = []
     for name in sorted(vars(structs)):
         value = getattr(structs, name)
         if isinstance(value, type) and issubclass(value, RawStruct) and value not in (PjrtStruct, RawStruct) \
@@ -41,7 +42,7 @@ def generate() -> str:
         lines.append(f"#define SIZEOF_{name} {ctypes.sizeof(struct)}")
         if issubclass(struct, PjrtStruct):
             lines.append(f"#define SSIZE_{name} {struct.STRUCT_SIZE}")
-        for field, _ in struct._fields_:
+        for field in (entry[0] for entry in struct._fields_):
             lines.append(f"#define OFF_{name}__{field} {getattr(struct, field).offset}")
     for enum_type, prefix in ((enums.ErrorCode, "ERR"), (enums.BufferType, "BT"), (enums.ExtensionType, "EXT"),
                               (enums.NamedValueType, "NV")):
@@ -51,8 +52,8 @@ def generate() -> str:
     lines.append(f"static const int pjrt_slot_since_minor[PJRT_NUM_SLOTS] = {{{since}}};")
     sizes = []
     for slot in SLOTS:
-        struct = getattr(structs, slot.args_struct_name, None)
-        sizes.append(str(struct.STRUCT_SIZE) if struct is not None and slot.name not in VOID_FUNCTIONS else "0")
+        args_struct: Any = getattr(structs, slot.args_struct_name, None)
+        sizes.append(str(args_struct.STRUCT_SIZE) if args_struct is not None and slot.name not in VOID_FUNCTIONS else "0")
     lines.append("/* STRUCT_SIZE of each slot's args struct (0: not wrapped by generic checks). */")
     lines.append(f"static const unsigned int pjrt_slot_args_size[PJRT_NUM_SLOTS] = {{{', '.join(sizes)}}};")
     lines.append("#endif")

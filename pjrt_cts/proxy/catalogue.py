@@ -58,7 +58,7 @@ def level_of_layer(layer: str) -> str:
 def _d(name: str, layer: str, description: str, catchers: list[str], layers: list[str] | None = None,
        select: list[str] | None = None, breaks: str | None = None, **extra: object) -> Defect:
     return Defect(name, layer, description, tuple(catchers), tuple(layers or [layer]), tuple(select or []),
-                  breaks=breaks or level_of_layer(layer), **extra)  # type: ignore[arg-type]
+                  breaks=breaks or level_of_layer(layer), **extra)  # type: ignore[arg-type]  # extra holds Mutant fields by name
 
 
 def _hatch(name: str, layer: str, description: str, catchers: list[str], layers: list[str] | None = None,

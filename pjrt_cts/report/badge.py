@@ -6,9 +6,9 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from pjrt_cts.levels import LEVELS
-from pjrt_cts.verdict import judge_results
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.report.results import CONFORMANT, INCOMPLETE, outcome_counts, verdict_of
+from pjrt_cts.results import outcome_counts
+from pjrt_cts.verdict import CONFORMANT, INCOMPLETE, judge_results
 
 LABEL = "PJRT conformance"
 COLOR_TOP = "#4c1"  # highest level
@@ -41,7 +41,8 @@ def text_width(text: str) -> float:
 
 def badge_message(results: dict[str, Any]) -> tuple[str, str]:
     """(message, colour) for a run."""
-    verdict = verdict_of(results)
+    judged = judge_results(results)
+    verdict = judged.verdict
     counts = outcome_counts(results.get("tests", []))
     passed, total = counts.get(Outcome.PASS, 0), sum(counts.values())
     if not total:
@@ -51,7 +52,6 @@ def badge_message(results: dict[str, Any]) -> tuple[str, str]:
     if verdict != CONFORMANT:
         bad = sum(count for outcome, count in counts.items() if outcome.is_bad)
         return f"failing ({bad} bad)", COLOR_FAILING
-    judged = judge_results(results)
     level = judged.level
     if level is None:
         return f"no level · {passed}/{total} pass", COLOR_NO_LEVEL

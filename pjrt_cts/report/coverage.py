@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.report.results import anchor_for, layer_of_test, outcome_of, severity_rank, worst
+from pjrt_cts.outcomes import outcome_of
+from pjrt_cts.results import anchor_for, layer_of_test, severity_rank, worst
 
 EXECUTE_LAYER = "execute"
 

@@ -19,7 +19,9 @@ from typing import Any
 from pjrt_cts.levels import highest_level
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import build_matrix
-from pjrt_cts.report.results import outcome_counts, outcome_of, severity_rank, tests_by_id, verdict_of
+from pjrt_cts.outcomes import outcome_of
+from pjrt_cts.results import outcome_counts, severity_rank, tests_by_id
+from pjrt_cts.verdict import judge_results
 
 HANG_OR_DEATH = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
 NOT_COVERED = frozenset({Outcome.NOT_SUPPORTED, Outcome.SKIP, Outcome.XFAIL})
@@ -107,7 +109,7 @@ class RunStats:
         return cls(
             tests=len(tests),
             counts=outcome_counts(tests),
-            verdict=verdict_of(results),
+            verdict=judge_results(results).verdict,
             level=highest_level(results),
             covered_pairs=build_matrix(results).covered_pairs,
             plugin_sha256=str((results.get("plugin") or {}).get("sha256") or ""),

@@ -18,7 +18,8 @@ from typing import Any
 from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
 from pjrt_cts.outcomes import BAD_OUTCOMES
 from pjrt_cts.report.diff import ChangeKind, RunDiff, RunStats, changes_table, diff_runs, stats_rows
-from pjrt_cts.report.results import outcome_of
+from pjrt_cts.outcomes import outcome_of
+from pjrt_cts.results import SCHEMA_VERSION
 from pjrt_cts.verdict import CONFORMANT, judge_results
 
 DEFAULT_LEVEL_WITHOUT_BASELINE = "Core"
@@ -107,7 +108,7 @@ def slim_baseline(results: dict[str, Any]) -> dict[str, Any]:
     """What a repository commits as its baseline: ids and outcomes only, so diffs stay readable."""
     plugin = results.get("plugin") or {}
     return {
-        "schema_version": results.get("schema_version", 1),
+        "schema_version": results.get("schema_version", SCHEMA_VERSION),
         "tool": results.get("tool") or {},
         "plugin": {key: plugin.get(key) for key in ("path", "sha256", "api_version", "platform_name") if key in plugin},
         "tests": sorted(

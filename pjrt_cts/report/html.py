@@ -12,12 +12,11 @@ from markupsafe import Markup
 
 from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.levels import LEVELS
-from pjrt_cts.verdict import judge_results
+from pjrt_cts.verdict import CONFORMANT, judge_results
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
-from pjrt_cts.report.results import (
-    CONFORMANT,
+from pjrt_cts.results import (
     SEVERITY_ORDER,
     anchor_for,
     counts_by_layer,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator
 
 import pytest
 
@@ -86,7 +86,7 @@ class BlockingPlugin:
         return True
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         refusal = getattr(call.excinfo.value, "refused_call", None) if call.excinfo is not None else None
         if refusal is not None:  # also a session fixture's cached refusal, re-raised for a later test
@@ -98,7 +98,7 @@ class BlockingPlugin:
             info = dict(getattr(report, "pjrt_cts", None) or {})
             info.update(outcome=Outcome.FAIL.value, message=message)
             info["details"] = {**(info.get("details") or {}), "blocked_by": block.finding}
-            report.pjrt_cts = info
+            report.pjrt_cts = info  # type: ignore[attr-defined]  # the record rides on pytest's report (xdist serialises it)
             if not report.failed:  # the test swallowed the refusal: it did not earn its outcome
                 report.outcome = "failed"
                 report.longrepr = message
@@ -114,13 +114,13 @@ class BlockingPlugin:
         from pjrt_cts.testing.outcomes import BlockedByFailure  # a FAIL in any phase (worker_plugin.classify_exception)
 
         original_function = Plugin.function
-        original_load = Plugin.load.__func__  # type: ignore[attr-defined]
+        original_load = Plugin.load.__func__  # type: ignore[attr-defined]  # Plugin.load is a classmethod: take its function
         guard = self
 
         def refuse(block: Block, function: str) -> BlockedByFailure:
             guard.refused = (block, function)
             error = BlockedByFailure(block.message(function))
-            error.refused_call = (block, function)  # type: ignore[attr-defined]
+            error.refused_call = (block, function)  # type: ignore[attr-defined]  # the refusal rides on the error for the report hook
             return error
 
         def function(plugin: Any, name: str) -> Any:
@@ -135,8 +135,8 @@ class BlockingPlugin:
                 raise refuse(block, f"loading {Path(path).name}")
             return original_load(cls, path, **kwargs)
 
-        Plugin.function = function  # type: ignore[method-assign]
-        Plugin.load = classmethod(load)  # type: ignore[assignment]
+        Plugin.function = function  # type: ignore[method-assign,assignment]  # the harness blocks chosen slots
+        Plugin.load = classmethod(load)  # type: ignore[assignment]  # and refuses to load chosen plugins
 
 
 def _report_blocked(item: pytest.Item, nextitem: pytest.Item | None, block: Block) -> None:
@@ -151,11 +151,12 @@ def _report_blocked(item: pytest.Item, nextitem: pytest.Item | None, block: Bloc
         nodeid=item.nodeid, location=item.location, keywords={name: 1 for name in item.keywords},
         outcome="failed", longrepr=message, when="setup", duration=0.0, start=now, stop=now, user_properties=[],
     )
-    report.pjrt_cts = {"outcome": Outcome.FAIL.value, "message": message, "details": {"blocked_by": block.finding},
+    report.pjrt_cts = {  # type: ignore[attr-defined]  # the record rides on pytest's report
+        "outcome": Outcome.FAIL.value, "message": message, "details": {"blocked_by": block.finding},
                        "tags": tags_of(item)}
     ihook.pytest_runtest_logreport(report=report)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     try:  # fixtures the previous test left set up that the next one does not need (as pytest would)
         item.session._setupstate.teardown_exact(nextitem)
-    except Exception:  # a teardown error belongs to an earlier test; nothing to attribute it to here
+    except Exception:  # noqa: BLE001 - a teardown error belongs to an earlier test; nothing to attribute it to here
         pass

@@ -25,7 +25,7 @@ from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, make_record, verdict_from_reports
-from pjrt_cts.runner.results import JsonlWriter
+from pjrt_cts.results import JsonlWriter
 
 _WAIT_FOR_EXIT_STATUS_SECONDS = 10.0
 CRASH_STORM_THRESHOLD = 8  # consecutive CRASH/TIMEOUT records of one test module
@@ -206,7 +206,7 @@ class Controller:
             return None
         try:
             return popen.wait(timeout=_WAIT_FOR_EXIT_STATUS_SECONDS)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an exit status we cannot get is reported as unknown
             return None
 
     def _record_worker_crash(self, report: pytest.TestReport) -> None:

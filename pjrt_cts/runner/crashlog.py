@@ -87,7 +87,7 @@ def read_segment(log_path: Path, nodeid: str) -> LogSegment:
             break
     running = lines[last_marker][len(START):] if last_marker is not None and lines[last_marker].startswith(START) else None
     started = running == nodeid
-    begin = last_marker + 1 if started else max(0, len(lines) - TAIL_LINES)
+    begin = last_marker + 1 if started and last_marker is not None else max(0, len(lines) - TAIL_LINES)
     body = [line for line in lines[begin:]
             if line.strip() and not line.startswith((START, END)) and not _HARNESS_FRAME.match(line)]
     # A thread header whose frames were all harness frames says nothing.

@@ -6,6 +6,7 @@
     cause = "actual .*inf.*, expected .*nan"               # regex searched in the failure message
     reason = "why"
     url = "https://..."                                    # optional
+    intermittent = true                                    # optional, failing outcomes only (see below)
 
 The first matching entry (file order) applies. In patterns `*` and `?` are wildcards; `[` and `]`
 are literal, because they delimit the parameters in test ids (`test_x[f32-4]`).
@@ -13,7 +14,10 @@ are literal, because they delimit the parameters in test ids (`test_x[f32-4]`).
 An entry for a failing outcome is a *waiver*: it turns the failure into XFAIL only when the test fails
 with exactly that outcome AND its message matches `cause` (required for FAIL, CRASH and ERROR), so a test
 waived for one defect that starts failing differently is reported as the failure it is. A waived test that
-passes is XPASS (bad: the entry is stale or matches too much).
+passes is XPASS (bad: the entry is stale or matches too much) -- unless the entry says `intermittent = true`:
+a defect that does not show on every run (memory corruption seen only after earlier inputs, a race) is XFAIL
+when it shows and PASS when it does not, with the entry recorded on the passing test (`expected.intermittent`),
+so a run's verdict does not flip with it. The failure itself is still waived only with the same outcome and cause.
 """
 from __future__ import annotations
 
@@ -49,6 +53,7 @@ class Expectation:
     reason: str
     url: str | None = None
     cause: str | None = None  # regex searched in the failure message
+    intermittent: bool = False  # the failure does not show on every run: a pass is PASS, not XPASS
 
     def matches(self, test_id: str) -> bool:
         return id_matches(test_id, self.pattern)
@@ -60,8 +65,11 @@ class Expectation:
         return self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None
 
     def as_record(self, actual: str) -> dict[str, Any]:
-        return {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause, "reason": self.reason,
-                "url": self.url, "actual": actual}
+        record: dict[str, Any] = {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause, "reason": self.reason,
+                  "url": self.url, "actual": actual}
+        if self.intermittent:
+            record["intermittent"] = True
+        return record
 
 
 @dataclass
@@ -113,7 +121,8 @@ class Expectations:
 def entry_usage(expectations: Expectations, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per entry: how many tests it waived (XFAIL), how many of its matches passed (XPASS: over-matching or
     stale) and how many failed otherwise than it says (outcome or cause differ: not waived)."""
-    rows = [{"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause, "reason": entry.reason}
+    rows = [{"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause, "reason": entry.reason,
+             **({"intermittent": True} if entry.intermittent else {})}
             for entry in expectations.entries]
     return count_usage(rows, records)
 
@@ -152,7 +161,7 @@ def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dic
         if entry.waives(actual, str(record.get("message") or "")):
             updated["outcome"] = Outcome.XFAIL.value
         elif actual in PASSING:
-            updated["outcome"] = Outcome.XPASS.value
+            updated["outcome"] = actual.value if entry.intermittent else Outcome.XPASS.value
         elif actual in FAILING:  # a different failure than the one waived: reported as what it is
             wanted = entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else "")
             updated["expected"]["mismatch"] = f"the expectation waives {wanted}; this is another failure ({actual.value})"
@@ -167,7 +176,7 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     where = f"{path}: expectation #{index + 1}"
     if not isinstance(entry, dict):
         raise ExpectationsError(f"{where}: must be a table")
-    unknown_keys = set(entry) - {"id", "outcome", "reason", "url", "cause"}
+    unknown_keys = set(entry) - {"id", "outcome", "reason", "url", "cause", "intermittent"}
     if unknown_keys:
         raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
     pattern, outcome, reason, url = entry.get("id"), entry.get("outcome"), entry.get("reason"), entry.get("url")
@@ -195,4 +204,10 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     elif expected in NEEDS_CAUSE:
         raise ExpectationsError(f"{where} ({pattern}): a {expected.value} waiver needs 'cause' (a regular expression "
                                 "searched in the failure message), so that another failure is not waived")
-    return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url, cause=cause)
+    intermittent = entry.get("intermittent", False)
+    if not isinstance(intermittent, bool):
+        raise ExpectationsError(f"{where} ({pattern}): 'intermittent' must be true or false")
+    if intermittent and expected not in FAILING:
+        raise ExpectationsError(f"{where} ({pattern}): 'intermittent' applies to failing outcomes only")
+    return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url, cause=cause,
+                       intermittent=intermittent)

@@ -71,7 +71,7 @@ def run_in_fresh_process(item: pytest.Item, nextitem: pytest.Item | None, spec: 
     # Fixtures the previous in-process test left set up and the next one does not need.
     try:
         item.session._setupstate.teardown_exact(nextitem)
-    except Exception:  # a teardown error belongs to an earlier test; nothing to attribute it to here
+    except Exception:  # noqa: BLE001 - a teardown error belongs to an earlier test; nothing to attribute it to here
         pass
 
 
@@ -124,13 +124,14 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
         keywords={name: 1 for name in item.keywords},
         outcome="failed",
         longrepr=crashlog.crash_message(headline, segment),
-        when=missing,  # type: ignore[arg-type]
+        when=missing,  # type: ignore[arg-type]  # a synthetic report for the phase that never ran
         duration=elapsed,
         start=began,
         stop=began + elapsed,
         user_properties=[],
     )
-    synthetic.pjrt_cts = {"outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
+    synthetic.pjrt_cts = {  # type: ignore[attr-defined]  # the record rides on pytest's report
+       "outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
                           "details": details}
     return [r for r in reports if r.when != "teardown"] + [synthetic]
 

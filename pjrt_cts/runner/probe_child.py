@@ -14,7 +14,10 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from pjrt_cts.runtime import Plugin
 
 from pjrt_cts.runner.blocks import LOAD_FUNCTION  # dlopen + GetPjrtApi: "in progress" while the library loads
 
@@ -44,7 +47,7 @@ class Narrator:
         os.write(self.fd, (json.dumps(event, default=str) + "\n").encode("utf-8", "replace"))
 
 
-def traced_plugin_class(narrator: Narrator) -> type:
+def traced_plugin_class(narrator: Narrator) -> "type[Plugin]":
     """A Plugin whose every slot call is announced before it is made and after it returns."""
     from pjrt_cts.runtime import Plugin
 
@@ -182,7 +185,7 @@ class Probe:
                 self.narrator.say(step=step, status="error", error={
                     "function": error.function, "code": error.code, "message": error.message})
                 continue
-            except Exception as exc:  # a missing slot, a wrong answer: the tests judge it; the probe notes it
+            except Exception as exc:  # noqa: BLE001 - a missing slot, a wrong answer: the tests judge it; the probe notes it
                 self.narrator.say(step=step, status="error", error={"message": f"{type(exc).__name__}: {exc}"})
                 continue
             self.reached.add(step)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.runner.results import jsonable
+from pjrt_cts.results import jsonable
 
 _MAX_TRACEBACK_CHARS = 20_000
 _SUITE_PATH = re.compile(r"(?:^|/)suites/(?P<layer>[^/]+)/")

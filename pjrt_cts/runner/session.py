@@ -27,7 +27,7 @@ from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, layer_for, make_record
-from pjrt_cts.runner.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
+from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
@@ -342,11 +342,11 @@ class Run:
     def _write_report(self, results: dict[str, Any]) -> str:
         try:
             from pjrt_cts.report.html import write_report
-        except Exception:  # report package not available: results.json is the product anyway
+        except Exception:  # noqa: BLE001 - report package not available: results.json is the product anyway
             return ""
         try:
             write_report(results, self.out / "report.html")
-        except Exception as exc:  # never fail a conformance run because of its report
+        except Exception as exc:  # noqa: BLE001 - never fail a conformance run because of its report
             self._say(f"warning: could not write report.html: {type(exc).__name__}: {exc}")
             return ""
         return f"  report: {self.out / 'report.html'}"

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 import pytest
 
@@ -23,7 +23,7 @@ from pjrt_cts import outcomes
 from pjrt_cts.outcomes import test_id_from_nodeid
 from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.expectations import id_matches
-from pjrt_cts.runner.results import jsonable
+from pjrt_cts.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
 
 DETAILS_KEY = pytest.StashKey[dict]()
@@ -78,9 +78,9 @@ def _ensure_terminal_reporter(config: pytest.Config) -> None:
         return
     from _pytest._io import TerminalWriter
 
-    writer = TerminalWriter(file=open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - process lifetime
+    writer = TerminalWriter(file=open(os.devnull, "w", encoding="utf-8"))  # the writer lives as long as the process
     writer.hasmarkup = False
-    config.get_terminal_writer = lambda: writer  # type: ignore[method-assign]
+    config.get_terminal_writer = lambda: writer  # type: ignore[method-assign]  # silences pytest's own terminal in workers
 
 
 # -- fixtures for suites --------------------------------------------------------------------------
@@ -335,7 +335,7 @@ class WorkerPlugin:
                 os.write(2, crashlog.end_marker(item.nodeid))
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         info: dict[str, Any] = {}
         excinfo = call.excinfo
@@ -362,7 +362,7 @@ class WorkerPlugin:
         if call.when == "setup":
             info["tags"] = tags_of(item)
         if info:
-            report.pjrt_cts = info
+            report.pjrt_cts = info  # type: ignore[attr-defined]  # the record rides on pytest's report (xdist serialises it)
         return report
 
     # -- child: stream reports to the worker --------------------------------------------------

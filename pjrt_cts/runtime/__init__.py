@@ -7,6 +7,8 @@
         exe = client.compile(stablehlo_text)
         print(exe.execute([x, x])[0].to_numpy())
 """
+# The enums the client's API speaks (element types, error codes, host-buffer semantics, extension types).
+from pjrt_cts.abi.enums import BufferType, ErrorCode, ExtensionType, HostBufferSemantics
 from pjrt_cts.runtime.buffer import Buffer
 from pjrt_cts.runtime.client import Client, make_program
 from pjrt_cts.runtime.compile_options import CompileOptions, compile_options_bytes
@@ -21,6 +23,7 @@ from pjrt_cts.runtime.plugin import ExtensionInfo, Plugin
 from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
 __all__ = [
+    "BufferType", "ErrorCode", "ExtensionType", "HostBufferSemantics",
     "Buffer", "Client", "CompileOptions", "Device", "DeviceDescription", "Event", "Executable", "ExtensionInfo",
     "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "UnwrittenHostBytes",
     "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime.device import Device, Memory, read_handles
 from pjrt_cts.runtime.dtypes import dtype_of
@@ -17,9 +18,11 @@ from pjrt_cts.runtime.layouts import MemoryLayout
 
 if TYPE_CHECKING:
     from pjrt_cts.runtime.client import Client
+    from pjrt_cts.runtime.event import Event
+    from pjrt_cts.runtime.plugin import Plugin
 
 
-def _buffer_destroyer(plugin):  # type: ignore[no-untyped-def]
+def _buffer_destroyer(plugin: "Plugin") -> Callable[[int], None]:
     destroy = plugin.function("Buffer_Destroy")
     Args = structs.PJRT_Buffer_Destroy_Args
 
@@ -33,13 +36,15 @@ def _buffer_destroyer(plugin):  # type: ignore[no-untyped-def]
 
 
 class Buffer(OwnedHandle):
+    _done_with_host_buffer: "Event | None" = None  # a zero-copy buffer's done event: fires when it is freed
+
     def __init__(self, client: "Client", handle: int, host_keepalive: object = None) -> None:
         self.client = client
         self.plugin = client.plugin
         self._host_keepalive = host_keepalive  # zero-copy semantics: host memory must outlive the buffer
         self._own(handle, client._buffer_destroy, parent=client)
 
-    def _call(self, name: str, struct: type[structs.PjrtStruct], **fields: object) -> structs.PjrtStruct:
+    def _call(self, name: str, struct: type[PjrtStruct], **fields: object) -> PjrtStruct:
         return self.plugin.call("Buffer_" + name, struct(buffer=self.handle, **fields))
 
     # ---- queries -------------------------------------------------------------------------------
@@ -49,7 +54,7 @@ class Buffer(OwnedHandle):
         try:
             return BufferType(raw)
         except ValueError:
-            return raw  # type: ignore[return-value]  (reported as-is by conformance checks)
+            return raw  # type: ignore[no-any-return]  # an unknown code is returned as-is: conformance checks report it
 
     @property
     def dtype(self) -> np.dtype:

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import numpy as np
 
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.abi.callbacks import OnDeleteCallback
 from pjrt_cts.abi.enums import BufferType, HostBufferSemantics
 from pjrt_cts.runtime.buffer import Buffer, _buffer_destroyer
 from pjrt_cts.runtime.compile_options import compile_options_bytes
 from pjrt_cts.runtime.device import Device, Memory, read_handles, read_string
 from pjrt_cts.runtime.dtypes import buffer_type_of
-from pjrt_cts.runtime.event import Event, wait_and_destroy
+from pjrt_cts.runtime.event import Event
 from pjrt_cts.runtime.executable import LoadedExecutable
 from pjrt_cts.runtime.handles import OwnedHandle
 from pjrt_cts.runtime.layouts import MemoryLayout
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 
 class Client(OwnedHandle):
+    _kv_callbacks: Any = None  # the plugin may call them for the client's whole lifetime
+
     def __init__(self, plugin: "Plugin", handle: int, options: Mapping[str, NamedValue]) -> None:
         self.plugin = plugin
         self.options = dict(options)
@@ -48,7 +51,7 @@ class Client(OwnedHandle):
         client._kv_callbacks = kv_callbacks  # the plugin may call them for the client's whole lifetime
         return client
 
-    def _call(self, name: str, struct: type[structs.PjrtStruct], **fields: object) -> structs.PjrtStruct:
+    def _call(self, name: str, struct: type[PjrtStruct], **fields: object) -> PjrtStruct:
         return self.plugin.call("Client_" + name, struct(client=self.handle, **fields))
 
     # ---- identity -------------------------------------------------------------------------------

@@ -57,15 +57,15 @@ class CompileOptions:
             assert isinstance(value, bytes)
             for inner, _, inner_value in wire.iter_fields(value):
                 if inner == _DEVICE_ORDINAL:
-                    options.device_ordinal = wire.as_int64(int(inner_value))  # type: ignore[arg-type]
+                    options.device_ordinal = wire.as_int64(int(inner_value))
                 elif inner == _NUM_REPLICAS:
-                    options.num_replicas = int(inner_value)  # type: ignore[arg-type]
+                    options.num_replicas = int(inner_value)
                 elif inner == _NUM_PARTITIONS:
-                    options.num_partitions = int(inner_value)  # type: ignore[arg-type]
+                    options.num_partitions = int(inner_value)
                 elif inner == _USE_SPMD:
                     options.use_spmd_partitioning = bool(inner_value)
                 elif inner == _DEVICE_ASSIGNMENT:
-                    options.device_assignment = _decode_device_assignment(inner_value)  # type: ignore[arg-type]
+                    options.device_assignment = _decode_device_assignment(inner_value)  # type: ignore[arg-type]  # a length-delimited field: bytes
         return options
 
 
@@ -84,23 +84,23 @@ def _encode_device_assignment(assignment: Sequence[Sequence[int]]) -> bytes:
 def _decode_device_assignment(data: bytes) -> list[list[int]]:
     replicas = partitions = 0
     columns: list[list[int]] = []
-    for number, wire_type, value in wire.iter_fields(data):
+    for number, _wire_type, value in wire.iter_fields(data):
         if number == _REPLICA_COUNT:
-            replicas = int(value)  # type: ignore[arg-type]
+            replicas = int(value)
         elif number == _COMPUTATION_COUNT:
-            partitions = int(value)  # type: ignore[arg-type]
+            partitions = int(value)
         elif number == _COMPUTATION_DEVICES:
             ids: list[int] = []
-            for inner, inner_type, inner_value in wire.iter_fields(value):  # type: ignore[arg-type]
+            for inner, inner_type, inner_value in wire.iter_fields(value):  # type: ignore[arg-type]  # a length-delimited field: bytes
                 if inner != _REPLICA_DEVICE_IDS:
                     continue
                 if inner_type == wire.LENGTH_DELIMITED:
                     pos = 0
-                    while pos < len(inner_value):  # type: ignore[arg-type]
-                        device, pos = wire.decode_varint(inner_value, pos)  # type: ignore[arg-type]
+                    while pos < len(inner_value):  # type: ignore[arg-type]  # a packed field: bytes
+                        device, pos = wire.decode_varint(inner_value, pos)  # type: ignore[arg-type]  # a packed field: bytes
                         ids.append(wire.as_int64(device))
                 else:
-                    ids.append(wire.as_int64(int(inner_value)))  # type: ignore[arg-type]
+                    ids.append(wire.as_int64(int(inner_value)))
             columns.append(ids)
     del partitions  # implied by the number of columns
     return [[column[r] for column in columns] for r in range(replicas)]

@@ -6,6 +6,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class DeviceDescription:
         self.plugin = client.plugin
         self.handle = handle
 
-    def _get(self, name: str, struct: type[structs.PjrtStruct]) -> structs.PjrtStruct:
+    def _get(self, name: str, struct: type[PjrtStruct]) -> PjrtStruct:
         return self.plugin.call("DeviceDescription_" + name, struct(device_description=self.handle))
 
     @cached_property

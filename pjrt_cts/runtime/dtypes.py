@@ -1,6 +1,8 @@
 """numpy dtype <-> PJRT_Buffer_Type, including ml_dtypes' bf16, fp8, fp6, fp4 and sub-byte ints."""
 from __future__ import annotations
 
+from typing import Any, cast
+
 import ml_dtypes
 import numpy as np
 
@@ -44,8 +46,8 @@ _PAIRS: list[tuple[BufferType, str]] = [
 
 def _resolve(name: str) -> np.dtype | None:
     if hasattr(np, name) and name not in ("int4", "uint4", "int2", "uint2", "int1", "uint1"):
-        return np.dtype(getattr(np, name))
-    kind = getattr(ml_dtypes, name, None)
+        return cast("np.dtype[Any]", np.dtype(getattr(np, name)))
+    kind: Any = getattr(ml_dtypes, name, None)
     return np.dtype(kind) if kind is not None else None
 
 

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 class Event(OwnedHandle):
+    _host_keepalive: object = None  # host data that must live until the event fires
+
     def __init__(self, plugin: "Plugin", handle: int, what: str = "event") -> None:
         self.plugin = plugin
         self.what = what  # e.g. "PJRT_Buffer_ToHostBuffer event", for error messages

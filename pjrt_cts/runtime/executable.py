@@ -4,9 +4,10 @@ from __future__ import annotations
 import ctypes
 import threading
 from functools import cached_property
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime import readback
 from pjrt_cts.runtime.buffer import Buffer
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from pjrt_cts.runtime.plugin import Plugin
 
 
-def _take_serialized(plugin: "Plugin", args: structs.PjrtStruct, bytes_field: str, handle_field: str, deleter_field: str) -> bytes:
+def _take_serialized(plugin: "Plugin", args: PjrtStruct, bytes_field: str, handle_field: str, deleter_field: str) -> bytes:
     """Copy plugin-owned serialized bytes, then call their deleter exactly once."""
     data = ctypes.string_at(getattr(args, bytes_field), getattr(args, bytes_field + "_size"))
     deleter, handle = getattr(args, deleter_field), getattr(args, handle_field)
@@ -32,6 +33,8 @@ def _take_serialized(plugin: "Plugin", args: structs.PjrtStruct, bytes_field: st
 class Executable(OwnedHandle):
     """PJRT_Executable: name, shapes, costs, serialization. Destroyed with PJRT_Executable_Destroy."""
 
+    _loaded_owner: "LoadedExecutable | None" = None  # a view of a loaded executable keeps it alive
+
     def __init__(self, plugin: "Plugin", handle: int, parent: OwnedHandle | None = None) -> None:
         self.plugin = plugin
 
@@ -40,7 +43,7 @@ class Executable(OwnedHandle):
 
         self._own(handle, destroy, parent=parent)
 
-    def _get(self, name: str, struct: type[structs.PjrtStruct]) -> structs.PjrtStruct:
+    def _get(self, name: str, struct: type[PjrtStruct]) -> PjrtStruct:
         return self.plugin.call("Executable_" + name, struct(executable=self.handle))
 
     @property
@@ -82,7 +85,7 @@ class Executable(OwnedHandle):
             pos += rank
         return shapes
 
-    def _memory_kinds(self, name: str, struct: type[structs.PjrtStruct], count_field: str) -> list[str]:
+    def _memory_kinds(self, name: str, struct: type[PjrtStruct], count_field: str) -> list[str]:
         args = self._get(name, struct)
         n = getattr(args, count_field)
         if not n:
@@ -110,7 +113,7 @@ class Executable(OwnedHandle):
 
     def compiled_memory_stats(self) -> dict[str, int]:
         args = self._get("GetCompiledMemoryStats", structs.PJRT_Executable_GetCompiledMemoryStats_Args)
-        return {name: int(getattr(args, name)) for name, _ in args._fields_[3:]}
+        return {field[0]: int(getattr(args, field[0])) for field in args._fields_[3:]}
 
     def optimized_program(self) -> tuple[str, bytes]:
         """PJRT_Executable_OptimizedProgram two-call protocol: size query, then copy. Returns (format, code)."""
@@ -161,7 +164,7 @@ class LoadedExecutable(OwnedHandle):
         executable._loaded_owner = self
         return executable
 
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]  # forwards any attribute of the loaded executable
         # Device-independent queries (name, num_outputs, serialize...) live on PJRT_Executable.
         if name.startswith("_") or name in ("executable", "client", "plugin"):
             raise AttributeError(name)
@@ -205,7 +208,7 @@ class LoadedExecutable(OwnedHandle):
     def execute(self, arguments: Sequence[Buffer], *, device: Device | None = None, **options: object) -> list[Buffer]:
         """Run on one device (the executable's only device, or `device` via execute_device)."""
         if options:
-            outputs, _ = self.execute_sharded([arguments], execute_device=device, **options)  # type: ignore[arg-type]
+            outputs, _ = self.execute_sharded([arguments], execute_device=device, **options)  # type: ignore[arg-type]  # options are execute_sharded keyword arguments
             return outputs[0]
         scratch = self._single_device_scratch(len(arguments))
         scratch.args.executable = self.handle  # raises once closed: never a stale handle
@@ -220,7 +223,7 @@ class LoadedExecutable(OwnedHandle):
         return [Buffer(client, results[index]) for index in range(self.num_outputs)]
 
     def _single_device_scratch(self, num_args: int) -> "_ExecuteScratch":
-        by_arity = self._scratch.__dict__
+        by_arity = cast("dict[int, _ExecuteScratch]", self._scratch.__dict__)  # this thread's scratch per arity
         scratch = by_arity.get(num_args)
         if scratch is None:
             scratch = by_arity[num_args] = _ExecuteScratch(self, num_args)
@@ -276,7 +279,8 @@ class LoadedExecutable(OwnedHandle):
             raise self.plugin.consume_error(error, "PJRT_LoadedExecutable_Execute")
         client = self.client
         outputs = [[Buffer(client, h) for h in row[:num_outputs]] for row in out_arrays]
-        device_events = [Event(self.plugin, h, "PJRT_LoadedExecutable_Execute device_complete_event") for h in events] if events is not None else []
+        # A NULL event stays in the list (as handle 0): the multidevice layer reports which device lacks one.
+        device_events = [Event(self.plugin, h or 0, "PJRT_LoadedExecutable_Execute device_complete_event") for h in events] if events is not None else []
         return outputs, device_events
 
 

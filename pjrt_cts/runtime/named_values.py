@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence, Union
 from pjrt_cts.abi.enums import NamedValueType
 from pjrt_cts.abi.structs import PJRT_NamedValue
 
-NamedValue = Union[str, int, float, bool, list]
+NamedValue = Union[str, int, float, bool, "list[int]"]
 
 
 class NamedValueArray:

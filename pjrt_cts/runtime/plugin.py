@@ -6,7 +6,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from pjrt_cts.abi import structs
 from pjrt_cts.abi.api import PJRT_Api_Head
@@ -17,9 +17,16 @@ from pjrt_cts.runtime import calltimes
 from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
+_ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)  # a call returns the args struct it was given
+
 _initialized_apis: set[int] = set()
 _init_lock = threading.Lock()
 _MAX_EXTENSIONS = 256  # a longer chain is treated as a cycle
+
+
+def _address_of(symbol: Any) -> int:
+    """The address of a ctypes function symbol (never NULL: dlsym found it)."""
+    return int(ctypes.cast(symbol, ctypes.c_void_p).value or 0)
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class Plugin:
 
     # ---- loading -------------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: str | os.PathLike, *, preload: Sequence[str | os.PathLike] = (), initialize: bool = True) -> "Plugin":
+    def load(cls, path: "str | os.PathLike[str]", *, preload: "Sequence[str | os.PathLike[str]]" = (), initialize: bool = True) -> "Plugin":
         """dlopen `path`, call GetPjrtApi and (once per process and plugin) PJRT_Plugin_Initialize."""
         file = Path(path)
         if not file.exists():
@@ -65,8 +72,8 @@ class Plugin:
             symbol = library.GetPjrtApi
         except AttributeError:
             raise PluginLoadError(f"{file}: shared library does not export GetPjrtApi") from None
-        get_api = GetPjrtApiFunction(ctypes.cast(symbol, ctypes.c_void_p).value)
-        api_address = get_api()
+        get_api = GetPjrtApiFunction(_address_of(symbol))
+        api_address = int(get_api() or 0)
         if not api_address:
             raise PluginLoadError(f"{file}: GetPjrtApi() returned NULL")
         plugin = cls(file.resolve(), library, api_address)
@@ -76,7 +83,7 @@ class Plugin:
 
     def get_pjrt_api_again(self) -> int:
         """Call GetPjrtApi once more (the ABI layer checks it is stable)."""
-        return GetPjrtApiFunction(ctypes.cast(self._library.GetPjrtApi, ctypes.c_void_p).value)()
+        return int(GetPjrtApiFunction(_address_of(self._library.GetPjrtApi))() or 0)
 
     def initialize_once(self) -> None:
         with _init_lock:
@@ -92,7 +99,9 @@ class Plugin:
     # ---- slots --------------------------------------------------------------------------------
     def _read_slot_pointers(self) -> dict[str, int]:
         count = min(slot_count_for_struct_size(self.struct_size), len(SLOTS))
-        raw = (ctypes.c_void_p * count).from_address(self.api_address + 40) if count else []
+        if not count:
+            return {}
+        raw = (ctypes.c_void_p * count).from_address(self.api_address + 40)
         return {SLOTS[i].name: int(raw[i] or 0) for i in range(count)}
 
     @property
@@ -142,7 +151,7 @@ class Plugin:
         return f"slot {slot.index} is NULL"
 
     # ---- calls and errors ----------------------------------------------------------------------
-    def call(self, name: str, args: ctypes.Structure) -> ctypes.Structure:
+    def call(self, name: str, args: _ArgsT) -> _ArgsT:
         """Call slot `name` with `args`; a returned PJRT_Error becomes PjrtError (and is destroyed)."""
         error = self.function(name)(ctypes.addressof(args))
         if error:
@@ -155,7 +164,7 @@ class Plugin:
         return self.consume_error(error, "PJRT_" + name) if error else None
 
     def call_with_struct_size(
-        self, name: str, struct_type: type, struct_size: int, *, tail: int = 0, fill: int | None = None,
+        self, name: str, struct_type: type[ctypes.Structure], struct_size: int, *, tail: int = 0, fill: int | None = None,
         **fields: Any,
     ) -> tuple[Any, PjrtError | None]:
         """Call slot `name` with a `struct_type` args struct whose struct_size is `struct_size`.

@@ -101,7 +101,7 @@ class SelftestReport:
 
 
 def present_layers(suites_dir: Path | None) -> list[str]:
-    from pjrt_cts.cli.run import layer_dirs
+    from pjrt_cts.runner.layers import layer_dirs
     from pjrt_cts.resources import suites_dir as default_suites_dir
 
     return layer_dirs(suites_dir or default_suites_dir())

@@ -1,7 +1,6 @@
 """Run `pjrt-cts run` on a plugin (real, passthrough proxy or mutant) in a child process and read its outcomes."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -10,6 +9,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
+
+from pjrt_cts.results import ResultsError, load_results, read_jsonl
 
 
 @dataclass
@@ -132,7 +133,7 @@ class RunningSuite:
                 continue
 
     def result(self) -> SuiteRunResult:
-        self.log.close()  # type: ignore[attr-defined]
+        self.log.close()  # type: ignore[attr-defined]  # the log is opened in start()
         result = SuiteRunResult(self.label, self.out_dir, exit_code=self.process.returncode,
                                 wall_seconds=time.monotonic() - self.started, timed_out=self.timed_out)
         records = _read_records(self.out_dir)
@@ -149,19 +150,13 @@ def _read_records(out_dir: Path) -> list[dict] | None:
     summary = out_dir / "results.json"
     if summary.is_file():
         try:
-            return list(json.loads(summary.read_text()).get("tests", []))
-        except (OSError, ValueError):
+            return list(load_results(summary)["tests"])
+        except ResultsError:
             pass
     lines = out_dir / "results.jsonl"
     if not lines.is_file():
         return None
-    records = []
-    for line in lines.read_text(errors="replace").splitlines():
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue  # a line cut short by the stop
-    return records
+    return read_jsonl(lines)  # drops a line cut short by the stop
 
 
 def _tail(path: Path, lines: int = 8) -> str:

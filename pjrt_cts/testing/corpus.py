@@ -308,7 +308,7 @@ def compiled_for_framework(client: Any, unit: Any) -> tuple[Any, str]:
 
 
 # Outputs of grouped programs already run in this worker: one execute serves every member case.
-_program_outputs: "weakref.WeakKeyDictionary[Any, dict[str, list[np.ndarray]]]" = weakref.WeakKeyDictionary()
+_program_outputs: "weakref.WeakKeyDictionary[Any, dict[str, list[np.ndarray] | None]]" = weakref.WeakKeyDictionary()
 
 
 def _attempt_marker(program: Any) -> Path:

@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
         except PjrtError as error:
             print(f"{error.function}: {error.code}: {error.message}", file=sys.stderr)
             return 3
-        np.savez(outputs_path, **results)
+        np.savez(outputs_path, **results)  # type: ignore[arg-type]  # numpy's stub reads **kwds as allow_pickle
         for out in outputs:
             out.close()
         executable.close()

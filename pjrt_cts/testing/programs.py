@@ -126,7 +126,7 @@ PROGRAMS: tuple[Program, ...] = (
         _module("select_f32", "%p: tensor<6xi1>, %a: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<6xf32>",
                 "    %0 = stablehlo.select %p, %a, %b : tensor<6xi1>, tensor<6xf32>\n    return %0 : tensor<6xf32>"),
         _args(lambda rng: rng.integers(0, 2, size=(6,)).astype(np.bool_), _normal((6,)), _normal((6,))),
-        lambda p, a, b: [np.where(p, a, b)]),
+        lambda p, a, b: [np.asarray(np.where(p, a, b))]),
     Program(
         "convert_f32_s32",
         _module("convert_f32_s32", "%a: tensor<6xf32>) -> tensor<6xi32>",

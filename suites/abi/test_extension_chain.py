@@ -22,7 +22,7 @@ def test_extension_struct_sizes_cover_base(plugin: Any) -> None:
 
 def test_extension_types_are_unique(plugin: Any) -> None:
     counts = Counter(e.type for e in plugin.extensions)
-    repeated = {plugin.find_extension(t).name: n for t, n in counts.items() if n > 1}  # type: ignore[union-attr]
+    repeated = {plugin.find_extension(t).name: n for t, n in counts.items() if n > 1}
     assert not repeated, f"each PJRT_Extension_Type should appear once in the chain (lookup is by type), but {repeated} repeat"
 
 

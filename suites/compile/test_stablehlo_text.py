@@ -70,7 +70,7 @@ def test_compile_from_several_threads(client):
     def compile_one(program):
         try:
             results[program.name] = client.compile(program.text)
-        except Exception as error:  # reported below with the program's name
+        except Exception as error:  # noqa: BLE001 - reported below with the program's name
             results[program.name] = error
 
     threads = [threading.Thread(target=compile_one, args=(program,)) for program in chosen]

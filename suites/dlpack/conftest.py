@@ -42,13 +42,13 @@ def consume_with_framework(producer: Any) -> np.ndarray:
         return array.copy()
     if device_type in (dlpack.DLDeviceType.CUDA, dlpack.DLDeviceType.ROCM):
         try:
-            import cupy  # type: ignore[import-not-found]
+            import cupy
 
             return cupy.asnumpy(cupy.from_dlpack(producer))
         except ImportError:
             pass
         try:
-            import torch  # type: ignore[import-not-found]
+            import torch
 
             return torch.from_dlpack(producer).cpu().numpy()
         except ImportError:
@@ -56,8 +56,8 @@ def consume_with_framework(producer: Any) -> np.ndarray:
         try:
             # JAX with its GPU plugin creates its own client in this process: never let it preallocate.
             os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-            import jax  # type: ignore[import-not-found]
-            import jax.dlpack  # type: ignore[import-not-found]
+            import jax
+            import jax.dlpack
         except ImportError:
             pass
         else:
@@ -90,7 +90,7 @@ def framework_producer(values: np.ndarray, dl_device: tuple[int, int]) -> Any:
         return aligned_array(values)
     if device_type in (dlpack.DLDeviceType.CUDA, dlpack.DLDeviceType.ROCM):
         try:
-            import cupy  # type: ignore[import-not-found]
+            import cupy
 
             with cupy.cuda.Device(device_id) as gpu:
                 array = cupy.asarray(values)
@@ -99,7 +99,7 @@ def framework_producer(values: np.ndarray, dl_device: tuple[int, int]) -> Any:
         except ImportError:
             pass
         try:
-            import torch  # type: ignore[import-not-found]
+            import torch
 
             tensor = torch.from_numpy(np.ascontiguousarray(values)).to(f"cuda:{device_id}")
             torch.cuda.synchronize(device_id)  # the plugin reads it on its own stream

@@ -16,7 +16,7 @@ pytestmark = requires("Buffer_IncreaseExternalReferenceCount", "Buffer_DecreaseE
                       "Buffer_OpaqueDeviceMemoryDataPointer")
 
 
-def _balanced_pair(buffer):  # type: ignore[no-untyped-def]
+def _balanced_pair(buffer):
     """The control of a rejected decrease: an increase followed by a decrease succeeds."""
     return lambda: (buffer.increase_external_reference_count(), buffer.decrease_external_reference_count())
 
@@ -35,7 +35,7 @@ VALUES = {
 
 
 @pytest.fixture
-def exported(client, device):  # type: ignore[no-untyped-def]
+def exported(client, device):
     """(buffer, pointer, values): an f32 buffer with one external reference, released afterwards if still live."""
     values = VALUES["f32"]
     buffer = client.buffer_from_numpy(values, device).block_until_ready()  # see _filled

@@ -25,7 +25,7 @@ CASES = {
 }
 
 
-def _view(client, pointer, shape, dtype, device, **kwargs):  # type: ignore[no-untyped-def]
+def _view(client, pointer, shape, dtype, device, **kwargs):
     # Always pass a callback: the XLA CPU plugins abort (std::bad_function_call) destroying a view without one.
     kwargs.setdefault("on_delete", lambda pointer, user_arg: None)
     with unsupported_if_unimplemented(VIEW):

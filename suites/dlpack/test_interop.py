@@ -32,7 +32,7 @@ VALUES = {
 }
 
 
-def _assert_released_once(export: dlpack.ExportedTensor, buffer, what: str) -> None:  # type: ignore[no-untyped-def]
+def _assert_released_once(export: dlpack.ExportedTensor, buffer, what: str) -> None:
     assert export.release_count == 1, f"{what}: the DLPack deleter released the external reference {export.release_count} times, expected once"
     assert not export.errors, f"{what}: PJRT_Buffer_DecreaseExternalReferenceCount in the DLPack deleter failed: {export.errors[0]}"
     assert export.extra_deleter_calls == 0, f"{what}: the consumer called the DLPack deleter {1 + export.extra_deleter_calls} times"

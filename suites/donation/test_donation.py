@@ -11,7 +11,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from pjrt_cts.abi.enums import HostBufferSemantics
+from pjrt_cts.runtime import HostBufferSemantics
 from pjrt_cts.runtime import PjrtError, buffer_type_of
 from pjrt_cts.testing import (BlockedByFailure, assert_same, expect_rejection, not_applicable, requires,
                               unsupported_if_unimplemented)
@@ -41,7 +41,7 @@ def donation_kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def donating_add(client, donation_kind):  # type: ignore[no-untyped-def]
+def donating_add(client, donation_kind):
     """A compiled f32[4] add whose first argument is donated (per `donation_kind`)."""
     return client.compile(add_program(DONATION_ATTRIBUTES[donation_kind]))
 
@@ -50,7 +50,7 @@ A = np.arange(4, dtype=np.float32)
 B = np.full(4, 10.0, dtype=np.float32)
 
 
-def _run(exe, client, device, **options):  # type: ignore[no-untyped-def]
+def _run(exe, client, device, **options):
     a = client.buffer_from_numpy(A, device)
     b = client.buffer_from_numpy(B, device)
     return a, b, exe.execute([a, b], **options)
@@ -160,7 +160,7 @@ def test_donating_externally_referenced_buffer_keeps_holder_memory(client, devic
         a.decrease_external_reference_count()
 
 
-def _held_memory_reader(client, device, pointer: int, on_host: bool):  # type: ignore[no-untyped-def]
+def _held_memory_reader(client, device, pointer: int, on_host: bool):
     """Reads A.size f32 at `pointer`: directly on host memory, else through a CreateViewOfDeviceBuffer view."""
     if on_host:
         return lambda: np.frombuffer(bytes((ctypes.c_char * A.nbytes).from_address(pointer)), dtype=np.float32)

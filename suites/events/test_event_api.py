@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from pjrt_cts.abi.enums import ErrorCode
+from pjrt_cts.runtime import ErrorCode
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import requires
 
@@ -20,7 +20,7 @@ ERROR_CODES = ["CANCELLED", "INVALID_ARGUMENT", "NOT_FOUND", "RESOURCE_EXHAUSTED
                "INTERNAL", "UNAVAILABLE", "DATA_LOSS"]
 
 
-def _await_error(event) -> PjrtError | None:  # type: ignore[no-untyped-def]
+def _await_error(event) -> PjrtError | None:
     try:
         event.wait()
     except PjrtError as error:
@@ -127,7 +127,7 @@ def test_on_ready_callback_may_call_back_into_the_api(created_event) -> None:
     seen: list[bool] = []
     done = threading.Event()
 
-    def callback(error) -> None:  # type: ignore[no-untyped-def]
+    def callback(error) -> None:
         seen.append(created_event.is_ready())
         done.set()
 

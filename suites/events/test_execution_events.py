@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pjrt_cts.abi.enums import BufferType, ErrorCode
+from pjrt_cts.runtime import BufferType, ErrorCode
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import assert_same, requires, unsupported_if_unimplemented
 

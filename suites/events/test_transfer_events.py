@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pjrt_cts.abi.enums import HostBufferSemantics
+from pjrt_cts.runtime import HostBufferSemantics
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import assert_same
 

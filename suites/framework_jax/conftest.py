@@ -60,10 +60,10 @@ def jax_registration(framework_preload: tuple[str, ...], plugin: Any, client: An
     if not policy.compatibility:
         probe = compat.probe_framework_api_version(plugin.path, plugin_version, framework_preload)
         policy = compat.JaxlibApiPolicy(policy.jaxlib_version, False, probe.framework_version)
-    rejection = policy.rejection(plugin_version)  # type: ignore[arg-type]
+    rejection = policy.rejection(plugin_version)
     if rejection:
         environment_lacks(rejection)
-    registration = Registration(policy=policy, plugin_version=plugin_version, preload=framework_preload)  # type: ignore[arg-type]
+    registration = Registration(policy=policy, plugin_version=plugin_version, preload=framework_preload)
     try:
         registration.backend = jax_backend_for_plugin(plugin.path, create_options, api_address=plugin.api_address)
     except JaxBackendError as error:

@@ -75,7 +75,7 @@ def collective_expected(op: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     raise ValueError(op)
 
 
-def _check(results, op: str, inputs: list[np.ndarray], what: str) -> None:  # type: ignore[no-untyped-def]
+def _check(results, op: str, inputs: list[np.ndarray], what: str) -> None:
     expected = collective_expected(op, inputs)
     for device, logical, outputs in results:
         assert_same(

@@ -129,7 +129,7 @@ def test_launch_ids_do_not_change_results(all_devices, run_on_devices) -> None:
     for launch_id in (1, 7, 2**31 - 1, 1, 0):
         results = run_on_devices(all_reduce_program(n), [[d.id] for d in all_devices], [[x] for x in inputs],
                                  launch_id=launch_id, want_device_events=True)
-        for device, replica, outputs in results:
+        for device, _replica, outputs in results:
             assert_same(outputs[0], expected,
                                           f"all_reduce with launch_id={launch_id}: wrong result on device {device.id}")
 

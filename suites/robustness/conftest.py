@@ -1,7 +1,8 @@
 """Robustness layer helpers: run one bad call in a child process and classify the ending.
 
-`risky_call(name, body, covered=...)` writes a standalone reproduction script to
-$PJRT_CTS_OUT/robustness/<name>.py (prelude below + `body`), runs it with a timeout, and judges:
+`risky_call(name, case, kwargs, covered=...)` runs case `case` of pjrt_cts.testing.robustness_cases by name in a
+child process (`python -m pjrt_cts.testing.robustness_cases ...`) with a timeout, writes a stand-alone
+reproduction script to $PJRT_CTS_OUT/robustness/<name>.py (it calls the same case by name), and judges:
 
   clean error              -> PASS (for inputs the contract covers, the error code is checked too), once the
                               control, the same function called with valid arguments in a child, succeeds
@@ -15,117 +16,18 @@ Scripts of passing cases are removed; the others stay as the reproduction file.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import pytest
 
-from pjrt_cts.fuzz.isolate import ChildOutcome, run_script
+from pjrt_cts.fuzz.isolate import ChildOutcome, child_environment, run_command
 from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.testing import output_dir
+from pjrt_cts.testing.robustness_cases import CONTROLS, child_argv, reproduction_script
 
 CHILD_TIMEOUT = 60.0
 
-PRELUDE = '''"""pjrt-cts robustness reproduction: {title}
-
-Run: python {path}
-(PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS select another plugin / client options.)
-The last stdout line is the plugin's answer; a crash or hang is the finding.
-"""
-import ctypes
-import json
-import os
-
-import numpy as np
-
-from pjrt_cts.abi import structs
-from pjrt_cts.fuzz.isolate import result_line
-from pjrt_cts.runtime import PjrtError, Plugin, compile_options_bytes
-
-PLUGIN = os.environ.get("PJRT_CTS_PLUGIN") or {plugin!r}
-OPTIONS = json.loads(os.environ.get("PJRT_CTS_CREATE_OPTIONS") or {options!r})
-ADD = """module @add {{
-  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {{
-    %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>
-    return %0 : tensor<4xf32>
-  }}
-}}
-"""
-
-plugin = Plugin.load(PLUGIN)
-client = plugin.create_client(OPTIONS)
-device = client.addressable_devices[0]
-
-
-def answer(error):
-    """Report the plugin's answer and leave at once (no teardown of possibly broken objects)."""
-    payload = {{"status": "ok"}} if error is None else {{"status": "error", "code": error.code,
-                                                        "message": error.message[:500]}}
-    print(result_line(payload), flush=True)
-    os._exit(0)
-
-
-def call(name, args):
-    answer(plugin.call_status(name, args))
-
-
-def call_raw(name, address):
-    error = plugin.function(name)(address)
-    answer(plugin.consume_error(error, "PJRT_" + name) if error else None)
-
-
-def attempt(action):
-    try:
-        action()
-    except PjrtError as error:
-        answer(error)
-    answer(None)
-
-
-def options_buffer(data):
-    return ctypes.create_string_buffer(data, max(1, len(data)))
-
-
-def compile_args(program, options=None):
-    data = compile_options_bytes() if options is None else options
-    keep = options_buffer(data)
-    args = structs.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
-                                      compile_options=ctypes.addressof(keep), compile_options_size=len(data))
-    args._keep = (keep, program)  # the program too: args holds only its address
-    return args
-
-
-def program_of(code=ADD, fmt="mlir"):
-    data = code.encode() if isinstance(code, str) else code
-    code_buffer = ctypes.create_string_buffer(data, len(data) + 1)
-    format_buffer = ctypes.create_string_buffer(fmt.encode())
-    program = structs.PJRT_Program(code=ctypes.addressof(code_buffer), code_size=len(data),
-                             format=ctypes.addressof(format_buffer), format_size=len(fmt.encode()))
-    program._keep = (code_buffer, format_buffer)
-    return program
-
-
-# ---- the case ----
-'''
-
-
-# The control of each function the rejection cases call: the same function with valid arguments (one child
-# per function and worker; its answer is cached).
-CONTROLS = {
-    "PJRT_Client_BufferFromHostBuffer": "attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).to_numpy())",
-    "PJRT_Client_Create": "attempt(lambda: plugin.create_client(OPTIONS).close())",
-    "PJRT_Buffer_ToHostBuffer": "attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).to_numpy())",
-    "PJRT_Event_Set": "from pjrt_cts.runtime import Event\nattempt(lambda: Event.create(plugin).set())",
-    "PJRT_LoadedExecutable_Execute": ("executable = client.compile(ADD)\na = client.buffer_from_numpy(np.ones(4, np.float32))\n"
-                                      "attempt(lambda: [x.to_numpy() for x in executable.execute([a, a])])"),
-    "PJRT_Client_DefaultDeviceAssignment": "attempt(lambda: client.default_device_assignment(1, 1, buffer_size=1))",
-    "PJRT_Client_LookupDevice": "attempt(lambda: client.lookup_device(client.devices[0].id))",
-    "PJRT_Buffer_CopyRawToHost": "attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).copy_raw_to_host(0, 16))",
-    "PJRT_Client_Compile": "call('Client_Compile', compile_args(program_of()))",
-    "PJRT_Buffer_CopyToDevice": ("attempt(lambda: client.buffer_from_numpy(np.ones(4, np.float32))"
-                                 ".copy_to_device(client.addressable_devices[-1]).to_numpy())"),
-}
 _control_outcomes: dict[str, ChildOutcome] = {}
 
 
@@ -153,18 +55,15 @@ class RiskyCall:
     directory: Path
     record: Recorder
 
-    def __call__(self, name: str, body: str, *, function: str, contract: str, covered: bool,
-                 codes: tuple[str, ...] = (), expect_success: bool = False, accept_is_warning: bool = False,
-                 timeout: float = CHILD_TIMEOUT) -> ChildOutcome:
-        """Run `body` in a fresh process; see the module docstring for the verdicts.
+    def __call__(self, name: str, case: str, kwargs: Mapping[str, Any] | None = None, *, function: str,
+                 contract: str, covered: bool, codes: tuple[str, ...] = (), expect_success: bool = False,
+                 accept_is_warning: bool = False, timeout: float = CHILD_TIMEOUT) -> ChildOutcome:
+        """Run robustness case `case` with `kwargs` in a fresh process; see the module docstring for the verdicts.
 
         `expect_success`: the input is valid, the call must succeed (a crash is a FAIL).
         `accept_is_warning`: accepting the input is a hardening finding (WARNING), not a FAIL."""
-        script = self.directory / f"{name}.py"
-        script.write_text(PRELUDE.format(title=f"{function}: {contract}", path=script, plugin=str(self.plugin_path),
-                                         options=json.dumps(self.create_options)) + body.strip() + "\n",
-                          encoding="utf-8")
-        outcome = run_script(script, timeout=timeout)
+        script = self._write_script(name, case, kwargs or {}, title=f"{function}: {contract}")
+        outcome = self._run(case, kwargs or {}, timeout=timeout)
         details = {"outcome": outcome.status, "signal": outcome.signal, "returncode": outcome.returncode,
                    "answer": outcome.result, "covered_by_contract": covered}
         problem = self._judge(outcome, script, function=function, contract=contract, covered=covered, codes=codes,
@@ -184,14 +83,13 @@ class RiskyCall:
 
     def _control_problem(self, function: str, contract: str, script: Path) -> Exception | None:
         """The same function with valid arguments must succeed, else the rejection shows nothing."""
-        body = CONTROLS.get(function)
-        assert body is not None, f"robustness suite: no control for {function} (add one to CONTROLS)"
+        case = CONTROLS.get(function)
+        assert case is not None, (f"robustness suite: no control for {function} (add one to CONTROLS in "
+                                  f"pjrt_cts.testing.robustness_cases)")
         if function not in _control_outcomes:
-            path = self.directory / f"control-{function}.py"
-            path.write_text(PRELUDE.format(title=f"{function} with valid arguments (control)", path=path,
-                                           plugin=str(self.plugin_path), options=json.dumps(self.create_options))
-                            + body + "\n", encoding="utf-8")
-            _control_outcomes[function] = run_script(path, timeout=CHILD_TIMEOUT)
+            path = self._write_script(f"control-{function}", case, {},
+                                      title=f"{function} with valid arguments (control)")
+            _control_outcomes[function] = self._run(case, {}, timeout=CHILD_TIMEOUT)
             if _control_outcomes[function].answered and (_control_outcomes[function].result or {}).get("status") == "ok":
                 path.unlink(missing_ok=True)
         control = _control_outcomes[function]
@@ -204,6 +102,18 @@ class RiskyCall:
                               f"valid arguments, failed too ({answer}; reproduce: python "
                               f"{self.directory / f'control-{function}.py'}): the rejection shows nothing; "
                               f"the rejected case: python {script}")
+
+    def _write_script(self, name: str, case: str, kwargs: Mapping[str, Any], *, title: str) -> Path:
+        """The stand-alone reproduction file of one case (no pytest needed to rerun it)."""
+        script = self.directory / f"{name}.py"
+        script.write_text(reproduction_script(case, kwargs, title=title, path=script, plugin_path=self.plugin_path,
+                                              options=self.create_options), encoding="utf-8")
+        return script
+
+    def _run(self, case: str, kwargs: Mapping[str, Any], *, timeout: float) -> ChildOutcome:
+        """The case, run by name in a child process (python -m pjrt_cts.testing.robustness_cases ...)."""
+        return run_command(child_argv(self.plugin_path, self.create_options, case, kwargs), timeout=timeout,
+                           env=child_environment())
 
     @staticmethod
     def _judge(outcome: ChildOutcome, script: Path, *, function: str, contract: str, covered: bool,

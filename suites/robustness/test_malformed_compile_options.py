@@ -34,16 +34,6 @@ OPTION_CASES: dict[str, tuple[bytes | None, bool]] = {
 }
 
 
-def _body(options: bytes | None) -> str:
-    if options is None:
-        return """
-program = program_of()
-args = S.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program), compile_options=None,
-                                  compile_options_size=0)
-call('Client_Compile', args)"""
-    return f"call('Client_Compile', compile_args(program_of(), {options!r}))"
-
-
 def _params() -> list[Any]:
     return [pytest.param(name, marks=[pytest.mark.isolated] if isolated else [], id=name)
             for name, (_, isolated) in OPTION_CASES.items()]
@@ -52,5 +42,5 @@ def _params() -> list[Any]:
 @pytest.mark.parametrize("case", _params())
 def test_malformed_compile_options_are_rejected(risky_call: Any, case: str) -> None:
     options, _ = OPTION_CASES[case]
-    risky_call(f"compile-options-{case}", _body(options), function="PJRT_Client_Compile", contract=CONTRACT,
-               covered=True)
+    risky_call(f"compile-options-{case}", "compile_with_options", {"options": options}, function="PJRT_Client_Compile",
+               contract=CONTRACT, covered=True)

@@ -15,60 +15,32 @@ from pjrt_cts.testing import requires
 CONTRACT_NULL_ARGS = "args struct pointer must be non-NULL (not checked by contract)"
 CONTRACT_NULL_HANDLE = "required handle must be non-NULL (not checked by contract)"
 
-NULL_ARGS = {
-    "Plugin_Attributes": "",
-    "Client_PlatformName": "",
-    "Client_Compile": "",
-    "Client_BufferFromHostBuffer": "",
-    "Buffer_ToHostBuffer": "buffer = client.buffer_from_numpy(np.zeros(4, np.float32))",
-    "LoadedExecutable_Execute": "executable = client.compile(ADD)",
-    "Error_Message": "",
-}
+# PJRT function called with a NULL args struct (case null_args_struct of pjrt_cts.testing.robustness_cases; it
+# first creates what the function works on: a buffer for Buffer_ToHostBuffer, an executable for Execute)
+NULL_ARGS = ("Plugin_Attributes", "Client_PlatformName", "Client_Compile", "Client_BufferFromHostBuffer",
+             "Buffer_ToHostBuffer", "LoadedExecutable_Execute", "Error_Message")
 
 
 @pytest.mark.isolated
 @pytest.mark.parametrize("function", sorted(NULL_ARGS))
 def test_null_args_struct(risky_call: Any, function: str) -> None:
-    setup = NULL_ARGS[function]
-    risky_call(f"null-args-{function}", f"{setup}\ncall_raw({function!r}, None)\n", function=f"PJRT_{function}",
+    risky_call(f"null-args-{function}", "null_args_struct", {"function": function}, function=f"PJRT_{function}",
                contract=CONTRACT_NULL_ARGS, covered=False)
 
 
+# case id -> (PJRT function judged, case in pjrt_cts.testing.robustness_cases)
 NULL_HANDLES = {
-    "Client_PlatformName-client": ("Client_PlatformName", "call('Client_PlatformName', S.PJRT_Client_PlatformName_Args(client=None))"),
-    "Client_Compile-client": ("Client_Compile", """
-args = compile_args(program_of())
-args.client = None
-call('Client_Compile', args)"""),
-    "Client_Compile-program": ("Client_Compile", """
-args = compile_args(program_of())
-args.program = None
-call('Client_Compile', args)"""),
-    "Client_BufferFromHostBuffer-data": ("Client_BufferFromHostBuffer", """
-dims = (ctypes.c_int64 * 1)(4)
-call('Client_BufferFromHostBuffer', S.PJRT_Client_BufferFromHostBuffer_Args(
-    client=client.handle, data=None, type=11, dims=ctypes.addressof(dims), num_dims=1,
-    host_buffer_semantics=0, device=device.handle))"""),
-    "Client_BufferFromHostBuffer-device-and-memory": ("Client_BufferFromHostBuffer", """
-data = np.zeros(4, np.float32)
-dims = (ctypes.c_int64 * 1)(4)
-call('Client_BufferFromHostBuffer', S.PJRT_Client_BufferFromHostBuffer_Args(
-    client=client.handle, data=data.ctypes.data, type=11, dims=ctypes.addressof(dims), num_dims=1,
-    host_buffer_semantics=0, device=None, memory=None))"""),
-    "Buffer_ElementType-buffer": ("Buffer_ElementType", "call('Buffer_ElementType', S.PJRT_Buffer_ElementType_Args(buffer=None))"),
-    "Device_GetDescription-device": ("Device_GetDescription", "call('Device_GetDescription', S.PJRT_Device_GetDescription_Args(device=None))"),
-    "Executable_NumOutputs-executable": ("Executable_NumOutputs", "call('Executable_NumOutputs', S.PJRT_Executable_NumOutputs_Args(executable=None))"),
-    "Event_Await-event": ("Event_Await", "call('Event_Await', S.PJRT_Event_Await_Args(event=None))"),
-    "LoadedExecutable_Execute-options": ("LoadedExecutable_Execute", """
-executable = client.compile(ADD)
-a = client.buffer_from_numpy(np.ones(4, np.float32))
-args_row = (ctypes.c_void_p * 2)(a.handle, a.handle)
-arg_lists = (ctypes.c_void_p * 1)(ctypes.addressof(args_row))
-outs = (ctypes.c_void_p * 1)()
-out_lists = (ctypes.c_void_p * 1)(ctypes.addressof(outs))
-call('LoadedExecutable_Execute', S.PJRT_LoadedExecutable_Execute_Args(
-    executable=executable.handle, options=None, argument_lists=ctypes.addressof(arg_lists), num_devices=1,
-    num_args=2, output_lists=ctypes.addressof(out_lists)))"""),
+    "Client_PlatformName-client": ("Client_PlatformName", "null_client_platform_name"),
+    "Client_Compile-client": ("Client_Compile", "null_compile_client"),
+    "Client_Compile-program": ("Client_Compile", "null_compile_program"),
+    "Client_BufferFromHostBuffer-data": ("Client_BufferFromHostBuffer", "null_buffer_from_host_data"),
+    "Client_BufferFromHostBuffer-device-and-memory": ("Client_BufferFromHostBuffer",
+                                                      "null_buffer_from_host_device_and_memory"),
+    "Buffer_ElementType-buffer": ("Buffer_ElementType", "null_buffer_element_type"),
+    "Device_GetDescription-device": ("Device_GetDescription", "null_device_get_description"),
+    "Executable_NumOutputs-executable": ("Executable_NumOutputs", "null_executable_num_outputs"),
+    "Event_Await-event": ("Event_Await", "null_event_await"),
+    "LoadedExecutable_Execute-options": ("LoadedExecutable_Execute", "null_execute_options"),
 }
 
 
@@ -76,5 +48,5 @@ call('LoadedExecutable_Execute', S.PJRT_LoadedExecutable_Execute_Args(
 @pytest.mark.parametrize("case", [pytest.param(name, marks=requires(function))
                                   for name, (function, _) in sorted(NULL_HANDLES.items())])
 def test_null_required_handle(risky_call: Any, case: str) -> None:
-    function, body = NULL_HANDLES[case]
-    risky_call(f"null-handle-{case}", body, function=f"PJRT_{function}", contract=CONTRACT_NULL_HANDLE, covered=False)
+    function, name = NULL_HANDLES[case]
+    risky_call(f"null-handle-{case}", name, function=f"PJRT_{function}", contract=CONTRACT_NULL_HANDLE, covered=False)

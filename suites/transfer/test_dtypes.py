@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pjrt_cts.abi.enums import BufferType
+from pjrt_cts.runtime import BufferType
 from pjrt_cts.runtime.dtypes import BUFFER_TYPE_TO_DTYPE, SHORT_NAMES
 from pjrt_cts.testing import requires
 

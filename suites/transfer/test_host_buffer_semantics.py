@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from pjrt_cts.abi.enums import HostBufferSemantics
+from pjrt_cts.runtime import HostBufferSemantics
 from pjrt_cts.testing import unsupported_if_unimplemented
 
 SEMANTICS = [pytest.param(s, id=s.name.lower()) for s in HostBufferSemantics]

@@ -70,7 +70,7 @@ def parse_version(value: Any) -> Version:
     parts = tuple(int(v) for v in value)
     if len(parts) != 3:
         raise ValueError(f"not a major.minor.patch version: {value!r}")
-    return parts  # type: ignore[return-value]
+    return parts
 
 
 def version_text(version: Version) -> str:

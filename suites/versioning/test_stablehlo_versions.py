@@ -60,7 +60,7 @@ def test_portable_artifact_compiles_and_runs(client: Any, stablehlo_window: Any,
             f"artifact ({label} of the plugin's window)")
     try:
         outputs = _run(client, artifact.data, seed)
-    except Exception as error:  # the message names the version; PjrtError carries code and message
+    except Exception as error:  # noqa: BLE001 - the message names the version; PjrtError carries code and message
         raise AssertionError(f"{what} failed: {error}") from None
     _check(outputs, seed.expected(), what, seed)
 
@@ -98,7 +98,7 @@ def test_artifact_at_exactly_the_declared_current_version_compiles(client: Any, 
             f"plugin's declared stablehlo_current_version; {made})")
     try:
         outputs = _run(client, data, seed)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - the message names the version; PjrtError carries code and message
         raise AssertionError(f"{what} failed: {error}") from None
     _check(outputs, seed.expected(), what, seed)
 

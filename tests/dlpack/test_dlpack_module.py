@@ -149,7 +149,7 @@ class _FakeBuffer:
 
 def test_exporter_holds_one_reference_per_export_until_released() -> None:
     buffer = _FakeBuffer(np.arange(4, dtype=np.float64))
-    producer = dlpack.DLPackExporter(buffer)  # type: ignore[arg-type]
+    producer = dlpack.DLPackExporter(buffer)
     first = np.from_dlpack(producer)
     second = np.from_dlpack(producer)
     assert buffer.references == 2
@@ -164,7 +164,7 @@ def test_exporter_holds_one_reference_per_export_until_released() -> None:
 
 
 def test_exporter_refuses_copy_and_foreign_device() -> None:
-    producer = dlpack.DLPackExporter(_FakeBuffer(np.zeros(2, np.float32)))  # type: ignore[arg-type]
+    producer = dlpack.DLPackExporter(_FakeBuffer(np.zeros(2, np.float32)))
     with pytest.raises(BufferError):
         producer.__dlpack__(copy=True)
     with pytest.raises(BufferError):

@@ -29,7 +29,7 @@ def _reference_structs() -> dict[str, tuple[str, str, list[tuple[str, int]]]]:
             elif part.startswith("union"):
                 fields.append(("<union>", int(part.rsplit("@", 1)[1])))
             else:
-                field, offset = re.match(r"(\w+)(?::.+)?@(\d+)$", part).groups()  # type: ignore[union-attr]
+                field, offset = re.match(r"(\w+)(?::.+)?@(\d+)$", part).groups()
                 fields.append((field, int(offset)))
         table[name] = (struct_size, size, fields)
     return table

@@ -15,7 +15,7 @@ from pjrt_cts.fuzz.mutate import Mutant
 FAKE_CHILD = Path(__file__).with_name("fake_child.py")
 
 
-def fake_command(*extra: str):  # type: ignore[no-untyped-def]
+def fake_command(*extra: str):
     def command(inputs_file: Path, start: int, fd: int) -> list[str]:
         return [sys.executable, str(FAKE_CHILD), str(inputs_file), str(start), str(fd), *extra]
 

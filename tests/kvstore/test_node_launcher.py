@@ -13,7 +13,7 @@ NODE_OPTIONS = [{"cpu_device_count": 1, "process_id": i} for i in range(2)]
 
 
 def spec(scenario: str, **fields: object) -> LaunchSpec:
-    return LaunchSpec(str(default_plugin_path()), 2, NODE_OPTIONS, scenario=scenario, **fields)  # type: ignore[arg-type]
+    return LaunchSpec(str(default_plugin_path()), 2, NODE_OPTIONS, scenario=scenario, **fields)
 
 
 def test_each_node_reports_its_client() -> None:

@@ -47,7 +47,7 @@ def test_expectations_file_has_the_documented_format(path) -> None:
     data = tomllib.loads(text)
     assert set(data) <= {"expectation"}
     for entry in data.get("expectation", []):
-        assert {"id", "outcome", "reason"} <= set(entry) <= {"id", "outcome", "reason", "url", "cause"}
+        assert {"id", "outcome", "reason"} <= set(entry) <= {"id", "outcome", "reason", "url", "cause", "intermittent"}
         assert entry["outcome"] in EXPECTATION_OUTCOMES and Outcome(entry["outcome"])
         assert entry["reason"].strip()
         fnmatch.translate(entry["id"])

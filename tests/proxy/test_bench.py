@@ -27,7 +27,7 @@ def test_default_sizes_are_powers_of_four_from_4k_to_1g() -> None:
     assert GIB not in kept and dropped == [GIB]
 
 
-def test_mlp_program_matches_numpy(any_client) -> None:  # type: ignore[no-untyped-def]
+def test_mlp_program_matches_numpy(any_client) -> None:
     inputs = mlp_inputs()
     with any_client.compile(mlp_program()) as executable:
         buffers = [any_client.buffer_from_numpy(a) for a in inputs]

@@ -124,7 +124,7 @@ def test_info_through_proxy_of_the_older_plugin(proxy_library: Path) -> None:
     assert card["api_version"] == Plugin.load(legacy).version_string == "0.81"
 
 
-def test_passthrough_round_trip(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_passthrough_round_trip(load_proxy) -> None:
     plugin = load_proxy(PASSTHROUGH)
     data = np.arange(12, dtype=np.float32).reshape(3, 4)
     with plugin.create_client({"cpu_device_count": 2}) as client:
@@ -134,7 +134,7 @@ def test_passthrough_round_trip(load_proxy) -> None:  # type: ignore[no-untyped-
             np.testing.assert_array_equal(buffer.to_numpy(), data)
 
 
-def test_to_host_bitflip_changes_only_the_last_element(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_to_host_bitflip_changes_only_the_last_element(load_proxy) -> None:
     plugin = load_proxy("to_host_bitflip")
     data = np.linspace(1.0, 2.0, 8, dtype=np.float32)
     with plugin.create_client({"cpu_device_count": 1}) as client, client.buffer_from_numpy(data) as buffer:
@@ -144,20 +144,20 @@ def test_to_host_bitflip_changes_only_the_last_element(load_proxy) -> None:  # t
     assert bin(int(back.view(np.uint32)[-1] ^ data.view(np.uint32)[-1])).count("1") == 1
 
 
-def test_dims_off_by_one_is_visible(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_dims_off_by_one_is_visible(load_proxy) -> None:
     plugin = load_proxy("dims_off_by_one")
     with plugin.create_client({"cpu_device_count": 1}) as client, \
             client.buffer_from_numpy(np.zeros((2, 5), dtype=np.int32)) as buffer:
         assert buffer.dims == (2, 6)
 
 
-def test_table_defects_change_the_api_table(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_table_defects_change_the_api_table(load_proxy) -> None:
     assert not load_proxy("null_slot").has("Buffer_IsOnCpu")
     looped = load_proxy("extension_chain_loop")
     assert any("cycle" in problem for problem in looped.extension_chain_problems())
 
 
-def test_unknown_defect_refuses_to_load(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_defect_refuses_to_load(load_proxy) -> None:
     with pytest.raises(PluginLoadError, match="NULL"):
         load_proxy("no_such_defect_name")
 
@@ -188,7 +188,7 @@ def _run_f32(plugin: Plugin, program: str, data: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("defect, ulps", [("transcendental_2ulp", 2), ("transcendental_64ulp", 64)])
-def test_ulp_mutants_move_transcendental_outputs_only(load_proxy, defect: str, ulps: int) -> None:  # type: ignore[no-untyped-def]
+def test_ulp_mutants_move_transcendental_outputs_only(load_proxy, defect: str, ulps: int) -> None:
     data = np.array([-1.5, -0.25, 0.0, 0.5, 1.0, 3.0], dtype=np.float32)
     reference = Plugin.load(default_plugin_path())
     mutant = load_proxy(defect)
@@ -202,7 +202,7 @@ def test_ulp_mutants_move_transcendental_outputs_only(load_proxy, defect: str, u
 LOG1P_F32 = EXP_F32.replace("exp_probe", "log1p_probe").replace("stablehlo.exponential", "stablehlo.log_plus_one")
 
 
-def _error_code(call) -> str | None:  # type: ignore[no-untyped-def]
+def _error_code(call) -> str | None:
     try:
         call()
     except PjrtError as error:
@@ -213,7 +213,7 @@ def _error_code(call) -> str | None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("defect, code", [("client_create_internal", "INTERNAL"),
                                           ("client_create_unimplemented", "UNIMPLEMENTED"),
                                           ("client_create_invalid_argument", "INVALID_ARGUMENT")])
-def test_client_create_mutants_fail_with_their_code(load_proxy, defect: str, code: str) -> None:  # type: ignore[no-untyped-def]
+def test_client_create_mutants_fail_with_their_code(load_proxy, defect: str, code: str) -> None:
     assert _error_code(lambda: load_proxy(defect).create_client({"cpu_device_count": 1})) == code
 
 
@@ -224,7 +224,7 @@ COMPILE_REJECTS = [("compile_rejects_dot_general", "dot.matmul.f32", "elementwis
 
 
 @pytest.mark.parametrize("defect, using, other", COMPILE_REJECTS)
-def test_compile_rejects_only_programs_using_the_op(load_proxy, defect: str, using: str, other: str) -> None:  # type: ignore[no-untyped-def]
+def test_compile_rejects_only_programs_using_the_op(load_proxy, defect: str, using: str, other: str) -> None:
     from pjrt_cts.golden import load_manifest
 
     cases = {case.id: case for case in load_manifest().cases}
@@ -232,12 +232,12 @@ def test_compile_rejects_only_programs_using_the_op(load_proxy, defect: str, usi
         for source in ("text", "current", "minimum"):  # StableHLO text, and VHLO bytecode of two versions
             codes = [cases[name].program_text() if source == "text" else cases[name].portable_bytecode(source)
                      for name in (using, other)]
-            assert _error_code(lambda: client.compile(codes[0])) == "UNIMPLEMENTED", (using, source)
+            assert _error_code(lambda: client.compile(codes[0])) == "UNIMPLEMENTED", (using, source)  # noqa: B023 - called within this iteration
             client.compile(codes[1]).close()
 
 
 @pytest.mark.parametrize("defect, written", [("to_host_noop", 0), ("to_host_half", 16)])
-def test_to_host_mutants_leave_the_destination_unwritten(load_proxy, defect: str, written: int) -> None:  # type: ignore[no-untyped-def]
+def test_to_host_mutants_leave_the_destination_unwritten(load_proxy, defect: str, written: int) -> None:
     data = np.arange(1, 9, dtype=np.float32)
     with load_proxy(defect).create_client({"cpu_device_count": 1}) as client, client.buffer_from_numpy(data) as buffer:
         destination = np.full(data.nbytes, 0xA5, dtype=np.uint8)
@@ -248,13 +248,13 @@ def test_to_host_mutants_leave_the_destination_unwritten(load_proxy, defect: str
     assert (destination[written:] == 0xA5).all()
 
 
-def test_overclaimed_stablehlo_version_is_one_minor_newer(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_overclaimed_stablehlo_version_is_one_minor_newer(load_proxy) -> None:
     real = Plugin.load(default_plugin_path()).attributes["stablehlo_current_version"]
     claimed = load_proxy("stablehlo_version_overclaimed").attributes["stablehlo_current_version"]
     assert list(claimed) == [real[0], real[1] + 1, 0]
 
 
-def test_buffers_land_on_the_first_device(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_buffers_land_on_the_first_device(load_proxy) -> None:
     with load_proxy("buffers_on_device0_only").create_client({"cpu_device_count": 4}) as client:
         devices = client.addressable_devices
         assert len(devices) == 4
@@ -262,7 +262,7 @@ def test_buffers_land_on_the_first_device(load_proxy) -> None:  # type: ignore[n
             assert buffer.device.id == devices[0].id
 
 
-def test_deleted_buffer_stays_usable(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_deleted_buffer_stays_usable(load_proxy) -> None:
     data = np.arange(6, dtype=np.float32)
     with load_proxy("buffer_delete_ignored").create_client({"cpu_device_count": 1}) as client:
         buffer = client.buffer_from_numpy(data)
@@ -274,7 +274,7 @@ def test_deleted_buffer_stays_usable(load_proxy) -> None:  # type: ignore[no-unt
 
 @pytest.mark.parametrize("defect, code", [("execute_rejects_all", "INVALID_ARGUMENT"),
                                           ("execute_unimplemented", "UNIMPLEMENTED")])
-def test_execute_mutants_fail_every_execution(load_proxy, defect: str, code: str) -> None:  # type: ignore[no-untyped-def]
+def test_execute_mutants_fail_every_execution(load_proxy, defect: str, code: str) -> None:
     data = np.arange(6, dtype=np.float32)
     with load_proxy(defect).create_client({"cpu_device_count": 1}) as client, client.compile(ADD_F32) as executable:
         assert _error_code(lambda: executable.execute([client.buffer_from_numpy(data)])) == code
@@ -287,13 +287,13 @@ def test_execute_mutants_fail_every_execution(load_proxy, defect: str, code: str
     ("copy_to_device_unimplemented", lambda client, executable, buffer: buffer.copy_to_device(client.addressable_devices[1])),
     ("to_host_unimplemented", lambda client, executable, buffer: buffer.to_numpy()),
 ])
-def test_unimplemented_mutants_answer_unimplemented(load_proxy, defect: str, call) -> None:  # type: ignore[no-untyped-def]
+def test_unimplemented_mutants_answer_unimplemented(load_proxy, defect: str, call) -> None:
     with load_proxy(defect).create_client({"cpu_device_count": 2}) as client, client.compile(ADD_F32) as executable, \
             client.buffer_from_numpy(np.arange(6, dtype=np.float32)) as buffer:
         assert _error_code(lambda: call(client, executable, buffer)) == "UNIMPLEMENTED"
 
 
-def test_tiny_results_get_a_relative_error(load_proxy) -> None:  # type: ignore[no-untyped-def]
+def test_tiny_results_get_a_relative_error(load_proxy) -> None:
     data = np.array([1e-6, -3e-5, 0.5, 0.0, 2e-5, 1.0], dtype=np.float32)
     reference = np.log1p(data.astype(np.float64))
     got = _run_f32(load_proxy("tiny_results_imprecise"), LOG1P_F32, data).astype(np.float64)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.html import render_report, write_report
-from pjrt_cts.report.results import anchor_for
+from pjrt_cts.results import anchor_for
 
 from .conftest import record_of, set_outcome
 from .html_probe import Probe

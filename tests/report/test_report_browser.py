@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.report.html import write_report
-from pjrt_cts.report.results import anchor_for
+from pjrt_cts.results import anchor_for
 
 from .html_probe import Probe
 

@@ -9,7 +9,7 @@ import pytest
 
 from pjrt_cts.cli.main import main
 from pjrt_cts.runner.merge import MergeError, ShardResults, merge_shards
-from pjrt_cts.runner.results import build_results
+from pjrt_cts.results import build_results
 from pjrt_cts.verdict import judge_results
 
 PREFLIGHT = {"id": "client.preflight.test_client_create_survives", "outcome": "CRASH",

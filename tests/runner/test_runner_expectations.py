@@ -101,6 +101,32 @@ def test_apply_expectation(tmp_path: Path, actual: str, message: str, expected: 
     assert apply_expectation(record, expectations) == record  # idempotent: keeps the actual outcome
 
 
+INTERMITTENT = '[[expectation]]\nid = "client.*"\noutcome = "FAIL"\ncause = "heap"\nreason = "r"\nintermittent = true\n'
+
+
+@pytest.mark.parametrize(("actual", "message", "final"), [
+    ("FAIL", "crashed: heap corruption", "XFAIL"),  # when it shows: waived like any failure
+    ("PASS", "", "PASS"),  # when it does not: PASS, not XPASS
+    ("FAIL", "wrong shape", "FAIL"),  # another failure is still what it is
+])
+def test_an_intermittent_failure_is_waived_when_it_shows_and_passes_when_not(tmp_path: Path, actual: str,
+                                                                              message: str, final: str) -> None:
+    expectations = _load(tmp_path, INTERMITTENT)
+    record = apply_expectation(_record("client.x.test_y", actual, message), expectations)
+    assert record["outcome"] == final
+    assert record["expected"]["intermittent"] is True
+    assert apply_expectation(record, expectations) == record
+
+
+@pytest.mark.parametrize(("text", "complaint"), [
+    (INTERMITTENT.replace("true", '"yes"'), "must be true or false"),
+    ('[[expectation]]\nid = "a.*"\noutcome = "NOT_SUPPORTED"\nreason = "r"\nintermittent = true\n', "failing outcomes only"),
+])
+def test_intermittent_is_a_boolean_for_failures_only(tmp_path: Path, text: str, complaint: str) -> None:
+    with pytest.raises(ExpectationsError, match=complaint):
+        _load(tmp_path, text)
+
+
 @pytest.mark.parametrize("outcome", ["FAIL", "CRASH", "ERROR"])
 def test_a_failure_waiver_needs_a_cause(tmp_path: Path, outcome: str) -> None:
     with pytest.raises(ExpectationsError, match="needs 'cause'"):

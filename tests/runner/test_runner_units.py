@@ -15,7 +15,7 @@ from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import layer_for, verdict_from_reports
-from pjrt_cts.runner.results import JsonlWriter, load_results, read_jsonl, summarize
+from pjrt_cts.results import JsonlWriter, load_results, read_jsonl, summarize
 from pjrt_cts.runner.worker_plugin import classify_exception
 
 

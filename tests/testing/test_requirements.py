@@ -67,7 +67,7 @@ class FakeRequest:
 
 def _reason(request: FakeRequest) -> str:
     with pytest.raises(FeatureNotSupported) as raised:
-        requirements.resolve_requirements(request)  # type: ignore[arg-type]
+        requirements.resolve_requirements(request)
     return raised.value.reason
 
 
@@ -79,7 +79,7 @@ def test_missing_slot_is_not_supported_naming_slot_and_api() -> None:
 
 def test_present_slots_pass_without_a_client() -> None:
     request = FakeRequest(requires("Executable_Fingerprint"), present={"Executable_Fingerprint"})
-    requirements.resolve_requirements(request)  # type: ignore[arg-type]
+    requirements.resolve_requirements(request)
     assert request.requested == ["plugin"], "a slot requirement must not create a client"
 
 
@@ -88,7 +88,7 @@ def test_too_few_devices_is_not_supported_naming_both_counts() -> None:
 
 
 def test_enough_devices_pass() -> None:
-    requirements.resolve_requirements(FakeRequest(requires(devices=2), devices=2))  # type: ignore[arg-type]
+    requirements.resolve_requirements(FakeRequest(requires(devices=2), devices=2))
 
 
 def test_markers_merge_and_the_largest_device_count_wins() -> None:
@@ -122,7 +122,7 @@ def test_outer_features_are_probed_before_the_functions_own() -> None:
 
 def test_no_marker_resolves_nothing() -> None:
     request = FakeRequest()
-    requirements.resolve_requirements(request)  # type: ignore[arg-type]
+    requirements.resolve_requirements(request)
     assert request.requested == []
 
 

@@ -23,8 +23,8 @@ from pjrt_cts.golden.npzio import npz_bytes
 from pjrt_cts.golden.tolerance import RULES, Tolerance, tolerance_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401  (configures jax first)
 
-from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
-from jaxlib.mlir.dialects import stablehlo as stablehlo_bindings  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402 - imported after env has configured JAX
+from jaxlib.mlir.dialects import stablehlo as stablehlo_bindings  # noqa: E402 - imported after env has configured JAX
 
 # One version between the oldest and the newest the bindings serialize to (used by the versioning layer).
 INTERMEDIATE_VERSION = "1.0.0"

@@ -15,10 +15,10 @@ if "jax" not in __import__("sys").modules:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # GSPMD deprecation notices
 
-import warnings  # noqa: E402
+import warnings  # noqa: E402 - imported after env has configured JAX
 
-import jax  # noqa: E402
-import numpy  # noqa: E402
+import jax  # noqa: E402 - imported after env has configured JAX
+import numpy  # noqa: E402 - imported after env has configured JAX
 
 # convert.c64_to_f32 and friends discard the imaginary part on purpose (JAX emits stablehlo.real).
 warnings.filterwarnings("ignore", category=numpy.exceptions.ComplexWarning)

@@ -9,13 +9,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 
-from jax._src import core  # noqa: E402
-from jax._src import dispatch  # noqa: E402
-from jax._src.interpreters import mlir  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax._src import core  # noqa: E402 - imported after env has configured JAX
+from jax._src import dispatch  # noqa: E402 - imported after env has configured JAX
+from jax._src.interpreters import mlir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 _emit_p = core.Primitive("pjrt_cts_emit")
 _emit_p.multiple_results = True

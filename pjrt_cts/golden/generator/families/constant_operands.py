@@ -20,11 +20,11 @@ import numpy as np
 
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.tolerance import tolerance_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, wide
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
 
 FAMILY = "constfold"
 

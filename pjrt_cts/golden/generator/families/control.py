@@ -6,14 +6,14 @@ from typing import Iterator
 import numpy as np
 
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array
 from pjrt_cts.golden.generator.prims import emit
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 
 def _np_collatz_steps(n: np.ndarray) -> np.ndarray:

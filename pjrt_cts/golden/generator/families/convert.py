@@ -7,10 +7,10 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import nary_ref, random_array, unary_ref
 
-from jax import lax  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
 
 STANDARD = ("pred",) + dtypes.INTEGER_NAMES + ("f16", "bf16", "f32", "f64") + dtypes.COMPLEX_NAMES
 

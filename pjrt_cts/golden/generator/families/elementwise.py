@@ -8,13 +8,13 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import SHAPES, nary_ref, random_array, special_values, unary_ref
 
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
-from pjrt_cts.golden.generator.prims import emit  # noqa: E402
+from pjrt_cts.golden.generator.prims import emit  # noqa: E402 - imported after env has configured JAX
 
 FLOATS = ("f16", "bf16", "f32", "f64")
 

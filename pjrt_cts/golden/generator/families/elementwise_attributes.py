@@ -22,15 +22,15 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.families.elementwise import (_clz, _ieee_maximum, _ieee_minimum, _popcnt, _shl, _shr_arith,
                                                        _shr_logical)
 from pjrt_cts.golden.generator.inputs import random_array, wide
 
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
-from pjrt_cts.golden.generator.prims import emit, tensor_type  # noqa: E402
+from pjrt_cts.golden.generator.prims import emit, tensor_type  # noqa: E402 - imported after env has configured JAX
 
 FLOATS = ("f64", "f32", "f16", "bf16")
 FP8 = tuple(n for n in ("f8e4m3fn", "f8e5m2", "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e4m3", "f8e3m4")

@@ -6,11 +6,11 @@ from typing import Iterator
 import numpy as np
 
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, wide
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
 
 GATHER_DTYPES = ("f32", "f64", "bf16", "f16", "s8", "s32", "s64", "u8", "u32", "c64", "pred")
 FILL = lax.GatherScatterMode.FILL_OR_DROP

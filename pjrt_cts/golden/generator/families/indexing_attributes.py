@@ -28,13 +28,13 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, Grouper, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, wide
 from pjrt_cts.golden.generator.prims import emit, i64_tensor, scalar_type, tensor_type
 
-from jax._src.interpreters import mlir  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax._src.interpreters import mlir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 MAX_GROUP = 24
 OTHER_DTYPES = ("f64", "bf16", "f16", "s8", "s32", "u8", "u32", "c64", "pred")

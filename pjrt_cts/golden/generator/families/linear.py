@@ -7,12 +7,12 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, wide
 from pjrt_cts.golden.generator.prims import emit
 
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 # DEFAULT precision lets a backend use its fastest mode (TF32 tensor cores on NVIDIA GPUs, ~1e-3 relative
 # error), so the reference comparison would judge a precision policy, not correctness: ask for HIGHEST.

@@ -22,15 +22,15 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, Grouper, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 from pjrt_cts.golden.generator.prims import emit, tensor_type
 
-from jax import lax  # noqa: E402
-from jax._src.interpreters import mlir  # noqa: E402
-from jax._src.lax import lax as lax_internal  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.interpreters import mlir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lax import lax as lax_internal  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 P = lax.Precision
 PRECISIONS = {"default": P.DEFAULT, "high": P.HIGH, "highest": P.HIGHEST}

@@ -9,16 +9,16 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes, synth
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, wide
 from pjrt_cts.golden.generator.prims import emit, i64_tensor, scalar_type, tensor_type
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
-from jax.experimental.layout import Format, Layout  # noqa: E402
-from jax.sharding import SingleDeviceSharding  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
+from jax.experimental.layout import Format, Layout  # noqa: E402 - imported after env has configured JAX
+from jax.sharding import SingleDeviceSharding  # noqa: E402 - imported after env has configured JAX
 
 
 def _const(value: np.ndarray) -> ir.Value:

@@ -22,15 +22,15 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.families.linear import _cholesky, _spd, _triangular_solve
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 from pjrt_cts.golden.generator.prims import emit, scalar_type, tensor_type
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 
 def _dims(shape) -> str:
@@ -69,7 +69,7 @@ def _rng_case(case_id, algorithm, state_size, shape, dtype, group, via_lax, chai
             s1, b1 = _rbg(k, s, d, "DEFAULT")
             s2, b2 = _rbg(k, s, d, "DEFAULT")
             return s1 == s2, _as_bits(b1) == _as_bits(b2)
-        ref = lambda xs, s=shape: [np.ones(xs[0].shape, bool), np.ones(s, bool)]  # noqa: E731
+        ref = lambda xs, s=shape: [np.ones(xs[0].shape, bool), np.ones(s, bool)]  # noqa: E731 - a named one-line reference function
         return CaseSpec(case_id, fn, [state], numpy_ref=ref, numpy_ref_name="determinism(all true)",
                         expect_ops=("stablehlo.rng_bit_generator",), group=group,
                         attributes={"rng_algorithm": algorithm})

@@ -18,13 +18,13 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.families.movement import _np_dynamic_slice, _np_dynamic_update_slice, _np_pad
 from pjrt_cts.golden.generator.inputs import random_array, special_values
 from pjrt_cts.golden.generator.prims import emit, tensor_type
 
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 # The other element types (f32 gets the full enumeration).
 OTHERS = ("s32", "bf16", "f16", "f64", "u8", "s8", "pred", "c64", "s64")
@@ -363,7 +363,7 @@ def _broadcast(dtype: str, items) -> Iterator[CaseSpec]:
         if direct:
             fn = lambda v, s=shape, d=dims: _emit_broadcast(v, s, d)  # noqa: E731  (JAX refuses or elides it)
         else:
-            fn = lambda v, s=shape, d=dims: lax.broadcast_in_dim(v, s, d)  # noqa: E731
+            fn = lambda v, s=shape, d=dims: lax.broadcast_in_dim(v, s, d)  # noqa: E731 - a named one-line reference function
         spec = _case(case_id, fn, [x], lambda xs, s=shape, d=dims: [_np_broadcast_in_dim(xs[0], s, d)],
                      "broadcast_in_dim", {"broadcast_dimensions": list(dims)}, "numpy.broadcast_to")
         by_family.setdefault(f"movement.broadcast_in_dim_r{rank}.{dtype}", []).append(spec)

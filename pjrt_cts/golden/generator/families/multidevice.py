@@ -9,15 +9,15 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, wide
 from pjrt_cts.golden.generator.prims import add_region, emit, replica_groups, tensor_type
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
-from jax.sharding import PartitionSpec as P  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
+from jax.sharding import PartitionSpec as P  # noqa: E402 - imported after env has configured JAX
 
 DEVICE_COUNTS = (2, 4)
 AXIS = "x"

@@ -7,11 +7,11 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402 - imported after env has configured JAX
+from jax import lax  # noqa: E402 - imported after env has configured JAX
 
 REDUCE_DTYPES = ("s8", "s32", "s64", "u8", "u32", "u64", "f16", "bf16", "f32", "f64", "c64", "c128")
 

@@ -22,17 +22,17 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
-from pjrt_cts.golden.generator.env import jax  # noqa: F401
+from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.families.reduce import _total_order_key
 from pjrt_cts.golden.generator.inputs import random_array, special_values, wide
 
-from jax import lax  # noqa: E402
-from jax._src import core as jax_core  # noqa: E402
-from jax._src.interpreters import mlir  # noqa: E402
-from jax._src.lax import lax as lax_internal  # noqa: E402
-from jax._src.lax.windowed_reductions import _select_and_scatter  # noqa: E402
-from jax._src.lib.mlir import ir  # noqa: E402
-from jax._src.lib.mlir.dialects import hlo  # noqa: E402
+from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src import core as jax_core  # noqa: E402 - imported after env has configured JAX
+from jax._src.interpreters import mlir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lax import lax as lax_internal  # noqa: E402 - imported after env has configured JAX
+from jax._src.lax.windowed_reductions import _select_and_scatter  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 FLOATS = ("f32", "f64", "bf16", "f16")
 

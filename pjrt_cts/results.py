@@ -1,13 +1,24 @@
-"""results.jsonl (streamed, crash-safe) and results.json (schema_version 1) writer and loader."""
+"""The results files of a run: results.jsonl (streamed, crash-safe) and results.json (schema_version 1).
+
+The one module that owns their schema: the schema version, the keys of a test record, writing both files,
+loading and validating them, and the facts every consumer (runner, merge, report, diff, gate, badge, selftest)
+derives from the records. The verdict stored in `summary` is pjrt_cts.verdict.judge_results's, the only
+function that decides one; consumers recompute it from the records rather than trusting the file.
+Documented in docs/ARCHITECTURE.md ("results.json").
+"""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from pjrt_cts.outcomes import LAYERS, Outcome, outcome_of
 from pjrt_cts.verdict import judge_results
 
 SCHEMA_VERSION = 1
@@ -17,6 +28,23 @@ TEST_KEYS = ("id", "nodeid", "layer", "outcome", "duration", "message", "details
 # Extra keys results.jsonl lines may carry; they are folded elsewhere in results.json.
 PRIVATE_KEYS = ("compatibility",)
 
+# Worst first: the order used to pick a cell's colour and to list findings.
+SEVERITY_ORDER: tuple[Outcome, ...] = (
+    Outcome.CRASH,
+    Outcome.TIMEOUT,
+    Outcome.FAIL,
+    Outcome.ERROR,
+    Outcome.XPASS,
+    Outcome.WARNING,
+    Outcome.XFAIL,
+    Outcome.NOT_SUPPORTED,
+    Outcome.SKIP,
+    Outcome.PASS,
+)
+_SEVERITY_RANK = {outcome: rank for rank, outcome in enumerate(SEVERITY_ORDER)}
+
+
+# -- results.jsonl --------------------------------------------------------------------------------
 
 
 class JsonlWriter:
@@ -75,6 +103,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
                 by_nodeid.pop(record["nodeid"], None)
                 by_nodeid[record["nodeid"]] = record
     return list(by_nodeid.values())
+
+
+# -- results.json: writing ------------------------------------------------------------------------
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -140,17 +171,6 @@ def write_json_atomic(data: dict[str, Any], path: Path) -> None:
     os.replace(tmp, path)
 
 
-def load_results(path: Path | str) -> dict[str, Any]:
-    """Read a results.json (schema_version 1); raises ValueError for anything else."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"{path}: not a pjrt-cts results.json with schema_version {SCHEMA_VERSION}")
-    missing = [key for key in ("plugin", "tests", "summary") if key not in data]
-    if missing:
-        raise ValueError(f"{path}: missing keys {missing}")
-    return data
-
-
 def jsonable(value: Any) -> Any:
     """`value` with numpy scalars/arrays, tuples, paths and sets turned into plain JSON types."""
     return json.loads(json.dumps(value, default=_json_default))
@@ -164,3 +184,79 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return value.hex()
     return str(value)
+
+
+# -- results.json: loading ------------------------------------------------------------------------
+
+
+class ResultsError(ValueError):
+    """results.json is missing, unreadable or of an unknown schema version."""
+
+
+def load_results(path: Path | str) -> dict[str, Any]:
+    """Read a results.json (or a slim gate baseline, which has the same `tests`); ResultsError otherwise."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ResultsError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        results = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(f"{path} is not JSON: {exc}") from exc
+    check_schema(results, str(path))
+    return results
+
+
+def check_schema(results: Any, origin: str = "results") -> None:
+    version = results.get("schema_version") if isinstance(results, dict) else None
+    if version is not None and version != SCHEMA_VERSION:  # another version may lay out its tests differently
+        raise ResultsError(f"{origin} has schema_version {version!r}; this pjrt-cts reads {SCHEMA_VERSION}")
+    if not isinstance(results, dict) or not isinstance(results.get("tests"), list):
+        raise ResultsError(f"{origin} is not a pjrt-cts results file (no 'tests' list)")
+    if version != SCHEMA_VERSION:
+        raise ResultsError(f"{origin} has schema_version {version!r}; this pjrt-cts reads {SCHEMA_VERSION}")
+
+
+# -- facts derived from the records ---------------------------------------------------------------
+
+
+
+def severity_rank(outcome: Outcome) -> int:
+    return _SEVERITY_RANK[outcome]
+
+
+def worst(outcomes: Iterable[Outcome]) -> Outcome | None:
+    return min(outcomes, key=severity_rank, default=None)
+
+
+def tests_by_id(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {test["id"]: test for test in results.get("tests", []) if "id" in test}
+
+
+def layer_of_test(test: dict[str, Any]) -> str:
+    return test.get("layer") or str(test.get("id", "")).split(".", 1)[0]
+
+
+def ordered_layers(names: Iterable[str]) -> list[str]:
+    """Known layers in outcomes.LAYERS order, then any others alphabetically."""
+    present = set(names)
+    known = [layer for layer in LAYERS if layer in present]
+    return known + sorted(present - set(LAYERS))
+
+
+def outcome_counts(tests: Iterable[dict[str, Any]]) -> Counter[Outcome]:
+    return Counter(outcome_of(test) for test in tests)
+
+
+def counts_by_layer(results: dict[str, Any]) -> dict[str, Counter[Outcome]]:
+    by_layer: dict[str, Counter[Outcome]] = {}
+    for test in results.get("tests", []):
+        by_layer.setdefault(layer_of_test(test), Counter())[outcome_of(test)] += 1
+    return {layer: by_layer[layer] for layer in ordered_layers(by_layer)}
+
+
+def anchor_for(test_id: str) -> str:
+    """A stable, URL-safe fragment id for a test's entry in the report (`#fail-...`)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", test_id.lower()).strip("-")[:80]
+    digest = hashlib.sha1(test_id.encode("utf-8")).hexdigest()[:6]
+    return f"fail-{slug}-{digest}"

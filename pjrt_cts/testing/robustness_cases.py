@@ -1,0 +1,623 @@
+"""The robustness layer's risky calls, as functions a child process runs by name.
+
+    python -m pjrt_cts.testing.robustness_cases PLUGIN CREATE_OPTIONS_JSON CASE [KWARGS_JSON]
+
+The child loads the plugin, creates a client and runs `CASES[CASE](**kwargs)`. Each case makes one
+risky call and reports the plugin's answer on one stdout line (`PJRT_CTS_RESULT {json}`, see
+pjrt_cts.fuzz.isolate) then leaves at once with os._exit (no teardown of possibly broken objects);
+a crash or hang is the finding. suites/robustness/conftest.py runs the child through
+pjrt_cts.fuzz.isolate.run_command and saves a stand-alone reproduction script per case
+(`reproduction_script`: the case's source as a comment, plus a call of it by name).
+
+KWARGS_JSON is a JSON object; bytes travel as {"__bytes_hex__": "..."}.
+Nothing here loads a plugin at import time.
+"""
+from __future__ import annotations
+
+import ctypes
+import inspect
+import json
+import os
+import sys
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from pjrt_cts.abi import structs
+from pjrt_cts.fuzz.isolate import result_line
+
+MODULE = "pjrt_cts.testing.robustness_cases"
+
+ADD = """module @add {
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+"""
+
+F32 = 11  # PJRT_Buffer_Type_F32
+
+# Set by `start` in the child process (the cases read them as globals, like a script would).
+plugin: Any = None
+client: Any = None
+device: Any = None
+OPTIONS: dict[str, Any] = {}
+
+CASES: dict[str, Callable[..., None]] = {}
+
+
+def case(function: Callable[..., None]) -> Callable[..., None]:
+    """Register a case under its function name."""
+    assert function.__name__ not in CASES, function.__name__
+    CASES[function.__name__] = function
+    return function
+
+
+# ---- the child's helpers -------------------------------------------------------------------------------------
+
+def answer(error: Any) -> None:
+    """Report the plugin's answer and leave at once (no teardown of possibly broken objects)."""
+    payload = {"status": "ok"} if error is None else {"status": "error", "code": error.code,
+                                                      "message": error.message[:500]}
+    print(result_line(payload), flush=True)
+    os._exit(0)
+
+
+def call(name: str, args: ctypes.Structure) -> None:
+    answer(plugin.call_status(name, args))
+
+
+def call_raw(name: str, address: int | None) -> None:
+    error = plugin.function(name)(address)
+    answer(plugin.consume_error(error, "PJRT_" + name) if error else None)
+
+
+def attempt(action: Callable[[], Any]) -> None:
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        action()
+    except PjrtError as error:
+        answer(error)
+    answer(None)
+
+
+def options_buffer(data: bytes) -> ctypes.Array:
+    return ctypes.create_string_buffer(data, max(1, len(data)))
+
+
+def compile_args(program: structs.PJRT_Program, options: bytes | None = None) -> structs.PJRT_Client_Compile_Args:
+    from pjrt_cts.runtime import compile_options_bytes
+
+    data = compile_options_bytes() if options is None else options
+    keep = options_buffer(data)
+    args = structs.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
+                                            compile_options=ctypes.addressof(keep), compile_options_size=len(data))
+    args._keep = (keep, program)  # the program too: args holds only its address
+    return args
+
+
+def program_of(code: str | bytes = ADD, fmt: str = "mlir") -> structs.PJRT_Program:
+    data = code.encode() if isinstance(code, str) else code
+    code_buffer = ctypes.create_string_buffer(data, len(data) + 1)
+    format_buffer = ctypes.create_string_buffer(fmt.encode())
+    program = structs.PJRT_Program(code=ctypes.addressof(code_buffer), code_size=len(data),
+                                   format=ctypes.addressof(format_buffer), format_size=len(fmt.encode()))
+    program._keep = (code_buffer, format_buffer)
+    return program
+
+
+_guard_page: dict[str, int] = {}  # base address and page size of the guarded region, once mapped
+_guard_page_keep: list[Any] = []  # the mmap itself, alive until the process leaves
+
+
+def at_page_end(data: bytes) -> int:
+    """Copy `data` to end exactly at a page boundary followed by an inaccessible page: a plugin that reads
+    beyond the size given (assuming a NUL terminator the API does not promise) faults here reliably."""
+    import mmap
+
+    if not _guard_page:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        page = mmap.PAGESIZE
+        region = mmap.mmap(-1, 2 * page, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(region))
+        assert libc.mprotect(base + page, page, 0) == 0, "mprotect failed"
+        _guard_page.update(base=base, page=page)
+        _guard_page_keep.append(region)
+    start = _guard_page["base"] + _guard_page["page"] - len(data)
+    ctypes.memmove(start, data, len(data))
+    return start
+
+
+def f32_buffer(count: int = 4, fill: str = "arange") -> Any:
+    data = np.arange(count, dtype=np.float32) if fill == "arange" else np.ones(count, np.float32)
+    return client.buffer_from_numpy(data)
+
+
+# ---- controls: the function under test with valid arguments -----------------------------------------------------
+
+@case
+def control_buffer_from_host() -> None:
+    attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).to_numpy())
+
+
+@case
+def control_client_create() -> None:
+    attempt(lambda: plugin.create_client(OPTIONS).close())
+
+
+@case
+def control_event_set() -> None:
+    from pjrt_cts.runtime import Event
+
+    attempt(lambda: Event.create(plugin).set())
+
+
+@case
+def control_execute() -> None:
+    executable = client.compile(ADD)
+    a = client.buffer_from_numpy(np.ones(4, np.float32))
+    attempt(lambda: [x.to_numpy() for x in executable.execute([a, a])])
+
+
+@case
+def control_default_device_assignment() -> None:
+    attempt(lambda: client.default_device_assignment(1, 1, buffer_size=1))
+
+
+@case
+def control_lookup_device() -> None:
+    attempt(lambda: client.lookup_device(client.devices[0].id))
+
+
+@case
+def control_copy_raw_to_host() -> None:
+    attempt(lambda: client.buffer_from_numpy(np.arange(4, dtype=np.float32)).copy_raw_to_host(0, 16))
+
+
+@case
+def control_compile() -> None:
+    call('Client_Compile', compile_args(program_of()))
+
+
+@case
+def control_copy_to_device() -> None:
+    attempt(lambda: client.buffer_from_numpy(np.ones(4, np.float32))
+            .copy_to_device(client.addressable_devices[-1]).to_numpy())
+
+
+# The control of each function the rejection cases call (one child per function and worker; the suite caches it).
+CONTROLS = {
+    "PJRT_Client_BufferFromHostBuffer": "control_buffer_from_host",
+    "PJRT_Client_Create": "control_client_create",
+    "PJRT_Buffer_ToHostBuffer": "control_buffer_from_host",  # the same round trip: create, then to host
+    "PJRT_Event_Set": "control_event_set",
+    "PJRT_LoadedExecutable_Execute": "control_execute",
+    "PJRT_Client_DefaultDeviceAssignment": "control_default_device_assignment",
+    "PJRT_Client_LookupDevice": "control_lookup_device",
+    "PJRT_Buffer_CopyRawToHost": "control_copy_raw_to_host",
+    "PJRT_Client_Compile": "control_compile",
+    "PJRT_Buffer_CopyToDevice": "control_copy_to_device",
+}
+
+
+# ---- handle lifetimes ----------------------------------------------------------------------------------------
+
+@case
+def buffer_double_destroy() -> None:
+    buffer = client.buffer_from_numpy(np.ones(4, np.float32))
+    handle = buffer.detach()
+    plugin.call('Buffer_Destroy', structs.PJRT_Buffer_Destroy_Args(buffer=handle))
+    call('Buffer_Destroy', structs.PJRT_Buffer_Destroy_Args(buffer=handle))
+
+
+@case
+def executable_double_destroy() -> None:
+    executable = client.compile(ADD)
+    handle = executable.detach()
+    plugin.call('LoadedExecutable_Destroy', structs.PJRT_LoadedExecutable_Destroy_Args(executable=handle))
+    call('LoadedExecutable_Destroy', structs.PJRT_LoadedExecutable_Destroy_Args(executable=handle))
+
+
+@case
+def event_double_destroy() -> None:
+    buffer = client.buffer_from_numpy(np.ones(4, np.float32))
+    event = buffer.ready_event()
+    handle = event.detach()
+    plugin.call('Event_Destroy', structs.PJRT_Event_Destroy_Args(event=handle))
+    call('Event_Destroy', structs.PJRT_Event_Destroy_Args(event=handle))
+
+
+@case
+def buffer_use_after_destroy() -> None:
+    buffer = client.buffer_from_numpy(np.ones(4, np.float32))
+    handle = buffer.detach()
+    plugin.call('Buffer_Destroy', structs.PJRT_Buffer_Destroy_Args(buffer=handle))
+    call('Buffer_Dimensions', structs.PJRT_Buffer_Dimensions_Args(buffer=handle))
+
+
+@case
+def execute_with_destroyed_argument() -> None:
+    executable = client.compile(ADD)
+    a = client.buffer_from_numpy(np.ones(4, np.float32))
+    b = client.buffer_from_numpy(np.ones(4, np.float32)).detach()
+    plugin.call('Buffer_Destroy', structs.PJRT_Buffer_Destroy_Args(buffer=b))
+    row = (ctypes.c_void_p * 2)(a.handle, b)
+    arg_lists = (ctypes.c_void_p * 1)(ctypes.addressof(row))
+    outs = (ctypes.c_void_p * 1)()
+    out_lists = (ctypes.c_void_p * 1)(ctypes.addressof(outs))
+    options = structs.PJRT_ExecuteOptions()
+    call('LoadedExecutable_Execute', structs.PJRT_LoadedExecutable_Execute_Args(
+        executable=executable.handle, options=ctypes.addressof(options), argument_lists=ctypes.addressof(arg_lists),
+        num_devices=1, num_args=2, output_lists=ctypes.addressof(out_lists)))
+
+
+@case
+def to_host_after_buffer_delete() -> None:
+    buffer = client.buffer_from_numpy(np.ones(4, np.float32))
+    buffer.delete()
+    attempt(lambda: buffer.to_numpy())
+
+
+@case
+def execute_with_deleted_argument() -> None:
+    executable = client.compile(ADD)
+    a = client.buffer_from_numpy(np.ones(4, np.float32))
+    b = client.buffer_from_numpy(np.ones(4, np.float32))
+    b.delete()
+    attempt(lambda: [x.to_numpy() for x in executable.execute([a, b])])
+
+
+@case
+def copy_to_device_after_buffer_delete() -> None:
+    buffer = client.buffer_from_numpy(np.ones(4, np.float32))
+    buffer.delete()
+    attempt(lambda: buffer.copy_to_device(client.addressable_devices[-1]).to_numpy())
+
+
+# ---- invalid arguments: enums, dims and sizes, struct sizes, program formats ----------------------------------
+
+@case
+def buffer_from_host(type: int = F32, dims: Sequence[int] = (4, 0), num_dims: int = 1, semantics: int = 0,
+                     strides: Sequence[int] = (4, 0), num_strides: int = 0, args_struct_size: int | None = None,
+                     layout_type: int | None = None, tiled_layout_struct_size_0: bool = False) -> None:
+    """PJRT_Client_BufferFromHostBuffer of 4 f32 values with the given (possibly invalid) arguments.
+
+    `layout_type`: a device_layout of that (invalid) type; `tiled_layout_struct_size_0`: a tiled device_layout
+    whose own struct_size is 0; `args_struct_size`: the args struct's struct_size."""
+    data = np.arange(4, dtype=np.float32)
+    dims_array = (ctypes.c_int64 * 2)(*dims)
+    strides_array = (ctypes.c_int64 * 2)(*strides)
+    args = structs.PJRT_Client_BufferFromHostBuffer_Args(
+        client=client.handle, data=data.ctypes.data, type=type, dims=ctypes.addressof(dims_array), num_dims=num_dims,
+        byte_strides=ctypes.addressof(strides_array) if num_strides else None, num_byte_strides=num_strides,
+        host_buffer_semantics=semantics, device=device.handle)
+    if layout_type is not None:
+        layout = structs.PJRT_Buffer_MemoryLayout()
+        layout.type = layout_type
+        args.device_layout = ctypes.addressof(layout)
+    if tiled_layout_struct_size_0:
+        minor_to_major = (ctypes.c_int64 * 1)(0)
+        layout = structs.PJRT_Buffer_MemoryLayout(struct_size=0)
+        layout.type = 0
+        layout.layout.tiled.struct_size = structs.PJRT_Buffer_MemoryLayout_Tiled.STRUCT_SIZE
+        layout.layout.tiled.minor_to_major = ctypes.addressof(minor_to_major)
+        layout.layout.tiled.minor_to_major_size = 1
+        args.device_layout = ctypes.addressof(layout)
+    if args_struct_size is not None:
+        args.struct_size = args_struct_size
+    call('Client_BufferFromHostBuffer', args)
+
+
+@case
+def client_create_with_bad_option(value_type: int | None = None, struct_size: int | None = None) -> None:
+    """PJRT_Client_Create with one create option whose PJRT_NamedValue has that type or struct_size."""
+    from pjrt_cts.runtime.named_values import NamedValueArray
+
+    values = NamedValueArray({"cpu_device_count": 2})
+    assert values.pointer is not None
+    if value_type is not None:
+        ctypes.c_int.from_address(values.pointer + structs.PJRT_NamedValue.type.offset).value = value_type
+    if struct_size is not None:
+        ctypes.c_size_t.from_address(values.pointer).value = struct_size
+    call('Client_Create', structs.PJRT_Client_Create_Args(create_options=values.pointer, num_options=values.count))
+
+
+@case
+def to_host_layout_type_9() -> None:
+    buffer = client.buffer_from_numpy(np.arange(4, dtype=np.float32))
+    layout = structs.PJRT_Buffer_MemoryLayout()
+    layout.type = 9
+    out = (ctypes.c_uint8 * 16)()
+    call('Buffer_ToHostBuffer', structs.PJRT_Buffer_ToHostBuffer_Args(
+        src=buffer.handle, host_layout=ctypes.addressof(layout), dst=ctypes.addressof(out), dst_size=16))
+
+
+@case
+def event_set_error_code_99() -> None:
+    from pjrt_cts.runtime import Event
+
+    event = Event.create(plugin)
+    message = ctypes.create_string_buffer(b"bad code")
+    call('Event_Set', structs.PJRT_Event_Set_Args(event=event.handle, error_code=99,
+                                                  error_message=ctypes.addressof(message), error_message_size=8))
+
+
+@case
+def execute(arguments: Sequence[Sequence[Any]], repeat: int = 1, devices: int = 1,
+            args_struct_size: int | None = None, options_struct_size: int | None = None) -> None:
+    """PJRT_LoadedExecutable_Execute of ADD (two f32[4] parameters) with the given arguments:
+    `arguments` lists (element count, numpy dtype name) of buffers of ones, the list repeated `repeat` times
+    (the same buffers again), on `devices` devices, optionally with another struct_size of the args struct
+    or of PJRT_ExecuteOptions."""
+    executable = client.compile(ADD)
+    buffers = [client.buffer_from_numpy(np.ones(count, np.dtype(dtype))) for count, dtype in arguments] * repeat
+    args_row = (ctypes.c_void_p * max(1, len(buffers)))(*[b.handle for b in buffers])
+    arg_lists = (ctypes.c_void_p * devices)(*([ctypes.addressof(args_row)] * devices))
+    outs = [(ctypes.c_void_p * 1)() for _ in range(devices)]
+    out_lists = (ctypes.c_void_p * devices)(*[ctypes.addressof(o) for o in outs])
+    options = (structs.PJRT_ExecuteOptions() if options_struct_size is None
+               else structs.PJRT_ExecuteOptions(struct_size=options_struct_size))
+    size = {} if args_struct_size is None else {"struct_size": args_struct_size}
+    call('LoadedExecutable_Execute', structs.PJRT_LoadedExecutable_Execute_Args(
+        **size, executable=executable.handle, options=ctypes.addressof(options),
+        argument_lists=ctypes.addressof(arg_lists), num_devices=devices, num_args=len(buffers),
+        output_lists=ctypes.addressof(out_lists)))
+
+
+@case
+def to_host_buffer_dst_too_small() -> None:
+    buffer = client.buffer_from_numpy(np.arange(4, dtype=np.float32))
+    out = (ctypes.c_uint8 * 8)()
+    call('Buffer_ToHostBuffer', structs.PJRT_Buffer_ToHostBuffer_Args(src=buffer.handle, dst=ctypes.addressof(out),
+                                                                      dst_size=8))
+
+
+@case
+def default_device_assignment(num_replicas: int) -> None:
+    """PJRT_Client_DefaultDeviceAssignment into a buffer of 1 entry, for `num_replicas` x 1 partition."""
+    out = (ctypes.c_int * 1)()
+    call('Client_DefaultDeviceAssignment', structs.PJRT_Client_DefaultDeviceAssignment_Args(
+        client=client.handle, num_replicas=num_replicas, num_partitions=1, default_assignment_size=1,
+        default_assignment=ctypes.addressof(out)))
+
+
+@case
+def lookup_device_out_of_range() -> None:
+    call('Client_LookupDevice', structs.PJRT_Client_LookupDevice_Args(client=client.handle, id=1 << 20))
+
+
+@case
+def copy_raw_to_host_beyond_the_buffer() -> None:
+    buffer = client.buffer_from_numpy(np.arange(4, dtype=np.float32))
+    out = (ctypes.c_uint8 * 64)()
+    args = structs.PJRT_Buffer_CopyRawToHost_Args(buffer=buffer.handle, dst=ctypes.addressof(out), offset=8,
+                                                  transfer_size=64)
+    error = plugin.call_status('Buffer_CopyRawToHost', args)
+    if error is None and args.event:
+        error = plugin.call_status('Event_Await', structs.PJRT_Event_Await_Args(event=args.event))
+    answer(error)
+
+
+@case
+def compile_args_struct_size_1() -> None:
+    args = compile_args(program_of())
+    args.struct_size = 1
+    call('Client_Compile', args)
+
+
+@case
+def compile_program_struct_size_0() -> None:
+    program = program_of()
+    program.struct_size = 0
+    call('Client_Compile', compile_args(program))
+
+
+@case
+def compile_program(code: str | bytes = ADD, fmt: str = "mlir") -> None:
+    """PJRT_Client_Compile of `code` in format `fmt` (default: the ADD program as MLIR text)."""
+    call('Client_Compile', compile_args(program_of(code=code, fmt=fmt)))
+
+
+@case
+def compile_code_at_page_end(code: bytes) -> None:
+    """PJRT_Client_Compile of `code` (format "mlir") ending at a page boundary followed by an inaccessible page."""
+    program = program_of()
+    program.code = at_page_end(code)
+    program.code_size = len(code)
+    call('Client_Compile', compile_args(program))
+
+
+@case
+def compile_format_at_page_end() -> None:
+    program = program_of()
+    program.format = at_page_end(b"mlir")
+    program.format_size = 4
+    call('Client_Compile', compile_args(program))
+
+
+# ---- malformed compile options --------------------------------------------------------------------------------
+
+@case
+def compile_with_options(options: bytes | None) -> None:
+    """PJRT_Client_Compile of ADD with these serialized compile options (None: a NULL pointer, size 0)."""
+    if options is None:
+        program = program_of()
+        args = structs.PJRT_Client_Compile_Args(client=client.handle, program=ctypes.addressof(program),
+                                                compile_options=None, compile_options_size=0)
+        call('Client_Compile', args)
+    else:
+        call('Client_Compile', compile_args(program_of(), options))
+
+
+# ---- NULL inputs ---------------------------------------------------------------------------------------------
+
+@case
+def null_args_struct(function: str) -> None:
+    """PJRT_<function>(NULL), after creating what the function works on (kept alive until the call)."""
+    keep = None
+    if function == "Buffer_ToHostBuffer":
+        keep = client.buffer_from_numpy(np.zeros(4, np.float32))
+    elif function == "LoadedExecutable_Execute":
+        keep = client.compile(ADD)
+    call_raw(function, None)
+    del keep
+
+
+@case
+def null_client_platform_name() -> None:
+    call('Client_PlatformName', structs.PJRT_Client_PlatformName_Args(client=None))
+
+
+@case
+def null_compile_client() -> None:
+    args = compile_args(program_of())
+    args.client = None
+    call('Client_Compile', args)
+
+
+@case
+def null_compile_program() -> None:
+    args = compile_args(program_of())
+    args.program = None
+    call('Client_Compile', args)
+
+
+@case
+def null_buffer_from_host_data() -> None:
+    dims = (ctypes.c_int64 * 1)(4)
+    call('Client_BufferFromHostBuffer', structs.PJRT_Client_BufferFromHostBuffer_Args(
+        client=client.handle, data=None, type=F32, dims=ctypes.addressof(dims), num_dims=1,
+        host_buffer_semantics=0, device=device.handle))
+
+
+@case
+def null_buffer_from_host_device_and_memory() -> None:
+    data = np.zeros(4, np.float32)
+    dims = (ctypes.c_int64 * 1)(4)
+    call('Client_BufferFromHostBuffer', structs.PJRT_Client_BufferFromHostBuffer_Args(
+        client=client.handle, data=data.ctypes.data, type=F32, dims=ctypes.addressof(dims), num_dims=1,
+        host_buffer_semantics=0, device=None, memory=None))
+
+
+@case
+def null_buffer_element_type() -> None:
+    call('Buffer_ElementType', structs.PJRT_Buffer_ElementType_Args(buffer=None))
+
+
+@case
+def null_device_get_description() -> None:
+    call('Device_GetDescription', structs.PJRT_Device_GetDescription_Args(device=None))
+
+
+@case
+def null_executable_num_outputs() -> None:
+    call('Executable_NumOutputs', structs.PJRT_Executable_NumOutputs_Args(executable=None))
+
+
+@case
+def null_event_await() -> None:
+    call('Event_Await', structs.PJRT_Event_Await_Args(event=None))
+
+
+@case
+def null_execute_options() -> None:
+    executable = client.compile(ADD)
+    a = client.buffer_from_numpy(np.ones(4, np.float32))
+    args_row = (ctypes.c_void_p * 2)(a.handle, a.handle)
+    arg_lists = (ctypes.c_void_p * 1)(ctypes.addressof(args_row))
+    outs = (ctypes.c_void_p * 1)()
+    out_lists = (ctypes.c_void_p * 1)(ctypes.addressof(outs))
+    call('LoadedExecutable_Execute', structs.PJRT_LoadedExecutable_Execute_Args(
+        executable=executable.handle, options=None, argument_lists=ctypes.addressof(arg_lists), num_devices=1,
+        num_args=2, output_lists=ctypes.addressof(out_lists)))
+
+
+# ---- running a case --------------------------------------------------------------------------------------------
+
+def start(plugin_path: str, options: Mapping[str, Any]) -> None:
+    """Load the plugin and create the client the cases use."""
+    global plugin, client, device, OPTIONS
+    from pjrt_cts.runtime import Plugin
+
+    OPTIONS = dict(options)
+    plugin = Plugin.load(plugin_path)
+    client = plugin.create_client(OPTIONS)
+    device = client.addressable_devices[0]
+
+
+def run_case(plugin_path: str, create_options: Mapping[str, Any], name: str, /, **kwargs: Any) -> None:
+    """Run case `name` with `kwargs` against the plugin (the reproduction scripts call this). Positional-only
+    parameters: a case may take keywords of the same names (compile_with_options(options=...))."""
+    function = CASES[name]  # before loading anything: an unknown name is the caller's error
+    start(plugin_path, create_options)
+    function(**kwargs)
+
+
+def encode_kwargs(kwargs: Mapping[str, Any]) -> str:
+    def encode(value: Any) -> Any:
+        if isinstance(value, (bytes, bytearray)):
+            return {"__bytes_hex__": bytes(value).hex()}
+        if isinstance(value, (list, tuple)):
+            return [encode(v) for v in value]
+        return value
+
+    return json.dumps({key: encode(value) for key, value in kwargs.items()})
+
+
+def decode_kwargs(text: str) -> dict[str, Any]:
+    def decode(value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"__bytes_hex__"}:
+            return bytes.fromhex(value["__bytes_hex__"])
+        if isinstance(value, list):
+            return [decode(v) for v in value]
+        return value
+
+    return {key: decode(value) for key, value in json.loads(text or "{}").items()}
+
+
+def child_argv(plugin_path: Any, options: Mapping[str, Any], name: str, kwargs: Mapping[str, Any]) -> list[str]:
+    """The child's command line: this interpreter runs case `name` by name."""
+    if name not in CASES:
+        raise KeyError(f"no robustness case {name!r} in {MODULE}")
+    return [sys.executable, "-m", MODULE, str(plugin_path), json.dumps(dict(options)), name, encode_kwargs(kwargs)]
+
+
+def reproduction_script(name: str, kwargs: Mapping[str, Any], *, title: str, path: Any, plugin_path: Any,
+                        options: Mapping[str, Any]) -> str:
+    """A stand-alone script that reruns case `name` with `kwargs` (no pytest); the case's source is
+    quoted as a comment so the file shows what it does."""
+    if name not in CASES:
+        raise KeyError(f"no robustness case {name!r} in {MODULE}")
+    source = inspect.getsource(CASES[name])
+    quoted = "\n".join(("# " + line).rstrip() for line in source.rstrip().splitlines())
+    arguments = "".join(f", {key}={value!r}" for key, value in kwargs.items())
+    return (f'"""pjrt-cts robustness reproduction: {title}\n\n'
+            f"Run: python {path}\n"
+            "(PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS select another plugin / client options.)\n"
+            "The last stdout line is the plugin's answer; a crash or hang is the finding.\n"
+            f"The case is {MODULE}.{name} (quoted below; helpers such as call/attempt are in that module).\n"
+            '"""\n'
+            "import json\n"
+            "import os\n\n"
+            f"from {MODULE} import run_case\n\n"
+            f"PLUGIN = os.environ.get(\"PJRT_CTS_PLUGIN\") or {str(plugin_path)!r}\n"
+            f"OPTIONS = json.loads(os.environ.get(\"PJRT_CTS_CREATE_OPTIONS\") or {json.dumps(dict(options))!r})\n\n"
+            f"# ---- the case ----\n{quoted}\n\n"
+            f"run_case(PLUGIN, OPTIONS, {name!r}{arguments})\n")
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) not in (3, 4):
+        print(__doc__, file=sys.stderr)
+        return 2
+    plugin_path, options_json, name = argv[:3]
+    kwargs = decode_kwargs(argv[3] if len(argv) == 4 else "")
+    run_case(plugin_path, json.loads(options_json or "{}"), name, **kwargs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,113 @@
+"""pjrt_cts.testing.robustness_cases: every case the robustness suites name exists, the child runs a case by name,
+and the reproduction script it saves reruns the same case stand-alone."""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pjrt_cts.fuzz.isolate import child_environment, run_command
+from pjrt_cts.testing import robustness_cases as rc
+
+# the suite modules are imported here without their conftest (which registers the `isolated` mark)
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITES = ROOT / "suites" / "robustness"
+
+
+def _suite(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"_robustness_{name}", SUITES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _named_cases() -> list[tuple[str, dict[str, Any]]]:
+    """(case name, kwargs) of every risky call the suites make (the fixed tables; the bytecode one is built at
+    run time from a stored artifact)."""
+    lifetimes, invalid = _suite("test_handle_lifetimes"), _suite("test_invalid_arguments")
+    options, null = _suite("test_malformed_compile_options"), _suite("test_null_inputs")
+    cases: list[tuple[str, dict[str, Any]]] = []
+    cases += [(name, {}) for name in (*lifetimes.DESTROYED_CASES, *lifetimes.DELETED_CASES)]
+    for table in (invalid.ENUM_CASES, invalid.SHAPE_CASES, invalid.STRUCT_SIZE_CASES):
+        cases += [(name, kwargs) for _, name, kwargs in table.values()]
+    cases += [("compile_program", kwargs) for kwargs in invalid.FORMAT_CASES.values()]
+    cases += list(invalid.OVERREAD_CASES.values())
+    cases += [("compile_with_options", {"options": data}) for data, _ in options.OPTION_CASES.values()]
+    cases += [("null_args_struct", {"function": function}) for function in null.NULL_ARGS]
+    cases += [(name, {}) for _, name in null.NULL_HANDLES.values()]
+    cases += [(name, {}) for name in rc.CONTROLS.values()]
+    return cases
+
+
+def test_every_case_the_suites_name_exists_and_takes_its_arguments() -> None:
+    cases = _named_cases()
+    assert len(cases) > 60
+    for name, kwargs in cases:
+        assert name in rc.CASES, name
+        inspect.signature(rc.CASES[name]).bind(**kwargs)  # raises TypeError on an unknown keyword
+
+
+def test_kwargs_travel_through_json_with_bytes() -> None:
+    kwargs = {"code": b"ML\xefR\x00", "options": None, "arguments": [(4, "float32")], "fmt": ""}
+    decoded = rc.decode_kwargs(rc.encode_kwargs(kwargs))
+    assert decoded == {"code": b"ML\xefR\x00", "options": None, "arguments": [[4, "float32"]], "fmt": ""}
+    assert rc.decode_kwargs("") == {}
+
+
+def test_unknown_case_is_refused_before_anything_runs() -> None:
+    with pytest.raises(KeyError):
+        rc.child_argv("/nonexistent.so", {}, "no_such_case", {})
+    with pytest.raises(KeyError):
+        rc.reproduction_script("no_such_case", {}, title="t", path="p.py", plugin_path="x.so", options={})
+
+
+def test_reproduction_script_quotes_the_case_and_calls_it_by_name() -> None:
+    text = rc.reproduction_script("compile_code_at_page_end", {"code": b"\x00ML"}, title="PJRT_Client_Compile: c",
+                                  path="/tmp/x.py", plugin_path="/p/plugin.so", options={"cpu_device_count": 2})
+    compile(text, "repro.py", "exec")
+    assert "# def compile_code_at_page_end(code: bytes)" in text
+    assert "run_case(PLUGIN, OPTIONS, 'compile_code_at_page_end', code=b'\\x00ML')" in text
+    assert "'/p/plugin.so'" in text and json.dumps({"cpu_device_count": 2}) in text
+
+
+@pytest.fixture(scope="module")
+def cpu_plugin_path() -> str:
+    from pjrt_cts.runtime import default_plugin_path
+
+    try:
+        return str(default_plugin_path())
+    except FileNotFoundError as error:
+        pytest.skip(str(error))
+
+
+@pytest.mark.parametrize("name, kwargs, status", [
+    ("lookup_device_out_of_range", {}, "error"),
+    ("compile_program", {"code": b"ML\xefR"}, "error"),
+    ("control_compile", {}, "ok"),
+    ("compile_with_options", {"options": b"\xde\xad\xbe\xef" * 4}, "error"),  # a case keyword named like run_case's
+])
+def test_child_runs_a_case_by_name(cpu_plugin_path: str, name: str, kwargs: dict[str, Any], status: str) -> None:
+    outcome = run_command(rc.child_argv(cpu_plugin_path, {}, name, kwargs), timeout=60, env=child_environment())
+    assert outcome.answered, outcome.describe()
+    assert outcome.result is not None and outcome.result["status"] == status, outcome.result
+    if status == "error":
+        assert outcome.result["code"] and outcome.result["message"]
+
+
+def test_reproduction_script_runs_stand_alone(cpu_plugin_path: str, tmp_path: Path) -> None:
+    script = tmp_path / "repro.py"
+    script.write_text(rc.reproduction_script("compile_with_options", {"options": b"\xde\xad" * 8}, title="t", path=script,
+                                             plugin_path=cpu_plugin_path, options={}), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          env=child_environment(), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1].startswith("PJRT_CTS_RESULT ")
