@@ -19,7 +19,8 @@ import inspect
 import json
 import os
 import sys
-from typing import Any, Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -45,6 +46,16 @@ device: Any = None
 OPTIONS: dict[str, Any] = {}
 
 CASES: dict[str, Callable[..., None]] = {}
+
+NO_KWARGS: Mapping[str, Any] = MappingProxyType({})
+
+
+class RiskyCase(NamedTuple):
+    """One row of a robustness suite's table of risky calls (the table maps the test's case id to it)."""
+
+    function: str  # the PJRT function judged, without its PJRT_ prefix (e.g. "Client_Compile")
+    case: str  # the case of this module that makes the call (a key of CASES)
+    kwargs: Mapping[str, Any] = NO_KWARGS  # the case's keyword arguments (read-only: rows are shared)
 
 
 def case(function: Callable[..., None]) -> Callable[..., None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -101,12 +101,21 @@ def _run_batch(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path
             f"under load or dependent on earlier inputs; first: {unconfirmed[0].one_line()}")
 
 
+class KnownInput(NamedTuple):
+    seed: int  # the fuzz seed that found it
+    mutant_index: int  # its index among that seed's bytecode mutants
+    digest: str  # sha256 prefix of the input (a differing one means another serializer: not the input found)
+    found: str  # what it did to the XLA CPU plugins when found
+
+
 # Inputs that longer fuzz runs found (seed 20260701, bytecode family, over the built-in seed programs
 # serialized at StableHLO 1.17.0 by jaxlib 0.10.2): replayed on every run so the findings stay visible.
-# name -> (seed, index, sha256 prefix of the input, what it did to the XLA CPU plugins when found)
-REGRESSION_BYTECODE = {
-    "bc-20260701-934": (20260701, 934, "5a47f1ae7a2c3474", "one flipped bit in add_mul: 0.115 hangs, 0.81 SIGSEGV"),
-    "bc-20260701-1044": (20260701, 1044, "cada4eab1b8e7e77", "duplicated bytes in convert_iota: SIGSEGV on both"),
+# name -> the input
+REGRESSION_BYTECODE: dict[str, KnownInput] = {
+    "bc-20260701-934": KnownInput(20260701, 934, "5a47f1ae7a2c3474",
+                                  "one flipped bit in add_mul: 0.115 hangs, 0.81 SIGSEGV"),
+    "bc-20260701-1044": KnownInput(20260701, 1044, "cada4eab1b8e7e77",
+                                   "duplicated bytes in convert_iota: SIGSEGV on both"),
 }
 REGRESSION_VERSION = (1, 17, 0)
 
@@ -120,18 +129,18 @@ def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_o
     from pjrt_cts.fuzz import mutant
     from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS
 
-    seed, index, digest, found = REGRESSION_BYTECODE[name]
+    known = REGRESSION_BYTECODE[name]
     try:
         corpus = bytecode_corpus(BUILTIN_SEEDS, REGRESSION_VERSION)
     except LookupError as error:  # no stored artifact and no jaxlib to serialize one
         environment_lacks(str(error))
         raise
-    case = mutant(corpus, seed, index, family="bytecode")
-    if hashlib.sha256(case.data).hexdigest()[:16] != digest:
+    case = mutant(corpus, known.seed, known.mutant_index, family="bytecode")
+    if hashlib.sha256(case.data).hexdigest()[:16] != known.digest:
         environment_lacks(f"{name}: the regenerated input differs from the one found (another jaxlib serializer?)")
     summary = run_inputs([case], plugin_child_command(plugin_path, create_options), repro_dir,
-                         input_timeout=INPUT_TIMEOUT, context={"plugin": str(plugin_path), "found": found})
-    record.details(summary.as_details(), found=found)
+                         input_timeout=INPUT_TIMEOUT, context={"plugin": str(plugin_path), "found": known.found})
+    record.details(summary.as_details(), found=known.found)
     if summary.findings:
         finding = summary.findings[0]
         command = reproduce_command(plugin_path, create_options, finding.input_file)

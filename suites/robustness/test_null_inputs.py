@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.testing import requires
+from pjrt_cts.testing.robustness_cases import RiskyCase
 
 CONTRACT_NULL_ARGS = "args struct pointer must be non-NULL (not checked by contract)"
 CONTRACT_NULL_HANDLE = "required handle must be non-NULL (not checked by contract)"
@@ -28,25 +29,26 @@ def test_null_args_struct(risky_call: Any, function: str) -> None:
                contract=CONTRACT_NULL_ARGS, covered=False)
 
 
-# case id -> (PJRT function judged, case in pjrt_cts.testing.robustness_cases)
-NULL_HANDLES = {
-    "Client_PlatformName-client": ("Client_PlatformName", "null_client_platform_name"),
-    "Client_Compile-client": ("Client_Compile", "null_compile_client"),
-    "Client_Compile-program": ("Client_Compile", "null_compile_program"),
-    "Client_BufferFromHostBuffer-data": ("Client_BufferFromHostBuffer", "null_buffer_from_host_data"),
-    "Client_BufferFromHostBuffer-device-and-memory": ("Client_BufferFromHostBuffer",
-                                                      "null_buffer_from_host_device_and_memory"),
-    "Buffer_ElementType-buffer": ("Buffer_ElementType", "null_buffer_element_type"),
-    "Device_GetDescription-device": ("Device_GetDescription", "null_device_get_description"),
-    "Executable_NumOutputs-executable": ("Executable_NumOutputs", "null_executable_num_outputs"),
-    "Event_Await-event": ("Event_Await", "null_event_await"),
-    "LoadedExecutable_Execute-options": ("LoadedExecutable_Execute", "null_execute_options"),
+# case id -> the risky call: PJRT function judged, case in pjrt_cts.testing.robustness_cases
+NULL_HANDLES: dict[str, RiskyCase] = {
+    "Client_PlatformName-client": RiskyCase("Client_PlatformName", "null_client_platform_name"),
+    "Client_Compile-client": RiskyCase("Client_Compile", "null_compile_client"),
+    "Client_Compile-program": RiskyCase("Client_Compile", "null_compile_program"),
+    "Client_BufferFromHostBuffer-data": RiskyCase("Client_BufferFromHostBuffer", "null_buffer_from_host_data"),
+    "Client_BufferFromHostBuffer-device-and-memory": RiskyCase("Client_BufferFromHostBuffer",
+                                                               "null_buffer_from_host_device_and_memory"),
+    "Buffer_ElementType-buffer": RiskyCase("Buffer_ElementType", "null_buffer_element_type"),
+    "Device_GetDescription-device": RiskyCase("Device_GetDescription", "null_device_get_description"),
+    "Executable_NumOutputs-executable": RiskyCase("Executable_NumOutputs", "null_executable_num_outputs"),
+    "Event_Await-event": RiskyCase("Event_Await", "null_event_await"),
+    "LoadedExecutable_Execute-options": RiskyCase("LoadedExecutable_Execute", "null_execute_options"),
 }
 
 
 @pytest.mark.isolated
-@pytest.mark.parametrize("case", [pytest.param(name, marks=requires(function))
-                                  for name, (function, _) in sorted(NULL_HANDLES.items())])
+@pytest.mark.parametrize("case", [pytest.param(name, marks=requires(row.function))
+                                  for name, row in sorted(NULL_HANDLES.items())])
 def test_null_required_handle(risky_call: Any, case: str) -> None:
-    function, name = NULL_HANDLES[case]
-    risky_call(f"null-handle-{case}", name, function=f"PJRT_{function}", contract=CONTRACT_NULL_HANDLE, covered=False)
+    row = NULL_HANDLES[case]
+    risky_call(f"null-handle-{case}", row.case, row.kwargs, function=f"PJRT_{row.function}",
+               contract=CONTRACT_NULL_HANDLE, covered=False)

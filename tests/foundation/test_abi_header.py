@@ -8,13 +8,14 @@ slot the mirrors date at or before 0.81 must be in that header.
 from __future__ import annotations
 
 import ctypes
+import enum
 import importlib.util
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -24,15 +25,22 @@ from pjrt_cts.abi.base import PjrtStruct, RawStruct
 from pjrt_cts.abi.slots import slots_expected_at
 
 HEADER_MINOR = 81
-# Header enum type -> (mirror, the prefix every enumerator of it carries).
-ENUMS: dict[str, tuple[type[enums.enum.IntEnum], str]] = {
-    "PJRT_Extension_Type": (enums.ExtensionType, "PJRT_Extension_Type_"),
-    "PJRT_Error_Code": (enums.ErrorCode, "PJRT_Error_Code_"),
-    "PJRT_NamedValue_Type": (enums.NamedValueType, "PJRT_NamedValue_"),
-    "PJRT_ProcessState": (enums.ProcessState, "PJRT_ProcessState_"),
-    "PJRT_Buffer_Type": (enums.BufferType, "PJRT_Buffer_Type_"),
-    "PJRT_HostBufferSemantics": (enums.HostBufferSemantics, "PJRT_HostBufferSemantics_"),
-    "PJRT_Buffer_MemoryLayout_Type": (enums.MemoryLayoutType, "PJRT_Buffer_MemoryLayout_Type_"),
+
+
+class MirroredEnum(NamedTuple):
+    mirror: type[enum.IntEnum]  # the ctypes-side mirror in pjrt_cts.abi.enums
+    prefix: str  # the prefix every enumerator of the header's enum carries
+
+
+# Header enum type -> its mirror.
+ENUMS: dict[str, MirroredEnum] = {
+    "PJRT_Extension_Type": MirroredEnum(enums.ExtensionType, "PJRT_Extension_Type_"),
+    "PJRT_Error_Code": MirroredEnum(enums.ErrorCode, "PJRT_Error_Code_"),
+    "PJRT_NamedValue_Type": MirroredEnum(enums.NamedValueType, "PJRT_NamedValue_"),
+    "PJRT_ProcessState": MirroredEnum(enums.ProcessState, "PJRT_ProcessState_"),
+    "PJRT_Buffer_Type": MirroredEnum(enums.BufferType, "PJRT_Buffer_Type_"),
+    "PJRT_HostBufferSemantics": MirroredEnum(enums.HostBufferSemantics, "PJRT_HostBufferSemantics_"),
+    "PJRT_Buffer_MemoryLayout_Type": MirroredEnum(enums.MemoryLayoutType, "PJRT_Buffer_MemoryLayout_Type_"),
 }
 
 
@@ -240,9 +248,10 @@ def _member_name(enumerator: str, prefix: str) -> str:
 
 def test_enumerators_have_the_headers_values(header: Compiled) -> None:
     problems = []
-    for type_name, (mirror, prefix) in ENUMS.items():
+    for type_name, mirrored in ENUMS.items():
+        mirror = mirrored.mirror
         for enumerator in header.enum_types[type_name]:
-            member = _member_name(enumerator, prefix)
+            member = _member_name(enumerator, mirrored.prefix)
             if member not in mirror.__members__:
                 problems.append(f"{enumerator}: no {mirror.__name__}.{member}")
             elif mirror[member].value != header.enumerators[enumerator]:

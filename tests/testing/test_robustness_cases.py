@@ -36,14 +36,12 @@ def _named_cases() -> list[tuple[str, dict[str, Any]]]:
     lifetimes, invalid = _suite("test_handle_lifetimes"), _suite("test_invalid_arguments")
     options, null = _suite("test_malformed_compile_options"), _suite("test_null_inputs")
     cases: list[tuple[str, dict[str, Any]]] = []
-    cases += [(name, {}) for name in (*lifetimes.DESTROYED_CASES, *lifetimes.DELETED_CASES)]
-    for table in (invalid.ENUM_CASES, invalid.SHAPE_CASES, invalid.STRUCT_SIZE_CASES):
-        cases += [(name, kwargs) for _, name, kwargs in table.values()]
+    for table in (lifetimes.DESTROYED_CASES, lifetimes.DELETED_CASES, invalid.ENUM_CASES, invalid.SHAPE_CASES,
+                  invalid.STRUCT_SIZE_CASES, invalid.OVERREAD_CASES, null.NULL_HANDLES):
+        cases += [(row.case, dict(row.kwargs)) for row in table.values()]
     cases += [("compile_program", kwargs) for kwargs in invalid.FORMAT_CASES.values()]
-    cases += list(invalid.OVERREAD_CASES.values())
-    cases += [("compile_with_options", {"options": data}) for data, _ in options.OPTION_CASES.values()]
+    cases += [("compile_with_options", {"options": row.options}) for row in options.OPTION_CASES.values()]
     cases += [("null_args_struct", {"function": function}) for function in null.NULL_ARGS]
-    cases += [(name, {}) for _, name in null.NULL_HANDLES.values()]
     cases += [(name, {}) for name in rc.CONTROLS.values()]
     return cases
 
