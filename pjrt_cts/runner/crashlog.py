@@ -16,6 +16,8 @@ END = "[pjrt-cts] <<< end "
 TAIL_LINES = 50
 _READ_BYTES = 1 << 20
 
+# The worker arms faulthandler for TIMER_SLACK x a test's timeout (pjrt_cts.runner.worker_plugin.TestTimer).
+TIMER_SLACK = 1.25
 _TIMEOUT_LINE = re.compile(r"^Timeout \((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)\)!")
 # faulthandler frames of the test harness itself (pytest, pluggy, xdist, execnet): noise in a tail.
 _HARNESS_FRAME = re.compile(r'^\s+File "(?:[^"]*/(?:_pytest|pluggy|xdist|execnet|pytest)/[^"]*|<frozen runpy>|<string>)", line')
@@ -52,10 +54,11 @@ class LogSegment:
 
     @property
     def timeout_seconds(self) -> float | None:
+        """The timeout of the test that ran out of time: faulthandler's armed span over TIMER_SLACK."""
         for line in self.lines:
             match = _TIMEOUT_LINE.match(line)
             if match:
-                return int(match["h"]) * 3600 + int(match["m"]) * 60 + float(match["s"])
+                return round((int(match["h"]) * 3600 + int(match["m"]) * 60 + float(match["s"])) / TIMER_SLACK, 3)
         return None
 
     @property

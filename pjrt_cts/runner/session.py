@@ -215,6 +215,10 @@ class Run:
             ENV_BLOCKS: str(self.run_dir / "blocks.json"),
             "PYTHONPATH": pythonpath,
         })
+        # numpy's OpenBLAS starts a thread per core at import, in every worker and child process, and those threads
+        # spin; the suite's reference arrays are small, so one thread leaves the cores to the plugin.
+        if "OPENBLAS_NUM_THREADS" not in os.environ:
+            env["OPENBLAS_NUM_THREADS"] = "1"
         return env
 
     def _preflight(self, worker_env: dict[str, str], writer: JsonlWriter, done_nodeids: set[str]) -> Preflight:

@@ -14,6 +14,7 @@ import faulthandler
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Generator, Iterator
 
@@ -22,6 +23,7 @@ import pytest
 from pjrt_cts import outcomes
 from pjrt_cts.outcomes import test_id_from_nodeid
 from pjrt_cts.runner import crashlog, shard
+from pjrt_cts.runner.crashlog import TIMER_SLACK
 from pjrt_cts.runner.expectations import id_matches
 from pjrt_cts.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
@@ -169,6 +171,31 @@ def is_isolated(item: pytest.Item) -> bool:
     return item.get_closest_marker("isolated") is not None
 
 
+class TestTimer:
+    """The per-test timeout: faulthandler's C timer, which fires even while plugin code holds the GIL.
+
+    Re-arming faulthandler starts a new watchdog thread (~0.7 ms, paid by every one of ~10,000 tests), so the
+    timer is armed for `TIMER_SLACK` x the test's timeout and re-armed only when less than the timeout is left
+    (or the timeout differs): every test still gets its full timeout, and a hung test is killed between its
+    timeout and TIMER_SLACK x its timeout after it began."""
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.armed_for: float | None = None
+
+    def start(self, timeout: float) -> None:
+        now = time.monotonic()
+        if self.deadline is not None and self.armed_for == timeout and self.deadline - now >= timeout:
+            return
+        span = timeout * TIMER_SLACK
+        faulthandler.dump_traceback_later(span, exit=True, file=sys.stderr)
+        self.deadline, self.armed_for = now + span, timeout
+
+    def stop(self) -> None:
+        faulthandler.cancel_dump_traceback_later()
+        self.deadline = self.armed_for = None
+
+
 class WorkerPlugin:
     def __init__(self, config: pytest.Config, role: str, spec: RunSpec | None, child_reports: str | None) -> None:
         self.config = config
@@ -182,6 +209,7 @@ class WorkerPlugin:
         self.shard_split: dict[str, Any] | None = None
         self.outside_shard: list[str] = []
         self.quick_sample: dict[str, int] | None = None
+        self.timer = TestTimer()
         if role == "worker":
             self._redirect_output()
 
@@ -213,8 +241,7 @@ class WorkerPlugin:
         if self.role == "worker" and self.spec is not None:
             if self.spec.suite_paths:
                 session.config.args = list(self.spec.suite_paths)
-            faulthandler.dump_traceback_later(max(COLLECTION_TIMEOUT_SECONDS, self.spec.timeout), exit=True,
-                                              file=sys.stderr)
+            self.timer.start(max(COLLECTION_TIMEOUT_SECONDS, self.spec.timeout))
 
     @pytest.hookimpl(trylast=True)  # after the suites' own conftest adjustments
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
@@ -301,7 +328,7 @@ class WorkerPlugin:
         """Tell the controller what was deselected (it records those as SKIP) before xdist reports ids."""
         if self.role != "worker" or self.spec is None:
             return
-        faulthandler.cancel_dump_traceback_later()
+        self.timer.stop()
         payload = {
             "items": [item.nodeid for item in session.items],
             "deselected": [[nodeid, reason, tags] for nodeid, (reason, tags) in self.deselected.items()],
@@ -326,11 +353,12 @@ class WorkerPlugin:
             timeout += ISOLATION_GRACE_SECONDS * 2  # backstop only: the child has its own timer
         if self.role == "worker":
             os.write(2, crashlog.start_marker(item.nodeid))
-        faulthandler.dump_traceback_later(timeout, exit=True, file=sys.stderr)
+        self.timer.start(timeout)
         try:
             return (yield)
         finally:
-            faulthandler.cancel_dump_traceback_later()
+            if nextitem is None or self.role != "worker":  # nothing queued: the worker may wait, untimed
+                self.timer.stop()
             if self.role == "worker":
                 os.write(2, crashlog.end_marker(item.nodeid))
 

@@ -2,31 +2,102 @@
 
 Suites import from here (`from pjrt_cts.testing import requires, expect_rejection, ADD`); nothing here loads a
 plugin at import time (the runner's controller imports the suites' conftest files too).
+
+Names resolve on first use (PEP 562 `__getattr__`): a child process that runs one submodule (e.g.
+`python -m pjrt_cts.testing.robustness_cases`) does not import pytest and the corpus code it never uses.
 """
-from pjrt_cts.testing.checks import assert_same, expect_rejection, optional_input
-from pjrt_cts.testing.corpus import (attempt, case_expected, case_inputs, compiled_for_framework, compiled_golden,
-                                     declared_unreadable_reason, framework_artifact_version, golden_case_outputs,
-                                     golden_param, golden_program_param, golden_version_param, multi_device_cases,
-                                     one_case_per_family, one_program_per_family, program_of, read_case,
-                                     run_golden)
-from pjrt_cts.testing.outcomes import BlockedByFailure, CorpusUnreadable, SuiteError
-from pjrt_cts.testing.plugin_under_test import (create_options_under_test, no_device_codes, output_dir,
-                                                plugin_path_under_test, profile_name)
-from pjrt_cts.testing.programs import (ADD, PROGRAM_NAMES, PROGRAMS, PROGRAMS_BY_NAME, Program,
-                                       assert_matches_program, compile_cached, compiled_program, mismatch_message,
-                                       programs_param, run)
-from pjrt_cts.testing.requirements import (FeatureProbe, create_client_under_test, create_session_client, device_index_params,
-                                           environment_lacks, first_line, not_applicable, requires,
-                                           unsupported_if_unimplemented)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pjrt_cts.testing.checks import (assert_same, expect_rejection, optional_input)
+    from pjrt_cts.testing.corpus import (attempt, case_expected, case_inputs, compiled_for_framework,
+        compiled_golden, declared_unreadable_reason, framework_artifact_version, golden_case_outputs, golden_param,
+        golden_program_param, golden_version_param, multi_device_cases, one_case_per_family, one_program_per_family,
+        program_of, read_case, run_golden)
+    from pjrt_cts.testing.outcomes import (BlockedByFailure, CorpusUnreadable, SuiteError)
+    from pjrt_cts.testing.plugin_under_test import (create_options_under_test, no_device_codes, output_dir,
+        plugin_path_under_test, profile_name)
+    from pjrt_cts.testing.programs import (ADD, PROGRAMS, PROGRAMS_BY_NAME, PROGRAM_NAMES, Program,
+        assert_matches_program, compile_cached, compiled_program, mismatch_message, programs_param, run)
+    from pjrt_cts.testing.requirements import (FeatureProbe, create_client_under_test, create_session_client,
+        device_index_params, environment_lacks, first_line, not_applicable, requires, unsupported_if_unimplemented)
+
+# exported name -> the submodule that defines it
+_SOURCES: dict[str, str] = {
+    "ADD": "pjrt_cts.testing.programs",
+    "BlockedByFailure": "pjrt_cts.testing.outcomes",
+    "CorpusUnreadable": "pjrt_cts.testing.outcomes",
+    "FeatureProbe": "pjrt_cts.testing.requirements",
+    "PROGRAMS": "pjrt_cts.testing.programs",
+    "PROGRAMS_BY_NAME": "pjrt_cts.testing.programs",
+    "PROGRAM_NAMES": "pjrt_cts.testing.programs",
+    "Program": "pjrt_cts.testing.programs",
+    "SuiteError": "pjrt_cts.testing.outcomes",
+    "assert_matches_program": "pjrt_cts.testing.programs",
+    "assert_same": "pjrt_cts.testing.checks",
+    "attempt": "pjrt_cts.testing.corpus",
+    "case_expected": "pjrt_cts.testing.corpus",
+    "case_inputs": "pjrt_cts.testing.corpus",
+    "compile_cached": "pjrt_cts.testing.programs",
+    "compiled_for_framework": "pjrt_cts.testing.corpus",
+    "compiled_golden": "pjrt_cts.testing.corpus",
+    "compiled_program": "pjrt_cts.testing.programs",
+    "create_client_under_test": "pjrt_cts.testing.requirements",
+    "create_options_under_test": "pjrt_cts.testing.plugin_under_test",
+    "create_session_client": "pjrt_cts.testing.requirements",
+    "declared_unreadable_reason": "pjrt_cts.testing.corpus",
+    "device_index_params": "pjrt_cts.testing.requirements",
+    "environment_lacks": "pjrt_cts.testing.requirements",
+    "expect_rejection": "pjrt_cts.testing.checks",
+    "first_line": "pjrt_cts.testing.requirements",
+    "framework_artifact_version": "pjrt_cts.testing.corpus",
+    "golden_case_outputs": "pjrt_cts.testing.corpus",
+    "golden_param": "pjrt_cts.testing.corpus",
+    "golden_program_param": "pjrt_cts.testing.corpus",
+    "golden_version_param": "pjrt_cts.testing.corpus",
+    "mismatch_message": "pjrt_cts.testing.programs",
+    "multi_device_cases": "pjrt_cts.testing.corpus",
+    "no_device_codes": "pjrt_cts.testing.plugin_under_test",
+    "not_applicable": "pjrt_cts.testing.requirements",
+    "one_case_per_family": "pjrt_cts.testing.corpus",
+    "one_program_per_family": "pjrt_cts.testing.corpus",
+    "optional_input": "pjrt_cts.testing.checks",
+    "output_dir": "pjrt_cts.testing.plugin_under_test",
+    "plugin_path_under_test": "pjrt_cts.testing.plugin_under_test",
+    "profile_name": "pjrt_cts.testing.plugin_under_test",
+    "program_of": "pjrt_cts.testing.corpus",
+    "programs_param": "pjrt_cts.testing.programs",
+    "read_case": "pjrt_cts.testing.corpus",
+    "requires": "pjrt_cts.testing.requirements",
+    "run": "pjrt_cts.testing.programs",
+    "run_golden": "pjrt_cts.testing.corpus",
+    "unsupported_if_unimplemented": "pjrt_cts.testing.requirements",
+}
 
 __all__ = [
-    "ADD", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES", "BlockedByFailure", "CorpusUnreadable", "FeatureProbe",
-    "Program", "SuiteError", "assert_matches_program", "attempt", "assert_same", "case_expected", "case_inputs",
-    "compile_cached", "compiled_for_framework", "compiled_golden", "golden_case_outputs", "golden_program_param",
-    "one_program_per_family", "program_of", "compiled_program", "create_client_under_test", "create_options_under_test",
-    "create_session_client", "declared_unreadable_reason", "device_index_params", "environment_lacks", "expect_rejection", "first_line",
-    "framework_artifact_version", "golden_param", "golden_version_param", "mismatch_message", "multi_device_cases",
-    "no_device_codes", "not_applicable", "one_case_per_family", "optional_input", "output_dir",
-    "plugin_path_under_test", "profile_name", "programs_param", "read_case", "requires", "run", "run_golden",
-    "unsupported_if_unimplemented",
+    "ADD", "BlockedByFailure", "CorpusUnreadable", "FeatureProbe", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES",
+    "Program", "SuiteError", "assert_matches_program", "assert_same", "attempt", "case_expected", "case_inputs",
+    "compile_cached", "compiled_for_framework", "compiled_golden", "compiled_program", "create_client_under_test",
+    "create_options_under_test", "create_session_client", "declared_unreadable_reason", "device_index_params",
+    "environment_lacks", "expect_rejection", "first_line", "framework_artifact_version", "golden_case_outputs",
+    "golden_param", "golden_program_param", "golden_version_param", "mismatch_message", "multi_device_cases",
+    "no_device_codes", "not_applicable", "one_case_per_family", "one_program_per_family", "optional_input",
+    "output_dir", "plugin_path_under_test", "profile_name", "program_of", "programs_param", "read_case", "requires",
+    "run", "run_golden", "unsupported_if_unimplemented",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SOURCES))

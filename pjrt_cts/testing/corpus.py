@@ -166,16 +166,22 @@ def read_case(case: Any, what: str, read: Callable[[], T]) -> T:
 def drop_empty_parametrizations(items: list[pytest.Item], layer_dir: Path) -> None:
     """Drop `layer_dir`'s items whose parametrization is empty although the corpus was read (e.g. no
     multi-device case). Removed without `pytest_deselected`: a test with no case is not a result."""
-    if golden_manifest() is None:
-        return  # unreadable: every golden test function has its ERROR placeholder, nothing is empty
+    in_layer: dict[str, bool] = {}  # per test file, not per item
 
     def is_empty(item: pytest.Item) -> bool:
-        if layer_dir not in Path(str(item.path)).resolve().parents:
+        file = str(item.path)
+        if file not in in_layer:
+            in_layer[file] = layer_dir in Path(file).resolve().parents
+        if not in_layer[file]:
             return False
         return any(str(mark.kwargs.get("reason", "")).startswith("got empty parameter set")
                    for mark in item.iter_markers("skip"))
 
-    items[:] = [item for item in items if not is_empty(item)]
+    empty = {id(item) for item in items if is_empty(item)}
+    # Read the manifest only when something looks empty: an isolated child collecting one test skips the read.
+    if not empty or golden_manifest() is None:
+        return  # unreadable: every golden test function has its ERROR placeholder, nothing is empty
+    items[:] = [item for item in items if id(item) not in empty]
 
 
 def program_unit_of() -> dict[str, str]:
@@ -192,6 +198,9 @@ def program_unit_of() -> dict[str, str]:
 def keep_programs_together(items: list[pytest.Item], golden_files: Sequence[Path]) -> None:
     """Reorder (stably) so that the golden tests of one program follow its first test: xdist's `load`
     scheduling hands consecutive tests to one worker, whose compile cache then serves them all."""
+    resolved = {Path(file).resolve() for file in golden_files}
+    if not any(Path(file).resolve() in resolved for file in {str(item.path) for item in items}):
+        return  # no golden program test collected (e.g. an isolated child): no need to read the manifest
     units = program_unit_of()
     if not units:
         return

@@ -75,9 +75,19 @@ def launch(plugin_path: Any, create_options: dict[str, Any], scheme: Any, num_no
 
 
 @pytest.fixture(scope="session")
-def topology_reports(launch: Callable[..., list[Any]]) -> list[Any]:
-    """One N-node run that only creates clients (shared by the topology and callback tests)."""
+def topology_run(launch: Callable[..., list[Any]]) -> list[Any]:
+    """One N-node run that only creates clients (shared by the topology and callback tests and the probes)."""
     return launch("topology", TOPOLOGY_BOUND_S)
+
+
+@pytest.fixture
+def topology_reports(request: pytest.FixtureRequest) -> list[Any]:
+    """The topology run's reports, for a test. Function-scoped on purpose: pytest sets up session fixtures a
+    test names before the autouse requirement check, so naming `topology_run` directly would launch the nodes
+    (up to TOPOLOGY_BOUND_S on a host that cannot hold them) before `requires(feature="nodes")` says
+    NOT_SUPPORTED; this way the launch waits for the check."""
+    reports: list[Any] = request.getfixturevalue("topology_run")
+    return reports
 
 
 def _probe(scheme: Any, description: str, problem: str | None) -> FeatureProbe:
@@ -100,36 +110,36 @@ def feature_nodes(scheme: Any, num_nodes: int, local_device_count: int) -> Featu
 
 
 @pytest.fixture(scope="session")
-def feature_node_ids(scheme: Any, topology_reports: list[Any]) -> FeatureProbe:
+def feature_node_ids(scheme: Any, topology_run: list[Any]) -> FeatureProbe:
     from pjrt_cts.multiprocess.checks import clients_by_node, topology_observation
 
-    indices = {node: event["process_index"] for node, event in clients_by_node(topology_reports).items()}
+    indices = {node: event["process_index"] for node, event in clients_by_node(topology_run).items()}
     problem = None
     if len(set(indices.values())) != len(indices):
         problem = (f"the node id is ignored: PJRT_Client_ProcessIndex per node: {indices} "
-                   f"({topology_observation(topology_reports)})")
+                   f"({topology_observation(topology_run)})")
     return _probe(scheme, "one process index per node", problem)
 
 
 @pytest.fixture(scope="session")
-def feature_multi_node_topology(scheme: Any, topology_reports: list[Any]) -> FeatureProbe:
+def feature_multi_node_topology(scheme: Any, topology_run: list[Any]) -> FeatureProbe:
     from pjrt_cts.multiprocess.checks import global_topology_problem, kv_call_count
 
-    problem = global_topology_problem(topology_reports)
+    problem = global_topology_problem(topology_run)
     if problem is not None:
         problem = (f"the plugin builds no multi-process topology; {problem}; "
-                   f"KV callback calls made: {kv_call_count(topology_reports)}")
-    return _probe(scheme, f"one global topology across {len(topology_reports)} nodes", problem)
+                   f"KV callback calls made: {kv_call_count(topology_run)}")
+    return _probe(scheme, f"one global topology across {len(topology_run)} nodes", problem)
 
 
 @pytest.fixture(scope="session")
-def feature_kv_callbacks(scheme: Any, topology_reports: list[Any]) -> FeatureProbe:
+def feature_kv_callbacks(scheme: Any, topology_run: list[Any]) -> FeatureProbe:
     from pjrt_cts.multiprocess.checks import kv_call_count, topology_observation
 
     problem = None
-    if kv_call_count(topology_reports) == 0:
-        problem = (f"the plugin never called the KV callbacks in a {len(topology_reports)}-node run "
-                   f"({topology_observation(topology_reports) or 'no client'})")
+    if kv_call_count(topology_run) == 0:
+        problem = (f"the plugin never called the KV callbacks in a {len(topology_run)}-node run "
+                   f"({topology_observation(topology_run) or 'no client'})")
     return _probe(scheme, "the key-value store callbacks", problem)
 
 

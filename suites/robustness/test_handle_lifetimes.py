@@ -26,7 +26,6 @@ DESTROYED_CASES: dict[str, RiskyCase] = {
 }
 
 
-@pytest.mark.isolated
 @pytest.mark.parametrize("case", [pytest.param(name, marks=requires(row.function))
                                   for name, row in sorted(DESTROYED_CASES.items())])
 def test_destroyed_handle_misuse(risky_call: Any, case: str) -> None:
@@ -43,7 +42,6 @@ DELETED_CASES: dict[str, RiskyCase] = {
 }
 
 
-@pytest.mark.isolated
 @pytest.mark.parametrize("case", [pytest.param(name, marks=requires(row.function))
                                   for name, row in sorted(DELETED_CASES.items())])
 def test_deleted_object_answers_with_an_error(risky_call: Any, case: str) -> None:

@@ -30,7 +30,6 @@ ENUM_CASES: dict[str, RiskyCase] = {
 }
 
 
-@pytest.mark.isolated
 @pytest.mark.parametrize("case", [pytest.param(name, marks=requires(row.function))
                                   for name, row in sorted(ENUM_CASES.items())])
 def test_invalid_enum_value_is_rejected(risky_call: Any, case: str) -> None:

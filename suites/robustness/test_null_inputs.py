@@ -22,7 +22,6 @@ NULL_ARGS = ("Plugin_Attributes", "Client_PlatformName", "Client_Compile", "Clie
              "Buffer_ToHostBuffer", "LoadedExecutable_Execute", "Error_Message")
 
 
-@pytest.mark.isolated
 @pytest.mark.parametrize("function", sorted(NULL_ARGS))
 def test_null_args_struct(risky_call: Any, function: str) -> None:
     risky_call(f"null-args-{function}", "null_args_struct", {"function": function}, function=f"PJRT_{function}",
@@ -45,7 +44,6 @@ NULL_HANDLES: dict[str, RiskyCase] = {
 }
 
 
-@pytest.mark.isolated
 @pytest.mark.parametrize("case", [pytest.param(name, marks=requires(row.function))
                                   for name, row in sorted(NULL_HANDLES.items())])
 def test_null_required_handle(risky_call: Any, case: str) -> None:

@@ -102,7 +102,8 @@ def test_log_segment_between_tests_is_not_started(tmp_path: Path) -> None:
     log.write_bytes(crashlog.start_marker("a.py::t1") + crashlog.end_marker("a.py::t1") + b"Timeout (0:01:30)!\n")
     segment = crashlog.read_segment(log, "a.py::t2")
     assert not segment.started
-    assert segment.timed_out and segment.timeout_seconds == 90
+    # faulthandler was armed for TIMER_SLACK x the test's timeout: 90 s armed is a 72 s test timeout
+    assert segment.timed_out and segment.timeout_seconds == 72
 
 
 def test_tail_is_at_most_50_lines(tmp_path: Path) -> None:
@@ -191,3 +192,29 @@ def test_thread_headers_left_without_frames_are_dropped(tmp_path: Path) -> None:
     assert crashlog.read_segment(log, "t").lines == [
         "Timeout (0:02:00)!", "Current thread 0x00007f02 (most recent call first):",
         '  File "/work/pjrt_cts/runtime/event.py", line 40 in wait']
+
+
+def test_test_timer_rearms_only_when_less_than_the_timeout_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pjrt_cts.runner import worker_plugin
+
+    armed: list[float] = []
+    cancelled: list[bool] = []
+    now = [1000.0]
+    monkeypatch.setattr(worker_plugin.faulthandler, "dump_traceback_later", lambda span, **_: armed.append(span))
+    monkeypatch.setattr(worker_plugin.faulthandler, "cancel_dump_traceback_later", lambda: cancelled.append(True))
+    monkeypatch.setattr(worker_plugin.time, "monotonic", lambda: now[0])
+    timer = worker_plugin.TestTimer()
+    timer.start(120)
+    assert armed == [150.0]  # TIMER_SLACK x the timeout
+    now[0] += 30
+    timer.start(120)  # exactly the timeout left: no new watchdog thread
+    assert armed == [150.0]
+    now[0] += 0.5
+    timer.start(120)  # less than the timeout left: re-armed, so this test gets its full 120 s
+    assert armed == [150.0, 150.0]
+    timer.start(2)  # another timeout: armed for it at once
+    assert armed == [150.0, 150.0, 2.5]
+    timer.stop()
+    assert cancelled == [True]
+    timer.start(2)
+    assert armed[-1] == 2.5 and len(armed) == 4  # stopped timers are armed again

@@ -40,7 +40,7 @@ def _named_cases() -> list[tuple[str, dict[str, Any]]]:
                   invalid.STRUCT_SIZE_CASES, invalid.OVERREAD_CASES, null.NULL_HANDLES):
         cases += [(row.case, dict(row.kwargs)) for row in table.values()]
     cases += [("compile_program", kwargs) for kwargs in invalid.FORMAT_CASES.values()]
-    cases += [("compile_with_options", {"options": row.options}) for row in options.OPTION_CASES.values()]
+    cases += [("compile_with_options", {"options": value}) for value in options.OPTION_CASES.values()]
     cases += [("null_args_struct", {"function": function}) for function in null.NULL_ARGS]
     cases += [(name, {}) for name in rc.CONTROLS.values()]
     return cases
