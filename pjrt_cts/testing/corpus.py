@@ -199,21 +199,19 @@ def keep_programs_together(items: list[pytest.Item], golden_files: Sequence[Path
     """Reorder (stably) so that the golden tests of one program follow its first test: xdist's `load`
     scheduling hands consecutive tests to one worker, whose compile cache then serves them all."""
     resolved = {Path(file).resolve() for file in golden_files}
-    if not any(Path(file).resolve() in resolved for file in {str(item.path) for item in items}):
+    # per test file, not per item: ~10,000 items share a few dozen files
+    in_golden_file = {file: Path(file).resolve() in resolved for file in {str(item.path) for item in items}}
+    if not any(in_golden_file.values()):
         return  # no golden program test collected (e.g. an isolated child): no need to read the manifest
     units = program_unit_of()
     if not units:
         return
     by_unit: dict[str, list[pytest.Item]] = {}
     order: list[Any] = []
-    in_golden_file: dict[str, bool] = {}  # per test file, not per item: ~10,000 items share a few dozen files
     for item in items:
         callspec = getattr(item, "callspec", None)
         parameter = callspec.id if callspec is not None else None
-        file = str(item.path)
-        if file not in in_golden_file:
-            in_golden_file[file] = Path(file).resolve() in golden_files
-        if parameter in units and in_golden_file[file]:
+        if parameter in units and in_golden_file[str(item.path)]:
             unit = units[parameter]
             if unit not in by_unit:
                 by_unit[unit] = []
