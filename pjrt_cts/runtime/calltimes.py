@@ -19,7 +19,10 @@ from typing import Any, Callable
 
 ENV = "PJRT_CTS_CALL_TIMES"
 
-_lock = threading.Lock()
+# Reentrant, and nothing allocated while it is held: a garbage collection can run a handle's finalizer (which calls
+# a Destroy slot, itself timed) on this thread inside any allocation, and a plain Lock then deadlocks the process
+# (seen as a worker hanging "in PJRT_LoadedExecutable_Destroy" during CUDA bench runs).
+_lock = threading.RLock()
 _totals: dict[str, list[float]] = {}  # function -> [calls, seconds]
 _started = time.monotonic()
 _exit_registered = False
@@ -32,6 +35,8 @@ def enabled() -> bool:
 def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     """`function` (a ctypes slot callable) with its calls counted and timed under `name`."""
     _register_exit()
+    with _lock:
+        entry = _totals.setdefault(name, [0, 0.0])  # created here, not per call (see _lock)
 
     def call(*args: Any) -> Any:
         start = time.perf_counter()
@@ -40,7 +45,6 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
         finally:
             elapsed = time.perf_counter() - start
             with _lock:
-                entry = _totals.setdefault(name, [0, 0.0])
                 entry[0] += 1
                 entry[1] += elapsed
 
@@ -49,7 +53,8 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 def snapshot() -> dict[str, Any]:
     with _lock:
-        functions = {name: {"calls": int(calls), "seconds": round(seconds, 6)} for name, (calls, seconds) in _totals.items()}
+        functions = {name: {"calls": int(calls), "seconds": round(seconds, 6)}
+                     for name, (calls, seconds) in _totals.items() if calls}
     # Children a worker starts (isolated tests, fuzz and robustness scripts) inherit PYTEST_XDIST_WORKER; only
     # the worker itself talks to the controller through execnet.
     worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules else None

@@ -52,7 +52,9 @@ def test_view_of_host_array_is_zero_copy(client, host_memory_device, helpers, ca
 def test_view_of_device_allocation_is_zero_copy(client, device, on_delete_recorder) -> None:
     """A view of another buffer's exported device memory: same bytes, usable by Execute, callback on destroy."""
     values = np.arange(8, dtype=np.float32) + 0.25
-    owner = client.buffer_from_numpy(values, device)
+    # A view made without a stream is ready at once: the owner's transfer must be complete before its memory is
+    # viewed (nothing in the C API orders the two; on CUDA the view read zeros).
+    owner = client.buffer_from_numpy(values, device).block_until_ready()
     owner.increase_external_reference_count()
     try:
         pointer = owner.opaque_device_memory_pointer

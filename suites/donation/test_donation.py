@@ -130,7 +130,7 @@ def test_program_without_donation_keeps_inputs(client, device) -> None:
 @pytest.mark.isolated
 def test_donating_externally_referenced_buffer_keeps_holder_memory(client, device, donating_add, donation_kind) -> None:
     """An external holder (DLPack) keeps the memory: Execute may refuse the donation or copy, never reuse it."""
-    a = client.buffer_from_numpy(A, device)
+    a = client.buffer_from_numpy(A, device).block_until_ready()  # its memory is read through a stream-less view
     b = client.buffer_from_numpy(B, device)
     a.increase_external_reference_count()
     pointer = a.opaque_device_memory_pointer

@@ -3,6 +3,11 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Callable
 
 import ml_dtypes
@@ -306,3 +311,45 @@ def test_call_times_are_accounted_only_when_asked(plugin_0115: Plugin, monkeypat
         timed.create_client({"pjrt_cts_no_such_option": 1})  # its error message is read through Error_Message
     entry = calltimes.snapshot()["functions"]["Error_Message"]
     assert entry["calls"] == before + 1 and entry["seconds"] >= 0
+
+
+_FINALIZER_DURING_ACCOUNTING = """
+import gc, json, weakref
+from pjrt_cts.runtime import calltimes
+
+class CollectingLock:  # a garbage collection happens while the accounting lock is held
+    def __init__(self, lock):
+        self.lock = lock
+    def __enter__(self):
+        self.lock.__enter__()
+        gc.collect()
+    def __exit__(self, *exc):
+        return self.lock.__exit__(*exc)
+
+calltimes._lock = CollectingLock(calltimes._lock)
+outer = calltimes.timed("Event_Await", lambda: None)
+destroy = calltimes.timed("LoadedExecutable_Destroy", lambda: None)
+
+class Executable:  # left in a reference cycle: only the collector frees it
+    pass
+
+left = Executable()
+left.cycle = left
+weakref.finalize(left, destroy)
+del left
+outer()
+print(json.dumps(calltimes.snapshot()["functions"]))
+"""
+
+
+def test_call_time_accounting_survives_a_finalizer_that_calls_the_plugin(tmp_path: Path) -> None:
+    """A collection inside the accounting may run a handle finalizer, which calls a timed Destroy on the same thread.
+
+    With a plain lock this deadlocked bench runs on CUDA (a worker "hanging in LoadedExecutable_Destroy").
+    """
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _FINALIZER_DURING_ACCOUNTING], env=env, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    functions = json.loads(done.stdout)
+    assert functions["Event_Await"]["calls"] == 1 and functions["LoadedExecutable_Destroy"]["calls"] == 1
