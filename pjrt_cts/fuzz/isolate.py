@@ -2,7 +2,8 @@
 
 The child is a self-contained script (saved first, so it doubles as the reproduction file). It
 reports what the plugin answered on one stdout line `PJRT_CTS_RESULT {json}`; the parent sees a
-clean answer, a crash (signal / abnormal exit) or a hang (killed after the timeout).
+clean answer, a crash (signal / abnormal exit) or a hang (killed after the timeout). A child that first
+makes a valid call of the same function (a robustness control) reports that on a `PJRT_CTS_CONTROL {json}` line.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 RESULT_PREFIX = "PJRT_CTS_RESULT "
+CONTROL_PREFIX = "PJRT_CTS_CONTROL "
 STDERR_TAIL_CHARS = 4000
 
 
@@ -32,6 +34,7 @@ class ChildOutcome:
     result: dict[str, Any] | None  # the PJRT_CTS_RESULT payload when answered
     stderr_tail: str
     seconds: float
+    control: dict[str, Any] | None = None  # the PJRT_CTS_CONTROL payload, when the child ran a control first
 
     @property
     def answered(self) -> bool:
@@ -71,15 +74,15 @@ def signal_name(returncode: int) -> str | None:
         return f"SIG{-returncode}"
 
 
-def result_line(payload: Mapping[str, Any]) -> str:
-    return RESULT_PREFIX + json.dumps(dict(payload), default=str)
+def result_line(payload: Mapping[str, Any], prefix: str = RESULT_PREFIX) -> str:
+    return prefix + json.dumps(dict(payload), default=str)
 
 
-def parse_result(stdout: str) -> dict[str, Any] | None:
+def parse_result(stdout: str, prefix: str = RESULT_PREFIX) -> dict[str, Any] | None:
     for line in reversed(stdout.splitlines()):
-        if line.startswith(RESULT_PREFIX):
+        if line.startswith(prefix):
             try:
-                return dict(json.loads(line[len(RESULT_PREFIX):]))
+                return dict(json.loads(line[len(prefix):]))
             except json.JSONDecodeError:
                 return None
     return None
@@ -114,14 +117,15 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
     stdout = stdout_bytes.decode(errors="replace")
     stderr_tail = stderr_bytes.decode(errors="replace")[-STDERR_TAIL_CHARS:]
     result = parse_result(stdout)
+    control = parse_result(stdout, CONTROL_PREFIX)
     if hung:
-        return ChildOutcome("hung", None, None, result, stderr_tail, seconds)
+        return ChildOutcome("hung", None, None, result, stderr_tail, seconds, control)
     returncode = proc.returncode
     if returncode == 0 and result is not None:
-        return ChildOutcome("answered", 0, None, result, stderr_tail, seconds)
+        return ChildOutcome("answered", 0, None, result, stderr_tail, seconds, control)
     if returncode > 0 and "Traceback (most recent call last)" in stderr_tail and result is None:
         raise ChildHarnessError(f"child {list(argv)[-1]} failed in Python (exit {returncode}):\n{stderr_tail[-2000:]}")
-    return ChildOutcome("crashed", returncode, signal_name(returncode), result, stderr_tail, seconds)
+    return ChildOutcome("crashed", returncode, signal_name(returncode), result, stderr_tail, seconds, control)
 
 
 def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -1,11 +1,13 @@
 """The robustness layer's risky calls, as functions a child process runs by name.
 
-    python -m pjrt_cts.testing.robustness_cases PLUGIN CREATE_OPTIONS_JSON CASE [KWARGS_JSON]
+    python -m pjrt_cts.testing.robustness_cases [--control CONTROL] PLUGIN CREATE_OPTIONS_JSON CASE [KWARGS_JSON]
 
 The child loads the plugin, creates a client and runs `CASES[CASE](**kwargs)`. Each case makes one
 risky call and reports the plugin's answer on one stdout line (`PJRT_CTS_RESULT {json}`, see
 pjrt_cts.fuzz.isolate) then leaves at once with os._exit (no teardown of possibly broken objects);
-a crash or hang is the finding. suites/robustness/conftest.py runs the child through
+a crash or hang is the finding. With `--control`, the child first runs that control (the same function
+with valid arguments) and reports it on a `PJRT_CTS_CONTROL {json}` line: one process instead of two,
+which matters where starting one costs seconds (a CUDA plugin). suites/robustness/conftest.py runs the child through
 pjrt_cts.fuzz.isolate.run_command and saves a stand-alone reproduction script per case
 (`reproduction_script`: the case's source as a comment, plus a call of it by name).
 
@@ -25,7 +27,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from pjrt_cts.abi import structs
-from pjrt_cts.fuzz.isolate import result_line
+from pjrt_cts.fuzz.isolate import CONTROL_PREFIX, result_line
 
 MODULE = "pjrt_cts.testing.robustness_cases"
 
@@ -67,10 +69,23 @@ def case(function: Callable[..., None]) -> Callable[..., None]:
 
 # ---- the child's helpers -------------------------------------------------------------------------------------
 
+class _ControlAnswered(Exception):
+    """A control's answer, raised instead of leaving the process: the case runs next."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__(payload)
+        self.payload = payload
+
+
+_running_control = False  # set by run_control_then_case while the control runs
+
+
 def answer(error: Any) -> None:
     """Report the plugin's answer and leave at once (no teardown of possibly broken objects)."""
     payload = {"status": "ok"} if error is None else {"status": "error", "code": error.code,
                                                       "message": error.message[:500]}
+    if _running_control:
+        raise _ControlAnswered(payload)
     print(result_line(payload), flush=True)
     os._exit(0)
 
@@ -199,7 +214,8 @@ def control_copy_to_device() -> None:
             .copy_to_device(client.addressable_devices[-1]).to_numpy())
 
 
-# The control of each function the rejection cases call (one child per function and worker; the suite caches it).
+# The control of each function the rejection cases call: run first in a case's own child, once per function and
+# worker (suites/robustness/conftest.py caches the answer).
 CONTROLS = {
     "PJRT_Client_BufferFromHostBuffer": "control_buffer_from_host",
     "PJRT_Client_Create": "control_client_create",
@@ -567,6 +583,26 @@ def run_case(plugin_path: str, create_options: Mapping[str, Any], name: str, /, 
     function(**kwargs)
 
 
+def run_control_then_case(plugin_path: str, create_options: Mapping[str, Any], control: str, name: str,
+                          kwargs: Mapping[str, Any]) -> None:
+    """Control `control` (valid arguments; its answer on the PJRT_CTS_CONTROL line), then case `name`.
+
+    The control runs first, so the risky call still meets a plugin that has seen nothing invalid."""
+    global _running_control
+    check, function = CASES[control], CASES[name]
+    start(plugin_path, create_options)
+    _running_control = True
+    try:
+        check()
+        raise AssertionError(f"control {control} returned without answering")  # every control calls answer()
+    except _ControlAnswered as answered:
+        payload = answered.payload
+    finally:
+        _running_control = False
+    print(result_line(payload, CONTROL_PREFIX), flush=True)
+    function(**kwargs)
+
+
 def encode_kwargs(kwargs: Mapping[str, Any]) -> str:
     def encode(value: Any) -> Any:
         if isinstance(value, (bytes, bytearray)):
@@ -589,11 +625,15 @@ def decode_kwargs(text: str) -> dict[str, Any]:
     return {key: decode(value) for key, value in json.loads(text or "{}").items()}
 
 
-def child_argv(plugin_path: Any, options: Mapping[str, Any], name: str, kwargs: Mapping[str, Any]) -> list[str]:
-    """The child's command line: this interpreter runs case `name` by name."""
-    if name not in CASES:
-        raise KeyError(f"no robustness case {name!r} in {MODULE}")
-    return [sys.executable, "-m", MODULE, str(plugin_path), json.dumps(dict(options)), name, encode_kwargs(kwargs)]
+def child_argv(plugin_path: Any, options: Mapping[str, Any], name: str, kwargs: Mapping[str, Any],
+               control: str | None = None) -> list[str]:
+    """The child's command line: this interpreter runs case `name` by name (after `control`, if given)."""
+    for wanted in (name, control):
+        if wanted is not None and wanted not in CASES:
+            raise KeyError(f"no robustness case {wanted!r} in {MODULE}")
+    first = ["--control", control] if control is not None else []
+    return [sys.executable, "-m", MODULE, *first, str(plugin_path), json.dumps(dict(options)), name,
+            encode_kwargs(kwargs)]
 
 
 def reproduction_script(name: str, kwargs: Mapping[str, Any], *, title: str, path: Any, plugin_path: Any,
@@ -621,12 +661,18 @@ def reproduction_script(name: str, kwargs: Mapping[str, Any], *, title: str, pat
 
 
 def main(argv: Sequence[str]) -> int:
+    argv, control = list(argv), None
+    if argv[:1] == ["--control"] and len(argv) >= 2:
+        control, argv = argv[1], argv[2:]
     if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
     plugin_path, options_json, name = argv[:3]
     kwargs = decode_kwargs(argv[3] if len(argv) == 4 else "")
-    run_case(plugin_path, json.loads(options_json or "{}"), name, **kwargs)
+    if control is not None:
+        run_control_then_case(plugin_path, json.loads(options_json or "{}"), control, name, kwargs)
+    else:
+        run_case(plugin_path, json.loads(options_json or "{}"), name, **kwargs)
     return 0
 
 

@@ -6,7 +6,8 @@ reproduction script to $PJRT_CTS_OUT/robustness/<name>.py (it calls the same cas
 
   clean error              -> PASS (for inputs the contract covers, the error code is checked too), once the
                               control, the same function called with valid arguments in a child, succeeds
-                              (a plugin that rejects every call proves nothing by rejecting this one)
+                              (a plugin that rejects every call proves nothing by rejecting this one); the
+                              control runs first in the case's own child, once per function and worker
   success on covered input -> FAIL (the contract says this input must be rejected)
   crash / hang             -> FAIL with the script path if the contract covers the input,
                               WARNING (HardeningFinding) if it does not (NULL args, use after destroy)
@@ -63,7 +64,8 @@ class RiskyCall:
         `expect_success`: the input is valid, the call must succeed (a crash is a FAIL).
         `accept_is_warning`: accepting the input is a hardening finding (WARNING), not a FAIL."""
         script = self._write_script(name, case, kwargs or {}, title=f"{function}: {contract}")
-        outcome = self._run(case, kwargs or {}, timeout=timeout)
+        outcome = self._run_with_control(function, case, kwargs or {}, timeout=timeout,
+                                         wants_control=covered and not expect_success)
         details = {"outcome": outcome.status, "signal": outcome.signal, "returncode": outcome.returncode,
                    "answer": outcome.result, "covered_by_contract": covered}
         problem = self._judge(outcome, script, function=function, contract=contract, covered=covered, codes=codes,
@@ -81,6 +83,23 @@ class RiskyCall:
         self.record.details(details)
         raise problem
 
+    def _run_with_control(self, function: str, case: str, kwargs: Mapping[str, Any], *, timeout: float,
+                          wants_control: bool) -> ChildOutcome:
+        """The case in a child; for a rejection case whose function's control this worker has not run yet, the
+        control runs first in the same child (one process start instead of two).
+
+        A child that ran the control and then did not answer cleanly is not judged: the case runs again alone,
+        as its reproduction script runs it, and that run decides."""
+        control = CONTROLS.get(function) if wants_control and function not in _control_outcomes else None
+        outcome = self._run(case, kwargs, timeout=timeout, control=control)
+        if control is None:
+            return outcome
+        if outcome.control is not None:
+            _control_outcomes[function] = ChildOutcome("answered", 0, None, outcome.control, "", outcome.seconds)
+        if outcome.answered and outcome.control is not None:
+            return outcome
+        return self._run(case, kwargs, timeout=timeout)
+
     def _control_problem(self, function: str, contract: str, script: Path) -> Exception | None:
         """The same function with valid arguments must succeed, else the rejection shows nothing."""
         case = CONTROLS.get(function)
@@ -96,6 +115,7 @@ class RiskyCall:
         result = control.result or {}
         if control.answered and result.get("status") == "ok":
             return None
+        self._write_script(f"control-{function}", case, {}, title=f"{function} with valid arguments (control)")
         answer = (f"{result.get('code')}: {str(result.get('message'))[:300]}" if control.answered
                   else control.describe())
         return AssertionError(f"{contract}: {function} rejected the input, but the control, the same function with "
@@ -110,10 +130,10 @@ class RiskyCall:
                                               options=self.create_options), encoding="utf-8")
         return script
 
-    def _run(self, case: str, kwargs: Mapping[str, Any], *, timeout: float) -> ChildOutcome:
+    def _run(self, case: str, kwargs: Mapping[str, Any], *, timeout: float, control: str | None = None) -> ChildOutcome:
         """The case, run by name in a child process (python -m pjrt_cts.testing.robustness_cases ...)."""
-        return run_command(child_argv(self.plugin_path, self.create_options, case, kwargs), timeout=timeout,
-                           env=child_environment())
+        return run_command(child_argv(self.plugin_path, self.create_options, case, kwargs, control),
+                           timeout=timeout, env=child_environment())
 
     @staticmethod
     def _judge(outcome: ChildOutcome, script: Path, *, function: str, contract: str, covered: bool,

@@ -26,6 +26,7 @@ def _suite(name: str) -> Any:
     spec = importlib.util.spec_from_file_location(f"_robustness_{name}", SUITES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -109,3 +110,53 @@ def test_reproduction_script_runs_stand_alone(cpu_plugin_path: str, tmp_path: Pa
                           env=child_environment(), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1].startswith("PJRT_CTS_RESULT ")
+
+
+@pytest.mark.parametrize("control, case, control_status, case_status", [
+    ("control_compile", "compile_program", "ok", "error"),
+    ("control_lookup_device", "lookup_device_out_of_range", "ok", "error"),
+])
+def test_child_runs_the_control_first_then_the_case(cpu_plugin_path: str, control: str, case: str,
+                                                     control_status: str, case_status: str) -> None:
+    """One process for both: the control's answer on its own line, then the case's as usual."""
+    kwargs = {"code": b"ML\xefR"} if case == "compile_program" else {}
+    outcome = run_command(rc.child_argv(cpu_plugin_path, {}, case, kwargs, control), timeout=60,
+                          env=child_environment())
+    assert outcome.answered, outcome.describe()
+    assert outcome.control is not None and outcome.control["status"] == control_status, outcome.control
+    assert outcome.result is not None and outcome.result["status"] == case_status, outcome.result
+    alone = run_command(rc.child_argv(cpu_plugin_path, {}, case, kwargs), timeout=60, env=child_environment())
+    assert alone.control is None and alone.result == outcome.result
+
+
+def test_a_case_that_did_not_answer_after_its_control_is_judged_by_a_run_alone(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """suites/robustness/conftest.py: the control runs in the first rejection case's child of its function; a
+    child that then crashed is not judged (the case reruns alone, as its reproduction script runs it), and the
+    control's answer is kept so later cases of the function start one process each."""
+    from pjrt_cts.fuzz.isolate import ChildOutcome
+
+    conftest = _suite("conftest")
+    function = next(name for name, control in rc.CONTROLS.items() if control == "control_compile")
+    controls_asked: list[str | None] = []
+
+    def fake_run(self: Any, case: str, kwargs: Any, *, timeout: float, control: str | None = None) -> ChildOutcome:
+        controls_asked.append(control)
+        if control is not None:  # the control answered, then the case killed the child
+            return ChildOutcome("crashed", -6, "SIGABRT", None, "", 1.0, {"status": "ok"})
+        return ChildOutcome("answered", 0, None, {"status": "error", "code": "INVALID_ARGUMENT"}, "", 1.0)
+
+    monkeypatch.setattr(conftest.RiskyCall, "_run", fake_run)
+    risky = conftest.RiskyCall("plugin.so", {}, tmp_path, None)
+    outcome = risky._run_with_control(function, "compile_program", {}, timeout=1.0, wants_control=True)
+    assert controls_asked == ["control_compile", None]
+    assert outcome.answered and outcome.result == {"status": "error", "code": "INVALID_ARGUMENT"}
+    assert conftest._control_outcomes[function].result == {"status": "ok"}
+    controls_asked.clear()
+    risky._run_with_control(function, "compile_program", {}, timeout=1.0, wants_control=True)
+    assert controls_asked == [None]
+
+
+def test_unknown_control_is_refused_before_anything_runs() -> None:
+    with pytest.raises(KeyError, match="no robustness case"):
+        rc.child_argv("/nonexistent.so", {}, "control_compile", {}, "no_such_control")
