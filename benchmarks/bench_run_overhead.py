@@ -76,7 +76,7 @@ def merged_functions(processes: list[dict[str, Any]]) -> dict[str, dict[str, flo
     return dict(merged)
 
 
-def phases(run_dir: Path, results: dict[str, Any]) -> dict[str, float]:
+def phases(run_dir: Path, results: dict[str, Any]) -> dict[str, float | None]:
     """Seconds from the run's start to: the preflight's end, each worker's end of collection (the file it writes
     then), the last streamed test record; and from there to the end (results.json, junit, report.html)."""
     from datetime import datetime
