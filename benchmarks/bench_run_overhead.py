@@ -94,7 +94,7 @@ def phases(run_dir: Path, results: dict[str, Any]) -> dict[str, float | None]:
 
 
 def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, Any]],
-              run_phases: dict[str, float] | None = None) -> dict[str, Any]:
+              run_phases: dict[str, float | None] | None = None) -> dict[str, Any]:
     command = results.get("command", [])
     workers = next((int(command[i + 1]) for i, arg in enumerate(command[:-1]) if arg in ("-n", "--workers")),
                    min(4, os.cpu_count() or 1))
