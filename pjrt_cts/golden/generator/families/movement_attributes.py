@@ -6,8 +6,11 @@ type's bits must move unchanged; the inputs carry NaN, +-inf, -0.0, subnormals a
 JAX elides some settings (identity transpose/broadcast) and refuses others StableHLO allows (broadcast
 dimensions out of order): those are emitted as the StableHLO op itself with `prims.emit`.
 Dynamic starts are passed raw (allow_negative_indices=False): negative and past-the-end starts test the
-spec's clamp, in every index type. get_dimension_size / set_dimension_size are not covered: JAX 0.10 only
-emits get_dimension_size for shape-polymorphic (dynamic) dimensions and never set_dimension_size.
+spec's clamp, in every index type. JAX emits get_dimension_size only for shape-polymorphic dimensions and
+never set_dimension_size, so both are emitted directly: get_dimension_size of every dimension up to rank 4
+(and of an empty one); set_dimension_size (XLA's bounded dynamism, outside the spec document) of each
+dimension to 0, 1, part of and all of its bound, with the size a runtime argument, observed through a sum
+over that dimension (a plugin must add only the first `size` slices).
 """
 from __future__ import annotations
 
@@ -21,9 +24,10 @@ from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401 - imported first for its side effect: it configures JAX
 from pjrt_cts.golden.generator.families.movement import _np_dynamic_slice, _np_dynamic_update_slice, _np_pad
 from pjrt_cts.golden.generator.inputs import random_array, special_values
-from pjrt_cts.golden.generator.prims import emit, tensor_type
+from pjrt_cts.golden.generator.prims import add_region, emit, tensor_type
 
 from jax import lax  # noqa: E402 - imported after env has configured JAX
+from jax._src.lib.mlir import ir  # noqa: E402 - imported after env has configured JAX
 from jax._src.lib.mlir.dialects import hlo  # noqa: E402 - imported after env has configured JAX
 
 # The other element types (f32 gets the full enumeration).
@@ -412,6 +416,60 @@ def _iota(dtype: str) -> Iterator[CaseSpec]:
     yield from _grouped(specs, f"movement.iota.{dtype}")
 
 
+# ---------------------------------------------------------------------------- get/set_dimension_size
+GET_SIZE_SHAPES = [(6,), (3, 4), (2, 3, 4), (2, 3, 2, 5), (0, 3)]
+SIZE_TYPES = ("s32", "bf16", "f64", "s8", "pred", "c64")  # get_dimension_size in the other types
+SET_SIZES = {(4, 3): {0: (0, 1, 2, 4), 1: (0, 1, 3)}, (2, 3, 4): {0: (1, 2), 1: (0, 2, 3), 2: (1, 4)}}
+SET_SIZE_TYPES = ("f32", "s32", "bf16", "f64")  # a sum observes the size: types with an exact small-integer add
+
+
+def _get_dimension_size(dtype: str) -> Iterator[CaseSpec]:
+    rng = rng_for(f"movement.get_dimension_size.{dtype}")
+    shapes = GET_SIZE_SHAPES if dtype == "f32" else [(3, 4)]
+    specs = []
+    for shape in shapes:
+        x = _data(rng, shape, dtype)
+        for dim in range(len(shape)):
+            case_id = f"movement.get_dimension_size_{_shape_tok(shape)}_d{dim}.{dtype}"
+            specs.append(_case(case_id, lambda a, d=dim: emit(lambda v: hlo.get_dimension_size(v, d),
+                                                              [((), np.int32)], a)[0],
+                               [x], lambda xs, d=dim: [np.int32(xs[0].shape[d])], "get_dimension_size",
+                               {"dimension": dim}, "numpy.shape"))
+    yield from _grouped(specs, f"movement.get_dimension_size.{dtype}")
+
+
+def _sum_of_first(size_dim: int, shape: Sequence[int], np_dtype: Any) -> Callable:
+    """set_dimension_size(operand, size, dim) summed over dim: the lowering of one case."""
+    out_shape = tuple(d for k, d in enumerate(shape) if k != size_dim)
+
+    def lower(v: Any, size: Any) -> list[Any]:
+        dynamic = hlo.set_dimension_size(v, size, size_dim)
+        zero = hlo.convert(tensor_type((), np_dtype), hlo.constant(ir.DenseElementsAttr.get(np.zeros((), np.float32))))
+        reduce = hlo.ReduceOp([tensor_type(out_shape, np_dtype)], [dynamic], [zero],
+                              ir.DenseI64ArrayAttr.get([size_dim]))
+        add_region(reduce.body, np_dtype)
+        return list(reduce.results)
+
+    return lambda a, n: emit(lower, [(out_shape, np_dtype)], a, n)[0]
+
+
+def _set_dimension_size(dtype: str) -> Iterator[CaseSpec]:
+    rng = rng_for(f"movement.set_dimension_size.{dtype}")
+    np_dtype = dtypes.dtype_of(dtype)
+    specs = []
+    for shape, per_dim in SET_SIZES.items():
+        x = rng.integers(-8, 9, size=shape).astype(np_dtype)  # small integers: every partial sum is exact
+        for dim, sizes in per_dim.items():
+            for size in sizes:
+                case_id = f"movement.set_dimension_size_{_shape_tok(shape)}_d{dim}_s{size}.{dtype}"
+                specs.append(_case(case_id, _sum_of_first(dim, shape, np_dtype), [x, np.int32(size)],
+                                   lambda xs, d=dim: [np.sum(np.take(xs[0], range(int(xs[1])), axis=d), axis=d,
+                                                             dtype=np.float64).astype(xs[0].dtype)],
+                                   "set_dimension_size", {"dimension": dim, "size": size},
+                                   "numpy.sum_of_first_slices", zero_inputs_ok=(1,)))  # size 0 is a case
+    yield from _grouped(specs, f"movement.set_dimension_size.{dtype}")
+
+
 # ------------------------------------------------------------------------------------------------ cases
 def cases() -> Iterator[CaseSpec]:
     yield from _transpose_f32()
@@ -435,3 +493,7 @@ def cases() -> Iterator[CaseSpec]:
         yield from _reshape(dtype, RESHAPE_OTHER)
     for dtype in IOTA_TYPES:
         yield from _iota(dtype)
+    for dtype in ("f32", *SIZE_TYPES):
+        yield from _get_dimension_size(dtype)
+    for dtype in SET_SIZE_TYPES:
+        yield from _set_dimension_size(dtype)
