@@ -280,12 +280,27 @@ class Manifest:
         return sorted({name for case in self.cases for name in case.dtypes})
 
 
+# Manifests already read in this process, by (file, inode, mtime, size): collection reads the shipped one from two places
+# (the golden suites and the fuzz/versioning seeds), ~0.5 s each; a rewritten file is read again.
+_loaded: dict[tuple[str, int, int, int], "Manifest"] = {}
+
+
 def load_manifest(root: Path | str | None = None) -> Manifest:
     """The corpus manifest under `root` (default: the shipped golden/ tree)."""
     root = Path(root) if root is not None else default_corpus_dir()
     path = root / MANIFEST_NAME
     if not path.is_file():
         raise CorpusError(f"no {MANIFEST_NAME} in {root} (run `pjrt-cts golden regenerate`)")
+    stat = path.stat()
+    key = (str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _loaded:
+        if len(_loaded) >= 4:
+            _loaded.clear()
+        _loaded[key] = _read_manifest(root, path)
+    return _loaded[key]
+
+
+def _read_manifest(root: Path, path: Path) -> Manifest:
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("format_version") != FORMAT_VERSION:
         raise CorpusError(f"{path}: format_version {data.get('format_version')!r}, this reader needs {FORMAT_VERSION}")

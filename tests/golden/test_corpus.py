@@ -151,3 +151,20 @@ def test_a_grouped_program_runs_to_its_cases_expected_outputs(manifest) -> None:
     for case in program.cases:
         for got, want in zip([outputs[i] for i in program.output_range(case)], case.expected()):
             assert compare(got, want, case.tolerance) is None, case.id
+
+
+def test_manifest_is_read_once_per_process_until_its_file_changes(tmp_path: Path) -> None:
+    """Collection asks for the manifest from several places: one read serves them, a rewritten file is read anew."""
+    shipped = load_manifest()
+    assert load_manifest() is shipped
+    copy = tmp_path / "corpus"
+    copy.mkdir()
+    data = json.loads((shipped.root / "manifest.json").read_text(encoding="utf-8"))
+    data["cases"], data["programs"] = data["cases"][:1], []
+    data["cases"][0].pop("program", None)
+    (copy / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    first = load_manifest(copy)
+    assert load_manifest(copy) is first and len(first.cases) == 1
+    data["cases"] = []
+    (copy / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    assert load_manifest(copy).cases == ()
