@@ -167,6 +167,26 @@ def timeout_for(item: pytest.Item, spec: RunSpec) -> float:
     return spec.timeout
 
 
+def spread_long_tests(items: list[pytest.Item]) -> list[pytest.Item]:
+    """Tests that declare their own timeout (the suites' known long ones: fuzz batches, the known-hang input,
+    multi-node runs, resource cycles) spread evenly over the first half of the order; the rest keep their order
+    (golden program tests stay together).
+
+    xdist hands tests out in this order, in consecutive chunks: a 10 s test started last keeps one worker busy
+    while the others idle, and long tests side by side would all land in one worker's chunk."""
+    long = [item for item in items if item.get_closest_marker("timeout") is not None]
+    if not long:
+        return items
+    chosen = set(long)
+    rest = [item for item in items if item not in chosen]
+    stride = max(1, len(rest) // (2 * len(long)))
+    ordered: list[pytest.Item] = []
+    for index, item in enumerate(long):
+        ordered.append(item)
+        ordered += rest[index * stride:(index + 1) * stride]
+    return ordered + rest[len(long) * stride:]
+
+
 def is_isolated(item: pytest.Item) -> bool:
     return item.get_closest_marker("isolated") is not None
 
@@ -265,7 +285,7 @@ class WorkerPlugin:
                 deselected.append(item)
             else:
                 keep.append(item)
-        items[:] = keep
+        items[:] = spread_long_tests(keep)
         if deselected:
             config.hook.pytest_deselected(items=deselected)
 

@@ -218,3 +218,24 @@ def test_test_timer_rearms_only_when_less_than_the_timeout_is_left(monkeypatch: 
     assert cancelled == [True]
     timer.start(2)
     assert armed[-1] == 2.5 and len(armed) == 4  # stopped timers are armed again
+
+
+def test_tests_declaring_their_own_timeout_are_spread_over_the_first_half() -> None:
+    """xdist hands tests out in collection order and in consecutive chunks: a long test collected last would leave
+    the other workers idle, long tests side by side would all go to one worker."""
+    from pjrt_cts.runner.worker_plugin import spread_long_tests
+
+    class Item:
+        def __init__(self, name: str, timeout: float | None = None) -> None:
+            self.name, self.timeout = name, timeout
+
+        def get_closest_marker(self, name: str) -> Any:
+            return SimpleNamespace(args=(self.timeout,)) if name == "timeout" and self.timeout else None
+
+    plain = [Item(f"t{i}") for i in range(12)]
+    items = plain[:10] + [Item("fuzz", 600), Item("known_hang", 120)] + plain[10:] + [Item("nodes", 300)]
+    ordered = [item.name for item in spread_long_tests(items)]  # type: ignore[arg-type]
+    assert sorted(ordered) == sorted(item.name for item in items)  # nothing lost or doubled
+    assert [ordered.index(name) for name in ("fuzz", "known_hang", "nodes")] == [0, 3, 6]  # stride 12 // 6 = 2
+    assert [name for name in ordered if name.startswith("t")] == [f"t{i}" for i in range(12)]  # the rest in order
+    assert spread_long_tests(plain) is plain  # type: ignore[arg-type]
