@@ -234,8 +234,8 @@ def test_tests_declaring_their_own_timeout_are_spread_over_the_first_half() -> N
 
     plain = [Item(f"t{i}") for i in range(12)]
     items = plain[:10] + [Item("fuzz", 600), Item("known_hang", 120)] + plain[10:] + [Item("nodes", 300)]
-    ordered = [item.name for item in spread_long_tests(items)]  # type: ignore[arg-type]
+    ordered = [item.name for item in spread_long_tests(items)]
     assert sorted(ordered) == sorted(item.name for item in items)  # nothing lost or doubled
     assert [ordered.index(name) for name in ("fuzz", "known_hang", "nodes")] == [0, 3, 6]  # stride 12 // 6 = 2
     assert [name for name in ordered if name.startswith("t")] == [f"t{i}" for i in range(12)]  # the rest in order
-    assert spread_long_tests(plain) is plain  # type: ignore[arg-type]
+    assert spread_long_tests(plain) is plain
