@@ -54,7 +54,7 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 def snapshot() -> dict[str, Any]:
     with _lock:
         functions = {name: {"calls": int(calls), "seconds": round(seconds, 6)}
-                     for name, (calls, seconds) in _totals.items() if calls}
+                     for name, (calls, seconds) in dict(_totals).items() if calls}  # a copy: a finalizer may add a name
     # Children a worker starts (isolated tests, fuzz and robustness scripts) inherit PYTEST_XDIST_WORKER; only
     # the worker itself talks to the controller through execnet.
     worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules else None
