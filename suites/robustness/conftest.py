@@ -106,22 +106,17 @@ class RiskyCall:
         assert case is not None, (f"robustness suite: no control for {function} (add one to CONTROLS in "
                                   f"pjrt_cts.testing.robustness_cases)")
         if function not in _control_outcomes:
-            path = self._write_script(f"control-{function}", case, {},
-                                      title=f"{function} with valid arguments (control)")
             _control_outcomes[function] = self._run(case, {}, timeout=CHILD_TIMEOUT)
-            if _control_outcomes[function].answered and (_control_outcomes[function].result or {}).get("status") == "ok":
-                path.unlink(missing_ok=True)
         control = _control_outcomes[function]
         result = control.result or {}
         if control.answered and result.get("status") == "ok":
             return None
-        self._write_script(f"control-{function}", case, {}, title=f"{function} with valid arguments (control)")
+        path = self._write_script(f"control-{function}", case, {}, title=f"{function} with valid arguments (control)")
         answer = (f"{result.get('code')}: {str(result.get('message'))[:300]}" if control.answered
                   else control.describe())
         return AssertionError(f"{contract}: {function} rejected the input, but the control, the same function with "
-                              f"valid arguments, failed too ({answer}; reproduce: python "
-                              f"{self.directory / f'control-{function}.py'}): the rejection shows nothing; "
-                              f"the rejected case: python {script}")
+                              f"valid arguments, failed too ({answer}; reproduce: python {path}): the rejection "
+                              f"shows nothing; the rejected case: python {script}")
 
     def _write_script(self, name: str, case: str, kwargs: Mapping[str, Any], *, title: str) -> Path:
         """The stand-alone reproduction file of one case (no pytest needed to rerun it)."""

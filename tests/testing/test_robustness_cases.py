@@ -160,3 +160,23 @@ def test_a_case_that_did_not_answer_after_its_control_is_judged_by_a_run_alone(t
 def test_unknown_control_is_refused_before_anything_runs() -> None:
     with pytest.raises(KeyError, match="no robustness case"):
         rc.child_argv("/nonexistent.so", {}, "control_compile", {}, "no_such_control")
+
+
+def test_a_failing_control_is_reported_with_its_reproduction_script(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rejection proves nothing when the same function with valid arguments fails too: the problem names the
+    control's script, which is written (only then) beside the case's."""
+    from pjrt_cts.fuzz.isolate import ChildOutcome
+
+    conftest = _suite("conftest")
+    function, control = next(iter(rc.CONTROLS.items()))
+
+    def failing_control(self: Any, case: str, kwargs: Any, *, timeout: float, control: str | None = None) -> ChildOutcome:
+        return ChildOutcome("answered", 0, None, {"status": "error", "code": "INTERNAL", "message": "broken"}, "", 1.0)
+
+    monkeypatch.setattr(conftest.RiskyCall, "_run", failing_control)
+    risky = conftest.RiskyCall("plugin.so", {}, tmp_path, None)
+    problem = risky._control_problem(function, "contract", tmp_path / "case.py")
+    script = tmp_path / f"control-{function}.py"
+    assert isinstance(problem, AssertionError) and f"python {script}" in str(problem) and "INTERNAL: broken" in str(problem)
+    assert script.is_file() and f"run_case(PLUGIN, OPTIONS, {control!r})" in script.read_text()
