@@ -50,6 +50,7 @@ LAYERS = (
     "robustness",
     "multiprocess",
     "framework_jax",
+    "framework_torch",
 )
 
 
