@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     listing = commands.add_parser("list", help="table of cases by op and element type")
     listing.add_argument("--corpus", type=Path, default=None)
-    listing.add_argument("--by", choices=("op", "dtype", "case"), default="op")
+    listing.add_argument("--by", choices=("op", "dtype", "case", "source", "spec-vs-xla"), default="op",
+                         help="source: per op, where the expected values come from (spec reference, XLA, both); "
+                              "spec-vs-xla: the cases where XLA differs from the spec, with the difference")
     listing.add_argument("--op", default=None, help="only cases using this op (e.g. add or stablehlo.add)")
     listing.add_argument("--dtype", default=None, help="only cases with this element type (e.g. bf16)")
     listing.add_argument("--family", default=None)
@@ -67,7 +69,7 @@ def _regenerate(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from tabulate import tabulate
 
-    from pjrt_cts.golden.listing import filter_cases, table_by_dtype, table_by_op
+    from pjrt_cts.golden.listing import filter_cases, table_by_dtype, table_by_op, table_by_source
 
     manifest = _manifest(args.corpus)
     cases = filter_cases(manifest, op=args.op, dtype=args.dtype, family=args.family, pattern=args.pattern)
@@ -76,6 +78,13 @@ def _list(args: argparse.Namespace) -> int:
         print(tabulate(rows, headers=["op", "cases", "element types"]))
     elif args.by == "dtype":
         print(tabulate(table_by_dtype(cases), headers=["element type", "cases", "ops"]))
+    elif args.by == "source":
+        print(tabulate(table_by_source(cases), headers=["op", "spec+xla", "spec only (XLA differs)", "xla (numpy-checked)",
+                                                        "expected values from"]))
+    elif args.by == "spec-vs-xla":
+        deviations = [(c.id, (c.spec_vs_xla or {}).get("kind"), (c.spec_vs_xla or {}).get("explanation"))
+                      for c in cases if c.spec_vs_xla]
+        print(tabulate(deviations, headers=["case", "kind", "how XLA differs from the spec"], maxcolwidths=[None, None, 90]))
     else:
         case_rows = [(c.id, " ".join(o.removeprefix("stablehlo.") for o in c.ops), " ".join(c.dtypes), str(c.tolerance),
                  " ".join(c.features)) for c in cases]

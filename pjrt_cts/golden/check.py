@@ -5,6 +5,8 @@ import hashlib
 import zipfile
 from pathlib import Path
 
+import numpy as np
+
 from pjrt_cts.golden import dtypes, synth
 from pjrt_cts.golden.archive import archive_members, read_member, split_path
 from pjrt_cts.golden.corpus import BYTECODE_VERSIONS, CorpusError, GoldenCase, Manifest, load_manifest
@@ -56,6 +58,8 @@ def check_corpus(root: Path | str | None = None, *, verify_data: bool = True) ->
             problems.append(f"{case.id}: no data file and not a synthesized case")
         elif verify_data:
             problems.extend(_check_data(case))
+            if case.spec is not None:
+                problems.extend(check_spec_reference(case))
     for program in manifest.programs:
         if not program.grouped:
             continue
@@ -97,4 +101,32 @@ def _check_data(case: GoldenCase) -> list[str]:
                     continue
                 if list(decoded.shape) != list(spec["shape"]):
                     problems.append(f"{case.id}: {prefix}.{d}.{i} shape {list(decoded.shape)} != manifest {spec['shape']}")
+    return problems
+
+
+def check_spec_reference(case: GoldenCase) -> list[str]:
+    """A spec-derived case's stored outputs are what the spec reference computes from its stored inputs:
+    bit for bit where the spec defines every bit (`spec.exact`), else within the case's tolerance (the
+    reference's transcendental functions come from the host's libm)."""
+    from pjrt_cts.golden.compare import compare
+    from pjrt_cts.golden.spec import registry
+
+    spec = case.spec or {}
+    try:
+        inputs = case.input_rows()[0]  # spec cases are single-device
+        results = [registry.TensorType.from_json(r) for r in spec["results"]]
+        with np.errstate(all="ignore"):
+            computed = registry.evaluate(spec["op"], inputs, case.attributes, results)
+    except Exception as exc:  # noqa: BLE001 - any failure of the reference is a problem to report, not a crash
+        return [f"{case.id}: the spec reference fails: {type(exc).__name__}: {exc}"]
+    problems = []
+    for index, (stored, recomputed) in enumerate(zip(case.expected_rows()[0], computed)):
+        stored = np.asarray(stored)
+        if spec.get("exact"):
+            if stored.dtype != recomputed.dtype or stored.tobytes() != recomputed.tobytes():
+                problems.append(f"{case.id}: output {index} differs from the spec reference bit for bit")
+        else:
+            mismatch = compare(recomputed, stored, case.tolerance)
+            if mismatch is not None:
+                problems.append(f"{case.id}: output {index} differs from the spec reference: {mismatch}")
     return problems

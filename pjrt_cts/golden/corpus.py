@@ -104,6 +104,23 @@ class GoldenCase(_ProgramFiles):
         )
 
     @property
+    def expected_source(self) -> str:
+        """Where the expected outputs come from: "xla" (JAX on CPU, numpy-checked), "spec+xla" (the spec
+        reference and XLA agree) or "spec" (the spec reference; XLA differs: `spec_vs_xla`)."""
+        return str(self.raw.get("expected_source", "xla"))
+
+    @property
+    def spec_vs_xla(self) -> dict | None:
+        """How XLA differs from the spec on this case ({"kind", "explanation", "spec", "section"}), or None."""
+        return self.raw.get("spec_vs_xla")
+
+    @property
+    def spec(self) -> dict | None:
+        """The spec reference's description of a spec-derived case ({"op", "section", "exact", "results",
+        "rule"}; its attributes are `attributes`), or None for an XLA-derived case."""
+        return self.raw.get("spec")
+
+    @property
     def input_shapes(self) -> list[tuple[int, ...]]:
         return [tuple(spec["shape"]) for spec in self.input_specs]
 

@@ -37,7 +37,11 @@ _ML_DTYPES: dict[str, str] = {
     "f8e3m4": "float8_e3m4",
     "f8e8m0fnu": "float8_e8m0fnu",
     "f4e2m1fn": "float4_e2m1fn",
+    "f6e2m3fn": "float6_e2m3fn",
+    "f6e3m2fn": "float6_e3m2fn",
+    "s2": "int2",
     "s4": "int4",
+    "u2": "uint2",
     "u4": "uint4",
 }
 
@@ -47,7 +51,7 @@ for _name, _attr in _ML_DTYPES.items():
         DTYPES[_name] = np.dtype(getattr(ml_dtypes, _attr))
 
 FP8_NAMES = tuple(n for n in DTYPES if n.startswith(("f8", "f4")))
-FLOAT_NAMES = ("f16", "bf16", "f32", "f64") + FP8_NAMES
+FLOAT_NAMES = ("f16", "bf16", "f32", "f64") + FP8_NAMES + ("f6e2m3fn", "f6e3m2fn")
 COMPLEX_NAMES = ("c64", "c128")
 SIGNED_NAMES = ("s8", "s16", "s32", "s64")
 UNSIGNED_NAMES = ("u8", "u16", "u32", "u64")

@@ -44,3 +44,24 @@ def table_by_dtype(cases: Sequence[GoldenCase]) -> list[tuple[str, int, int]]:
             count[name] += 1
             ops[name].update(case.ops)
     return [(name, count[name], len(ops[name])) for name in sorted(count)]
+
+
+def source_of_op(spec_and_xla: int, spec_only: int, xla: int) -> str:
+    """Where an op's expected values come from: the spec reference, XLA, or both."""
+    sources = (["spec"] if spec_and_xla or spec_only else []) + (["xla"] if xla or spec_and_xla else [])
+    return "+".join(sources) or "-"
+
+
+def table_by_source(cases: Sequence[GoldenCase]) -> list[tuple[str, int, int, int, str]]:
+    """(op, cases where spec and XLA agree, cases with the spec's value XLA does not give, XLA-derived cases,
+    source) rows: per op, whether its expected values come from the spec reference, XLA or both. A spec
+    case counts for its own op (`spec.op`), an XLA-derived case for every op its program contains."""
+    counts: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0])
+    for case in cases:
+        if case.spec is not None:
+            counts[f"stablehlo.{case.spec['op']}"][0 if case.expected_source == "spec+xla" else 1] += 1
+        else:
+            for op in case.ops:
+                if op.startswith("stablehlo."):
+                    counts[op][2] += 1
+    return [(op, a, b, c, source_of_op(a, b, c)) for op, (a, b, c) in sorted(counts.items())]

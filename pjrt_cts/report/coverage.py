@@ -24,7 +24,7 @@ from pjrt_cts.results import anchor_for, layer_of_test, severity_rank, worst
 EXECUTE_LAYER = "execute"
 
 _DTYPE = re.compile(
-    r"^(pred|bool|[siu](?:1|2|4|8|16|32|64)|int(?:8|16|32|64)|uint(?:8|16|32|64)|f8\w*|float8\w*|bf16|bfloat16"
+    r"^(pred|bool|[siu](?:1|2|4|8|16|32|64)|int(?:8|16|32|64)|uint(?:8|16|32|64)|f[468]e\w*|float8\w*|bf16|bfloat16"
     r"|f(?:16|32|64)|float(?:16|32|64)|c(?:64|128)|complex(?:64|128))$"
 )
 # Display order of dtype columns; unknown dtypes follow alphabetically.
@@ -204,6 +204,18 @@ def build_matrix(results: dict[str, Any], manifest: dict[str, dict[str, Any]] | 
     ops_sorted = sorted({op for op, _ in pairs})
     dtypes_sorted = sorted({dtype for _, dtype in pairs}, key=_dtype_sort_key)
     return CoverageMatrix(ops_sorted, dtypes_sorted, cells, not_run, unmapped)
+
+
+def expected_sources(manifest: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Per op (as the matrix names it): where its cases' expected values come from — "spec" (the StableHLO
+    spec reference, golden family `spec`), "xla" (JAX on CPU, checked with numpy) or "spec+xla" (both)."""
+    kinds: dict[str, set[str]] = {}
+    for case_id, entry in manifest.items():
+        ops, _ = op_dtype_of({"id": case_id, "details": {"case_id": case_id}}, {case_id: entry})
+        sources = str(entry.get("expected_source", "xla")).split("+")
+        for op in ops:
+            kinds.setdefault(op, set()).update(sources)
+    return {op: "+".join(s for s in ("spec", "xla") if s in found) for op, found in kinds.items()}
 
 
 def _dtype_sort_key(dtype: str) -> tuple[int, str]:

@@ -14,8 +14,10 @@ from pjrt_cts.testing import case_expected, golden_case_outputs, golden_param, m
 @golden_param()
 def test_case_matches_reference(record_details, client, case):
     actual, how = golden_case_outputs(client, case)
-    message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id} (as {how})",
-                                        actual, case_expected(case), lambda _dtype: case.tolerance)
+    what = f"PJRT_LoadedExecutable_Execute of golden case {case.id} (as {how})"
+    if case.spec is not None:  # the expected values are the StableHLO spec's, not XLA's (golden/README.md)
+        what += f"; expected values from the StableHLO spec reference ({case.spec['section']})"
+    message, details = mismatch_message(what, actual, case_expected(case), lambda _dtype: case.tolerance)
     if details:
-        record_details(dict(details, case_id=case.id, op=",".join(case.ops)))
+        record_details(dict(details, case_id=case.id, op=",".join(case.ops), expected_source=case.expected_source))
     assert message is None, message
