@@ -283,6 +283,7 @@ enum {
     D_EXECUTE_UNIMPLEMENTED,
     D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED,
     D_TINY_RESULTS_IMPRECISE,
+    D_SUBNORMAL_RESULTS_FLUSHED,
     D_FINGERPRINT_EMPTY,
     D_FINGERPRINT_UNIMPLEMENTED,
     D_SERIALIZE_UNIMPLEMENTED,
@@ -352,6 +353,7 @@ static const char *const g_defect_names[D_COUNT] = {
     "execute_unimplemented",
     "multi_device_execute_unimplemented",
     "tiny_results_imprecise",
+    "subnormal_results_flushed",
     "fingerprint_empty",
     "fingerprint_unimplemented",
     "serialize_unimplemented",
@@ -983,6 +985,27 @@ static void blur_tiny_results(void *buffer) {
     }
 }
 
+/* subnormal_results_flushed: f32/f64 results lose their subnormal values to zeros of the same sign (flush-to-zero),
+ * as a backend computing with FTZ/DAZ does where the StableHLO spec (IEEE-754) keeps them. */
+static void flush_subnormal_results(void *buffer) {
+    int type = buffer_element_type(buffer);
+    size_t bytes = 0;
+    unsigned char *data = type == BT_F32 || type == BT_F64 ? host_data(buffer, &bytes) : NULL;
+    if (!data) return;
+    for (size_t offset = 0; type == BT_F32 && offset + 4 <= bytes; offset += 4) {
+        uint32_t bits;
+        memcpy(&bits, data + offset, sizeof bits);
+        if ((bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0) bits &= 0x80000000u;
+        memcpy(data + offset, &bits, sizeof bits);
+    }
+    for (size_t offset = 0; type == BT_F64 && offset + 8 <= bytes; offset += 8) {
+        uint64_t bits;
+        memcpy(&bits, data + offset, sizeof bits);
+        if ((bits & 0x7ff0000000000000ull) == 0 && (bits & 0x000fffffffffffffull) != 0) bits &= 0x8000000000000000ull;
+        memcpy(data + offset, &bits, sizeof bits);
+    }
+}
+
 static void perturb_ulps(void *buffer, unsigned ulps) {
     size_t bytes = 0;
     unsigned char *data = host_data(buffer, &bytes);
@@ -1080,6 +1103,11 @@ static void *w_execute(void *args) {
         size_t count = executable_num_outputs(loaded);
         for (size_t d = 0; d < num_devices; d++)
             for (size_t j = 0; j < count; j++) blur_tiny_results(outputs[d][j]);
+    }
+    if (g_defect == D_SUBNORMAL_RESULTS_FLUSHED && outputs) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) flush_subnormal_results(outputs[d][j]);
     }
     return NULL;
 }
@@ -1282,6 +1310,7 @@ static void install_defect(void) {
             WRAP(Buffer_Destroy, w_buffer_destroy);
             break;
         case D_EXECUTE_REJECTS_ALL: case D_EXECUTE_UNIMPLEMENTED: case D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED:
+        case D_SUBNORMAL_RESULTS_FLUSHED:
             WRAP(LoadedExecutable_Execute, w_execute); break;
         case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
         case D_TINY_RESULTS_IMPRECISE:

@@ -293,6 +293,19 @@ def test_unimplemented_mutants_answer_unimplemented(load_proxy, defect: str, cal
         assert _error_code(lambda: call(client, executable, buffer)) == "UNIMPLEMENTED"
 
 
+NEGATE_F32 = EXP_F32.replace("exp_probe", "negate_probe").replace("stablehlo.exponential %a", "stablehlo.negate %a")
+
+
+def test_subnormal_results_are_flushed_to_zeros_of_their_sign(load_proxy) -> None:
+    data = np.array([1e-45, -3e-40, 0.5, -2.0, 1.2e-38, 0.0], dtype=np.float32)
+    control = _run_f32(load_proxy(PASSTHROUGH), NEGATE_F32, data)
+    got = _run_f32(load_proxy("subnormal_results_flushed"), NEGATE_F32, data)
+    subnormal = (control != 0) & (np.abs(control) < np.finfo(np.float32).tiny)
+    assert subnormal.sum() == 2  # the passthrough keeps -1e-45 and 3e-40
+    assert (got[subnormal] == 0).all() and (np.signbit(got[subnormal]) == np.signbit(control[subnormal])).all()
+    assert got[~subnormal].tobytes() == control[~subnormal].tobytes()
+
+
 def test_tiny_results_get_a_relative_error(load_proxy) -> None:
     data = np.array([1e-6, -3e-5, 0.5, 0.0, 2e-5, 1.0], dtype=np.float32)
     reference = np.log1p(data.astype(np.float64))
