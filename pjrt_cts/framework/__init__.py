@@ -17,22 +17,22 @@ from __future__ import annotations
 import importlib.util
 
 JAX_MISSING_REASON = "jax is not installed (pip install pjrt-cts[jax])"
-
-
-def jax_installed() -> bool:
-    """True when both jax and jaxlib can be imported (checked without importing them)."""
-    try:
-        return importlib.util.find_spec("jax") is not None and importlib.util.find_spec("jaxlib") is not None
-    except (ImportError, ValueError):
-        return False
-
-
 TORCH_MISSING_REASON = "torch and torch_xla are not installed (pip install pjrt-cts[torch])"
 
 
-def torch_xla_installed() -> bool:
-    """True when both torch and torch_xla can be imported (checked without importing them)."""
+def _importable(*names: str) -> bool:
+    """True when every module can be imported (checked without importing them)."""
     try:
-        return importlib.util.find_spec("torch") is not None and importlib.util.find_spec("torch_xla") is not None
+        return all(importlib.util.find_spec(name) is not None for name in names)
     except (ImportError, ValueError):
         return False
+
+
+def jax_installed() -> bool:
+    """True when both jax and jaxlib can be imported."""
+    return _importable("jax", "jaxlib")
+
+
+def torch_xla_installed() -> bool:
+    """True when both torch and torch_xla can be imported."""
+    return _importable("torch", "torch_xla")

@@ -6,6 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from pjrt_cts.golden.spec import types
 from pjrt_cts.golden.spec.numeric import UndefinedResult
 from pjrt_cts.golden.spec.ops import bitwise
 from pjrt_cts.golden.spec.registry import TensorType, evaluate
@@ -184,7 +185,7 @@ def test_bitcast_convert_same_width() -> None:
 
 
 def test_bits_round_trip() -> None:
-    assert bitwise.bit_width("f64") == 64
+    assert types.bit_width("f64") == 64
     values = np.array([-1.5, float("inf")], ml_dtypes.bfloat16)
     assert bitwise.bits(values, "bf16") == [0xBFC0, 0x7F80]
     back = bitwise.from_bits(bitwise.bits(values, "bf16"), "bf16", (2,))

@@ -19,13 +19,13 @@ from typing import Any, Iterator, Sequence
 import ml_dtypes
 import numpy as np
 
+from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.generator.core import CaseSpec, rng_for
 from pjrt_cts.golden.generator.spec_cases import edges, pairs, spec_case
 from pjrt_cts.golden.spec.numeric import UndefinedResult, round_to, wrap
 from pjrt_cts.golden.spec.ops import bitwise
-from pjrt_cts.golden.spec.ops.bitwise import bit_width
 from pjrt_cts.golden.spec.registry import TensorType, lookup
-from pjrt_cts.golden.spec.types import REPRESENTATIVES, class_of, int_range, np_dtype
+from pjrt_cts.golden.spec.types import REPRESENTATIVES, bit_width, class_of, int_range, np_dtype
 
 INTEGERS = REPRESENTATIVES["signed"] + REPRESENTATIVES["unsigned"] + ("s2", "u2")
 LOGICAL = ("pred",) + INTEGERS
@@ -59,7 +59,7 @@ SUBNORMAL_SPLIT_TYPES = ("bf16", "f32", "f64", "c64", "c128")
 def _subnormal(x: np.ndarray) -> np.ndarray:
     """Which elements of `x` are (or have a real/imaginary part that is) subnormal in x's own type, for
     SUBNORMAL_SPLIT_TYPES; all False for other types."""
-    name = _name(x)
+    name = dtypes.name_of(x.dtype)
     if name not in SUBNORMAL_SPLIT_TYPES:
         return np.zeros(x.shape, dtype=bool)
     part = {"c64": "f32", "c128": "f64"}.get(name, name)
@@ -244,7 +244,7 @@ def _select_cases() -> Iterator[CaseSpec]:
 
 
 def _python(array: np.ndarray) -> list[Any]:
-    cls = class_of(_name(array))
+    cls = class_of(dtypes.name_of(array.dtype))
     if cls == "bool":
         return [int(v) for v in array]
     if cls in ("signed", "unsigned"):
@@ -253,11 +253,6 @@ def _python(array: np.ndarray) -> list[Any]:
         return [c for v in array for c in (float(v.real), float(v.imag))]
     return [float(np.float64(v)) for v in array.astype(np.float64)]
 
-
-def _name(array: np.ndarray) -> str:
-    from pjrt_cts.golden import dtypes
-
-    return dtypes.name_of(array.dtype)
 
 
 def _dedupe(array: np.ndarray) -> np.ndarray:

@@ -277,12 +277,17 @@ _GATHER_RULE = ("full_start_index[d_operand] = clamp(start_index[d_start], 0, di
                 "slice_sizes[d_operand])")
 
 
+def _dimension_numbers(dn: dict[str, Any], keys: Sequence[str]) -> str:
+    """The fields of a #stablehlo.gather / #stablehlo.scatter attribute: the non-empty lists of `keys`, then
+    index_vector_dim."""
+    fields = [f"{k} = {_dims(dn[k])}" for k in keys if dn.get(k)]
+    return ", ".join(fields + [f"index_vector_dim = {dn['index_vector_dim']}"])
+
+
 def _gather_text(dn: dict[str, Any]) -> str:
     keys = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
             "start_index_map")
-    fields = [f"{k} = {_dims(dn[k])}" for k in keys if dn.get(k)]
-    fields.append(f"index_vector_dim = {dn['index_vector_dim']}")
-    return (f"dimension_numbers = #stablehlo.gather<{', '.join(fields)}>, "
+    return (f"dimension_numbers = #stablehlo.gather<{_dimension_numbers(dn, keys)}>, "
             f"slice_sizes = {_arr(dn['slice_sizes'])}, indices_are_sorted = false")
 
 
@@ -316,10 +321,8 @@ def _gather() -> Iterator[CaseSpec]:
 def _scatter_text(dn: dict[str, Any]) -> str:
     keys = ("update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
             "scatter_dims_to_operand_dims")
-    fields = [f"{k} = {_dims(dn[k])}" for k in keys if dn.get(k)]
-    fields.append(f"index_vector_dim = {dn['index_vector_dim']}")
-    return (f"scatter_dimension_numbers = #stablehlo.scatter<{', '.join(fields)}>, indices_are_sorted = false, "
-            f"unique_indices = false")
+    return (f"scatter_dimension_numbers = #stablehlo.scatter<{_dimension_numbers(dn, keys)}>, "
+            f"indices_are_sorted = false, unique_indices = false")
 
 
 def _scatter_region(name: str, kind: str) -> str:

@@ -31,10 +31,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.spec.numeric import UndefinedResult, has_nan, round_to, to_f64, wrap
 from pjrt_cts.golden.spec.registry import TensorType, spec_op
-from pjrt_cts.golden.spec.types import bit_width as _types_bit_width
-from pjrt_cts.golden.spec.types import class_of, int_range, np_dtype
+from pjrt_cts.golden.spec.types import bit_width, class_of, int_range, np_dtype
 
 INTEGER = ("signed", "unsigned")
 LOGICAL = ("bool", "signed", "unsigned")
@@ -44,11 +44,6 @@ SIGNLESS_NAN = ("f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e8m0fnu")  # NaN
 
 
 # ---------------------------------------------------------------------------------------------- bits
-
-
-def bit_width(name: str) -> int:
-    """types.bit_width, except f64 (which it reads as a 6-bit float: "f64".startswith("f6"))."""
-    return 64 if name == "f64" else _types_bit_width(name)
 
 
 def bits(array: np.ndarray, name: str) -> list[int]:
@@ -279,7 +274,7 @@ def compare(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
     attributes: `comparison_direction` (EQ NE GE GT LE LT), `compare_type` (None when omitted: the one
     (C3) implies, FLOAT for floats)."""
     lhs, rhs = operands
-    name = _name_of(lhs)
+    name = dtypes.name_of(lhs.dtype)
     direction = attributes["comparison_direction"]
     compare_type = attributes.get("compare_type") or default_compare_type(name)
     if compare_type not in allowed_compare_types(name):
@@ -296,11 +291,6 @@ def compare(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
         out = [_ORDERED[direction](int(a), int(b)) for a, b in zip(lhs.ravel(), rhs.ravel())]
     return [np.array(out, dtype=np.bool_).reshape(lhs.shape)]
 
-
-def _name_of(array: np.ndarray) -> str:
-    from pjrt_cts.golden import dtypes
-
-    return dtypes.name_of(array.dtype)
 
 
 # --------------------------------------------------------------------------------------------- select
@@ -387,7 +377,7 @@ def convert(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
     complex -> other: imaginary part ignored; other -> complex: imaginary part +0. Everything else is
     TBD in the spec: UndefinedResult."""
     (operand,) = operands
-    source, target = _name_of(operand), results[0].dtype
+    source, target = dtypes.name_of(operand.dtype), results[0].dtype
     values = [convert_value(v, source, target) for v in operand.ravel()]
     shape = operand.shape
     cls = class_of(target)
@@ -409,7 +399,7 @@ def bitcast_convert(operands: Sequence[np.ndarray], attributes: Mapping[str, Any
     """spec #bitcast_convert, equal widths: `bits(result[i]) = bits(operand[i])`. Different widths:
     the order of the parts is implementation-defined (UndefinedResult). Complex only to complex (C2)."""
     (operand,) = operands
-    source, target = _name_of(operand), results[0].dtype
+    source, target = dtypes.name_of(operand.dtype), results[0].dtype
     if (class_of(source) == "complex") != (class_of(target) == "complex"):
         raise ValueError("bitcast_convert between complex and non-complex types is not allowed (C2)")
     if bit_width(source) != bit_width(target):

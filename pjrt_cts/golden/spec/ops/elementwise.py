@@ -54,9 +54,6 @@ def add(operands: Sequence[np.ndarray], attributes: Mapping[str, Any], results: 
 
 # --- shared helpers -------------------------------------------------------------------------------------------------
 
-def _dtype_name(array: np.ndarray) -> str:
-    return dtypes.name_of(np.asarray(array).dtype)
-
 
 def _ints(array: np.ndarray) -> list[int]:
     """The elements of an integer array as Python ints (exact for u64 and the sub-byte types)."""
@@ -260,7 +257,7 @@ def abs_(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
     correctly rounded, so cases compare it with the transcendental tolerance)."""
     (x,) = operands
     name = results[0].dtype
-    cls = class_of(_dtype_name(x))
+    cls = class_of(dtypes.name_of(np.asarray(x).dtype))
     if cls == "signed":
         return [_int_result([abs(v) for v in _ints(x)], name, x.shape)]
     if cls == "complex":
@@ -401,7 +398,7 @@ def complex_(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
 
 # --- ordering -------------------------------------------------------------------------------------------------------
 
-def _float_extreme(a: float, b: float, larger: bool) -> float:
+def ieee_extreme(a: float, b: float, larger: bool) -> float:
     """IEEE-754 maximum/minimum (2019, 9.6): NaN if either is NaN; -0 compares less than +0."""
     if math.isnan(a) or math.isnan(b):
         return math.nan
@@ -412,7 +409,7 @@ def _float_extreme(a: float, b: float, larger: bool) -> float:
     return max(a, b) if larger else min(a, b)
 
 
-def _complex_extreme(a: complex, b: complex, larger: bool) -> complex:
+def lexicographic_extreme(a: complex, b: complex, larger: bool) -> complex:
     """Lexicographic (real, imag) max/min. Where it depends on what the spec leaves open - NaN parts, or parts
     equal in value but not in the sign of zero - there is no value."""
     parts = (a.real, a.imag, b.real, b.imag)
@@ -438,9 +435,9 @@ def _extreme(lhs: np.ndarray, rhs: np.ndarray, name: str, larger: bool) -> np.nd
         pick = max if larger else min
         return _int_result([pick(a, b) for a, b in zip(_ints(lhs), _ints(rhs))], name, lhs.shape)
     if cls == "complex":
-        values = [_complex_extreme(complex(a), complex(b), larger) for a, b in zip(lhs.ravel(), rhs.ravel())]
+        values = [lexicographic_extreme(complex(a), complex(b), larger) for a, b in zip(lhs.ravel(), rhs.ravel())]
         return np.array(values, dtype=lhs.dtype).reshape(lhs.shape)
-    values = [_float_extreme(float(a), float(b), larger) for a, b in zip(to_f64(lhs).ravel(), to_f64(rhs).ravel())]
+    values = [ieee_extreme(float(a), float(b), larger) for a, b in zip(to_f64(lhs).ravel(), to_f64(rhs).ravel())]
     return round_to(np.array(values, dtype=np.float64).reshape(lhs.shape), name)
 
 

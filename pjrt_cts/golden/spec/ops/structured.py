@@ -35,9 +35,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.spec.numeric import UndefinedResult, round_to, to_f64, wrap
+from pjrt_cts.golden.spec.ops.elementwise import ieee_extreme, lexicographic_extreme
 from pjrt_cts.golden.spec.registry import TensorType, spec_op
-from pjrt_cts.golden.spec.types import class_of, np_dtype
+from pjrt_cts.golden.spec.types import class_of, int_range, np_dtype
 
 ALL_CLASSES = ("bool", "signed", "unsigned", "float", "complex")
 BODIES = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
@@ -97,7 +99,7 @@ def _product_term(a: float, b: float) -> tuple[float | Fraction, bool]:
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     """Bitwise equality, any NaN equal to any NaN."""
     a, b = np.asarray(a), np.asarray(b)
-    cls = class_of_array(a)
+    cls = class_of(dtypes.name_of(a.dtype))
     if cls in ("float", "complex"):
         wa = a.astype(np.complex128) if cls == "complex" else to_f64(a)
         wb = b.astype(np.complex128) if cls == "complex" else to_f64(b)
@@ -106,35 +108,11 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.tobytes() == b.tobytes()
 
 
-def class_of_array(a: np.ndarray) -> str:
-    from pjrt_cts.golden import dtypes
-
-    return class_of(dtypes.name_of(a.dtype))
-
-
-def _ieee_max(x: float, y: float, maximum: bool) -> float:
-    if np.isnan(x) or np.isnan(y):
-        return float("nan")
-    if x == y:
-        if x != 0:
-            return x
-        # +0 is greater than -0
-        negative = (np.signbit(x) and np.signbit(y)) if maximum else (np.signbit(x) or np.signbit(y))
-        return -0.0 if negative else 0.0
-    return max(x, y) if maximum else min(x, y)
-
-
-def _lex_max(x: complex, y: complex, maximum: bool) -> complex:
-    key_x, key_y = (x.real, x.imag), (y.real, y.imag)
-    if maximum:
-        return x if key_x >= key_y else y
-    return x if key_x <= key_y else y
-
 
 def _no_overflow(largest: int, smallest: int, name: str) -> None:
     """Raise UndefinedResult when a value in [smallest, largest] may leave integer type `name` (spec ## Errors:
     "integer overflows ... result in implementation-defined behavior")."""
-    lo, hi = _int_range(name)
+    lo, hi = int_range(name)
     if largest > hi or smallest < lo:
         raise UndefinedResult(f"an integer overflow in {name} is implementation-defined")
 
@@ -167,7 +145,7 @@ def fold(body: str, values: Sequence[Any], name: str) -> np.ndarray:
     if cls == "complex":
         zs = [complex(v) for v in values]
         if body in ("maximum", "minimum"):
-            return np.array(functools.reduce(lambda a, b: _lex_max(a, b, body == "maximum"), zs), dtype=dtype)
+            return np.array(functools.reduce(lambda a, b: lexicographic_extreme(a, b, body == "maximum"), zs), dtype=dtype)
         if body != "add":
             raise ValueError(f"complex reduce body {body!r} is not supported by this reference")
         if not all(np.isfinite(z.real) and np.isfinite(z.imag) for z in zs):
@@ -182,7 +160,7 @@ def fold(body: str, values: Sequence[Any], name: str) -> np.ndarray:
     if body == "multiply":
         return _exact_product(xs, name)
     if body in ("maximum", "minimum"):
-        return round_to(functools.reduce(lambda a, b: _ieee_max(a, b, body == "maximum"), xs), name)
+        return round_to(functools.reduce(lambda a, b: ieee_extreme(a, b, body == "maximum"), xs), name)
     raise ValueError(f"float reduce body {body!r} is not defined")
 
 
@@ -460,7 +438,7 @@ def dot_product(xs: Sequence[Any], ys: Sequence[Any], in_name: str, out_name: st
         products = [int(x) * int(y) for x, y in zip(xs, ys)]
         total = sum(products)
         if in_name != out_name:
-            lo, hi = _int_range(in_name)
+            lo, hi = int_range(in_name)
             partial = itertools.accumulate(products)
             if any(not lo <= v <= hi for v in list(products) + list(partial)):
                 raise UndefinedResult("a product or partial sum leaves the operand type: in which type the "
@@ -485,11 +463,6 @@ def dot_product(xs: Sequence[Any], ys: Sequence[Any], in_name: str, out_name: st
     return exact_sum(list(terms), [False], out_name)[()]
 
 
-def _int_range(name: str) -> tuple[int, int]:
-    from pjrt_cts.golden.spec.types import int_range
-
-    return int_range(name)
-
 
 @spec_op("dot_general", classes=ALL_CLASSES, op_class="matmul", exact=False)
 def dot_general(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
@@ -508,18 +481,13 @@ def dot_general(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
     k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
     lt = np.transpose(lhs, lb + lr + lc).reshape(batch + lfree + (k,))
     rt = np.transpose(rhs, rb + rr + rc).reshape(batch + rfree + (k,))
-    in_name, out_name = _name(lhs), results[0].dtype
+    in_name, out_name = dtypes.name_of(lhs.dtype), results[0].dtype
     out = np.empty(batch + lfree + rfree, dtype=np_dtype(out_name))
     for index in np.ndindex(out.shape):
         b, i, j = index[:len(batch)], index[len(batch):len(batch) + len(lfree)], index[len(batch) + len(lfree):]
         out[index] = dot_product(list(lt[b + i]), list(rt[b + j]), in_name, out_name)
     return [out]
 
-
-def _name(a: np.ndarray) -> str:
-    from pjrt_cts.golden import dtypes
-
-    return dtypes.name_of(a.dtype)
 
 
 # --------------------------------------------------------------------------------------------- convolution
@@ -536,7 +504,7 @@ def convolution(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
     lhs_c = np.transpose(lhs, [dn["input_batch"], dn["input_feature"]] + list(dn["input_spatial"]))
     rhs_c = np.transpose(rhs, [dn["kernel_output_feature"], dn["kernel_input_feature"]] + list(dn["kernel_spatial"]))
     out_name = results[0].dtype
-    canonical = _grouped_conv(lhs_c, rhs_c, attributes, _name(lhs), out_name)
+    canonical = _grouped_conv(lhs_c, rhs_c, attributes, dtypes.name_of(lhs.dtype), out_name)
     order = [dn["output_batch"], dn["output_feature"]] + list(dn["output_spatial"])
     return [np.transpose(canonical, list(np.argsort(order)))]
 
