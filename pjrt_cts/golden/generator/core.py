@@ -341,6 +341,27 @@ def _global_outputs_for_check(spec: CaseSpec, output_rows: list[list[np.ndarray]
     return [np.stack([row[i] for row in output_rows]) for i in range(len(output_rows[0]))]
 
 
+def loosest_tolerance(names: Sequence[str], op_class: str, reduced: int, scale: float | None,
+                      precision: str | None) -> Tolerance:
+    """The loosest rule over the outputs' element types (an exact output of a mixed op stays exact in compare,
+    which always compares integers exactly)."""
+    candidates = [tolerance_for(name, op_class, reduced, scale, precision) for name in names] \
+        or [tolerance_for("f32", "exact")]
+    return max(candidates, key=lambda t: (t.kind != "exact", t.ulps, t.rtol, t.atol))
+
+
+def array_features(arrays: Sequence[np.ndarray]) -> set[str]:
+    """The manifest features the arrays of a case (one device's inputs and outputs) carry by themselves."""
+    features = set()
+    if any(a.size == 0 for a in arrays):
+        features.add("zero_size")
+    if any(a.ndim == 0 for a in arrays):
+        features.add("rank0")
+    if any(golden_dtypes.name_of(a.dtype) in golden_dtypes.FP8_NAMES + ("f6e2m3fn", "f6e3m2fn") for a in arrays):
+        features.add("fp8")  # the sub-byte floats: fp8, fp6, fp4
+    return features
+
+
 def build_case(spec: CaseSpec) -> BuiltCase:
     if callable(spec.inputs):
         spec.inputs = spec.inputs()
@@ -372,13 +393,9 @@ def build_case(spec: CaseSpec) -> BuiltCase:
     if spec.tolerance is not None:
         tolerance = spec.tolerance
     else:
-        # The loosest rule over the outputs' types (an exact output of a mixed op stays exact in compare
-        # because integers are always compared exactly).
         reduced = _reduced_elements(spec, output_rows[0])
         scale = _atol_scale(spec, output_rows)
-        candidates = [tolerance_for(name, spec.op_class, reduced, scale, spec.tolerance_precision)
-                      for name in out_names] or [tolerance_for("f32", "exact")]
-        tolerance = max(candidates, key=lambda t: (t.kind != "exact", t.ulps, t.rtol, t.atol))
+        tolerance = loosest_tolerance(out_names, spec.op_class, reduced, scale, spec.tolerance_precision)
     if spec.numpy_ref is not None:
         try:
             reference = [np.asarray(r) for r in spec.numpy_ref(spec.inputs)]
@@ -425,13 +442,8 @@ def build_case(spec: CaseSpec) -> BuiltCase:
     if large:
         features.append("large")
     all_arrays = list(input_rows[0]) + list(output_rows[0])
-    if any(a.size == 0 for a in all_arrays):
-        features.append("zero_size")
-    if any(a.ndim == 0 for a in all_arrays):
-        features.append("rank0")
+    features.extend(array_features(all_arrays))
     dtype_names = sorted({golden_dtypes.name_of(a.dtype) for a in all_arrays})
-    if any(n in golden_dtypes.FP8_NAMES for n in dtype_names):
-        features.append("fp8")
     entry = {
         "id": spec.id,
         "family": family,
@@ -537,16 +549,26 @@ def combine_programs(texts: Sequence[str]) -> str:
         return combined.operation.get_asm(enable_debug_info=False)
 
 
-def _run_on_jax_cpu(text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Compile a StableHLO module with JAX's own CPU backend (the corpus's reference) and run it once."""
+def compile_on_jax_cpu(text: str) -> Any:
+    """A StableHLO module compiled by JAX's own CPU backend (the corpus's reference), default options."""
     from jax._src import xla_bridge
     from jax._src.lib import xla_client
 
     device = jax.devices("cpu")[0]
-    executable = xla_bridge.get_backend("cpu").compile_and_load(text, xla_client.DeviceList((device,)))
+    return xla_bridge.get_backend("cpu").compile_and_load(text, xla_client.DeviceList((device,)))
+
+
+def execute_on_jax_cpu(executable: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """One run of a `compile_on_jax_cpu` executable on the first CPU device."""
+    device = jax.devices("cpu")[0]
     arguments = [jax.device_put(np.asarray(x), device) for x in inputs]
     results = executable.execute_sharded(arguments).disassemble_into_single_device_arrays()
     return [_as_numpy(per_device[0]) for per_device in results]
+
+
+def _run_on_jax_cpu(text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Compile a StableHLO module with JAX's own CPU backend and run it once."""
+    return execute_on_jax_cpu(compile_on_jax_cpu(text), inputs)
 
 
 def build_group(group: str, specs: Sequence[CaseSpec], members: Sequence[BuiltCase]) -> BuiltCase:

@@ -18,12 +18,13 @@ import numpy as np
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.golden.compare import compare
 from pjrt_cts.golden.generator.core import (BuiltCase, CaseSpec, GenerationError, _finite_max_abs, _spec_json,
-                                            program_files, program_ops, serialize, sha256_bytes)
+                                            array_features, loosest_tolerance, program_files, program_ops, serialize,
+                                            sha256_bytes)
 from pjrt_cts.golden.generator.xla_child import XlaOracle, XlaOutcome
 from pjrt_cts.golden.npzio import npz_bytes
 from pjrt_cts.golden.spec import registry
 from pjrt_cts.golden.spec.registry import TensorType
-from pjrt_cts.golden.tolerance import RULES, Tolerance, tolerance_for
+from pjrt_cts.golden.tolerance import RULES, Tolerance
 
 _ORACLE: XlaOracle | None = None
 MESSAGE_LIMIT = 600  # characters of an XLA error kept in the manifest
@@ -68,10 +69,8 @@ def spec_tolerance(spec: CaseSpec, op: registry.SpecOp, outputs: list[np.ndarray
             scale = _finite_max_abs(registry.evaluate(op.name, magnitudes, spec.spec.get("attributes", {}),
                                                       _results(spec)))
     reduced = int(spec.spec.get("reduced_elements", 1)) if spec.spec else 1
-    names = [golden_dtypes.name_of(o.dtype) for o in outputs]
-    candidates = [tolerance_for(name, op_class, reduced, scale, spec.tolerance_precision) for name in names] \
-        or [tolerance_for("f32", "exact")]
-    return max(candidates, key=lambda t: (t.kind != "exact", t.ulps, t.rtol, t.atol))
+    return loosest_tolerance([golden_dtypes.name_of(o.dtype) for o in outputs], op_class, reduced, scale,
+                             spec.tolerance_precision)
 
 
 def _results(spec: CaseSpec) -> list[TensorType]:
@@ -136,16 +135,10 @@ def build_spec_case(spec: CaseSpec) -> BuiltCase:
     files[f"{family}/{stem}.npz"] = npz_bytes(arrays)
     file_entries["data"] = f"{family}/{stem}.npz"
     all_arrays = inputs + expected
-    features = set(spec.features) | {"spec_reference"}
+    features = set(spec.features) | {"spec_reference"} | array_features(all_arrays)
     if difference is not None:
         features.add("spec_vs_xla")
-    if any(a.size == 0 for a in all_arrays):
-        features.add("zero_size")
-    if any(a.ndim == 0 for a in all_arrays):
-        features.add("rank0")
     dtype_names = sorted({golden_dtypes.name_of(a.dtype) for a in all_arrays})
-    if any(n in golden_dtypes.FP8_NAMES or n.startswith("f6") for n in dtype_names):
-        features.add("fp8")
     entry: dict[str, Any] = {
         "id": spec.id,
         "family": family,

@@ -106,25 +106,19 @@ class XlaOracle:
 
 
 def _serve() -> None:
-    from pjrt_cts.golden.generator.env import jax  # configures JAX first
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client
+    from pjrt_cts.golden.generator.core import compile_on_jax_cpu, execute_on_jax_cpu  # configures JAX first
 
-    device = jax.devices("cpu")[0]
-    backend = xla_bridge.get_backend("cpu")
     for line in sys.stdin:
         request = json.loads(line)
         text = Path(request["program"]).read_text()
         inputs = _load(Path(request["inputs"]), request["input_dtypes"])
         try:
-            executable = backend.compile_and_load(text, xla_client.DeviceList((device,)))
+            executable = compile_on_jax_cpu(text)
         except Exception as exc:  # noqa: BLE001 - XLA raises XlaRuntimeError and others; each is the answer
             answer = {"status": "compile_error", "message": f"{type(exc).__name__}: {exc}"}
         else:
             try:
-                arguments = [jax.device_put(np.asarray(x), device) for x in inputs]
-                results = executable.execute_sharded(arguments).disassemble_into_single_device_arrays()
-                outputs = [np.asarray(per_device[0]) for per_device in results]
+                outputs = execute_on_jax_cpu(executable, inputs)
                 answer = {"status": "ok", "output_dtypes": _save(Path(request["outputs"]), outputs)}
             except Exception as exc:  # noqa: BLE001 - any failure to run the program is XLA's answer
                 answer = {"status": "runtime_error", "message": f"{type(exc).__name__}: {exc}"}
