@@ -76,6 +76,9 @@ class CoverageMatrix:
     cells: dict[tuple[str, str], Cell]
     not_run: set[tuple[str, str]]  # in the golden manifest, but no result in this run
     unmapped: list[str]  # execute-layer test ids whose op/dtype could not be determined
+    # per op: where its cases' expected values come from -- "spec" (the StableHLO spec reference, golden family
+    # `spec`), "xla" (JAX on CPU, checked with numpy) or "spec+xla" (both)
+    sources: dict[str, str] = field(default_factory=dict)
 
     def cell(self, op: str, dtype: str) -> Cell | None:
         return self.cells.get((op, dtype))
@@ -195,27 +198,23 @@ def build_matrix(results: dict[str, Any], manifest: dict[str, dict[str, Any]] | 
         for op in ops:
             cells.setdefault((op, dtype), Cell(op, dtype)).cases.append(ref)
     not_run: set[tuple[str, str]] = set()
+    sources: dict[str, set[str]] = {}
     for case_id, entry in manifest.items():
         ops, dtype = op_dtype_of({"id": case_id, "details": {"case_id": case_id}}, {case_id: entry})
         for op in ops:
+            sources.setdefault(op, set()).update(str(entry.get("expected_source", "xla")).split("+"))
             if dtype and (op, dtype) not in cells:
                 not_run.add((op, dtype))
     pairs = set(cells) | not_run
     ops_sorted = sorted({op for op, _ in pairs})
     dtypes_sorted = sorted({dtype for _, dtype in pairs}, key=_dtype_sort_key)
-    return CoverageMatrix(ops_sorted, dtypes_sorted, cells, not_run, unmapped)
+    labels = {op: "+".join(s for s in ("spec", "xla") if s in found) for op, found in sources.items()}
+    return CoverageMatrix(ops_sorted, dtypes_sorted, cells, not_run, unmapped, labels)
 
 
 def expected_sources(manifest: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """Per op (as the matrix names it): where its cases' expected values come from — "spec" (the StableHLO
-    spec reference, golden family `spec`), "xla" (JAX on CPU, checked with numpy) or "spec+xla" (both)."""
-    kinds: dict[str, set[str]] = {}
-    for case_id, entry in manifest.items():
-        ops, _ = op_dtype_of({"id": case_id, "details": {"case_id": case_id}}, {case_id: entry})
-        sources = str(entry.get("expected_source", "xla")).split("+")
-        for op in ops:
-            kinds.setdefault(op, set()).update(sources)
-    return {op: "+".join(s for s in ("spec", "xla") if s in found) for op, found in kinds.items()}
+    """Per op (as the matrix names it): where its cases' expected values come from (CoverageMatrix.sources)."""
+    return build_matrix({}, manifest).sources
 
 
 def _dtype_sort_key(dtype: str) -> tuple[int, str]:

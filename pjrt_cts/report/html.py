@@ -15,7 +15,7 @@ from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import CONFORMANT, judge_results
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
-                                      expected_sources, load_golden_manifest)
+                                      load_golden_manifest)
 from pjrt_cts.results import (
     SEVERITY_ORDER,
     anchor_for,
@@ -105,7 +105,6 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     plugin = results.get("plugin") or {}
     manifest = load_golden_manifest()
     matrix = build_matrix({"tests": tests}, manifest)
-    sources = expected_sources(manifest)
     attribute_rows = build_attribute_coverage({"tests": tests}, manifest)
     findings = _findings(tests, link_base)
     return {
@@ -135,7 +134,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "outcome_help": {o.value: text for o, text in OUTCOME_HELP.items()},
         "bad_outcomes": {o.value for o in BAD_OUTCOMES},
         "plugin": _plugin_card(plugin),
-        "matrix": _matrix_view(matrix, sources),
+        "matrix": _matrix_view(matrix),
         "attributes": _attribute_view(attribute_rows),
         "findings": findings,
         "robustness": _robustness(tests, link_base),
@@ -213,7 +212,7 @@ def _attribute_view(rows: list[AttributeRow]) -> list[dict[str, Any]]:
     return view
 
 
-def _matrix_view(matrix: CoverageMatrix, sources: dict[str, str] | None = None) -> dict[str, Any]:
+def _matrix_view(matrix: CoverageMatrix) -> dict[str, Any]:
     rows = []
     for op in matrix.ops:
         cells = []
@@ -236,7 +235,7 @@ def _matrix_view(matrix: CoverageMatrix, sources: dict[str, str] | None = None) 
                 "href": "#" + problem.anchor if problem else None,
                 "label": f"{passed}/{len(cell.cases)}",
             })
-        rows.append({"op": op, "cells": cells, "source": (sources or {}).get(op, "")})
+        rows.append({"op": op, "cells": cells, "source": matrix.sources.get(op, "")})
     return {
         "dtypes": matrix.dtypes,
         "rows": rows,
