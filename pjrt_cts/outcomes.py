@@ -18,6 +18,9 @@ class Outcome(str, enum.Enum):
     XFAIL = "XFAIL"  # failed as the expectations file says
     XPASS = "XPASS"  # expected to fail, but passed
     ERROR = "ERROR"  # the suite's own bug (fixture error, collection error)
+    # The plugin returned XLA's value (or rejected the program as XLA does) where XLA itself deviates from the
+    # StableHLO spec: the semantics JAX users get today. Not bad, meets a level's contract; costs the spec mark.
+    SHARED_DEVIATION = "SHARED_DEVIATION"
 
     @property
     def is_bad(self) -> bool:
@@ -60,6 +63,15 @@ class FeatureNotSupported(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class SharedDeviation(Exception):
+    """Raised by a test when the plugin deviates from the spec exactly as XLA does (Outcome.SHARED_DEVIATION);
+    `defect` names the deviation (a defect catalogue id) when the test could tell which one."""
+
+    def __init__(self, message: str, defect: str | None = None) -> None:
+        super().__init__(message)
+        self.defect = defect
 
 
 class HardeningFinding(Exception):

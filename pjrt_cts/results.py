@@ -24,7 +24,8 @@ from pjrt_cts.verdict import judge_results
 SCHEMA_VERSION = 1
 
 # Keys of one test record, in results.json and in every results.jsonl line.
-TEST_KEYS = ("id", "nodeid", "layer", "outcome", "duration", "message", "details", "tags", "expected", "repro")
+TEST_KEYS = ("id", "nodeid", "layer", "outcome", "duration", "message", "details", "tags", "expected", "repro",
+             "defect")
 # Extra keys results.jsonl lines may carry; they are folded elsewhere in results.json.
 PRIVATE_KEYS = ("compatibility",)
 
@@ -37,6 +38,7 @@ SEVERITY_ORDER: tuple[Outcome, ...] = (
     Outcome.XPASS,
     Outcome.WARNING,
     Outcome.XFAIL,
+    Outcome.SHARED_DEVIATION,
     Outcome.NOT_SUPPORTED,
     Outcome.SKIP,
     Outcome.PASS,

@@ -7,14 +7,21 @@
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
 
+The line speaks in defects (pjrt_cts.defects): `CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA,
+345 tests) · 4 waived defects (98 tests)`. The spec mark is ✓ when every test of a `spec.*` golden case PASSes
+(the plugin equals the StableHLO spec reference), ✗ otherwise; deviations shared with XLA meet the levels but
+never the spec mark.
+
 Recomputed from the test records every time, so an edited or merged results file cannot claim more than its
 records show. Documented in docs/levels.md.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pjrt_cts.defects import UNCLASSIFIED, attribute
 from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
 
@@ -41,22 +48,55 @@ class RunVerdict:
     reasons: list[str] = field(default_factory=list)  # why NON_CONFORMANT / INCOMPLETE
     bad: int = 0
     passed: int = 0
+    spec_exact: bool | None = None  # every spec.* golden test PASSed; None: no spec case ran
+    spec_tests: int = 0  # spec.* tests that did not PASS
+    shared: dict[str, int] = field(default_factory=lambda: {"defects": 0, "tests": 0})  # SHARED_DEVIATION
+    waived_defects: list[dict[str, Any]] = field(default_factory=list)  # [{defect, tests}] over every XFAIL
 
     @property
     def exit_code(self) -> int:
         return _EXIT_CODES[self.verdict]
 
     def line(self) -> str:
-        """`CONFORMANT · level Multi-device · 18 waivers` / `INCOMPLETE · Core not reached: ...`."""
+        """`CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA, 345 tests) · 4 waived defects (98 tests)`
+        / `INCOMPLETE · Core not reached: ...`."""
         if self.verdict == CONFORMANT:
-            waived = f" · {len(self.waivers)} waiver{'s' if len(self.waivers) != 1 else ''}" if self.waivers else ""
-            return f"{CONFORMANT} · level {self.level}{waived}"
+            return " · ".join([f"{CONFORMANT}", f"level {self.level}"] + self.marks())
         reason = f": {self.reasons[0]}" if self.reasons else ""
         return f"{self.verdict}{reason}"
 
+    def marks(self) -> list[str]:
+        """The spec mark and the waived defects, as the verdict line shows them."""
+        marks = []
+        if self.spec_exact is not None:
+            marks.append("spec ✓" if self.spec_exact else f"spec ✗ ({self.spec_mark_detail()})")
+        if self.waivers:
+            marks.append(f"{_count(len(self.waived_defects), 'waived defect')} ({_count(len(self.waivers), 'test')})")
+        return marks
+
+    def spec_mark_detail(self) -> str:
+        parts = []
+        if self.shared["tests"]:
+            parts.append(f"{_count(self.shared['defects'], 'deviation')} shared with XLA, "
+                         f"{_count(self.shared['tests'], 'test')}")
+        others = self.spec_tests - self.shared["tests"]
+        if others > 0:
+            parts.append(f"{_count(others, 'other test')} not equal to the spec")
+        return "; ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "level": self.level, "waivers": self.waivers, "reasons": self.reasons,
-                "levels": [result.to_dict() for result in self.levels]}
+                "levels": [result.to_dict() for result in self.levels], "spec_exact": self.spec_exact,
+                "shared": self.shared, "waived_defects": self.waived_defects}
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def is_spec_test(test: dict[str, Any]) -> bool:
+    """A test of one `spec.*` golden case or program (its parameter names it)."""
+    return "[spec." in str(test.get("id", ""))
 
 
 
@@ -91,5 +131,17 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
     # level's layers (robustness findings waived for CONFORMANT count too).
     waivers = [waiver_summary(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL]
+    waived = Counter(_defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
+    shared = Counter(_defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.SHARED_DEVIATION)
+    spec = [outcome for test, outcome in zip(tests, outcomes) if is_spec_test(test)]
     return RunVerdict(verdict=verdict, level=top.level.name if top else None, levels=levels, waivers=waivers,
-                      reasons=reasons, bad=len(bad), passed=passed)
+                      reasons=reasons, bad=len(bad), passed=passed,
+                      spec_exact=all(o is Outcome.PASS for o in spec) if spec else None,
+                      spec_tests=sum(o is not Outcome.PASS for o in spec),
+                      shared={"defects": len(shared), "tests": sum(shared.values())},
+                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
+
+
+def _defect_of(test: dict[str, Any]) -> str:
+    """The defect a record was attributed to (by the runner), or attributed now (older results files)."""
+    return str(test.get("defect") or attribute(test) or UNCLASSIFIED)

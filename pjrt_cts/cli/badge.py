@@ -9,7 +9,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "badge",
         help="write an SVG conformance badge for a run",
-        description="Write a shields-style SVG badge (verdict, level, pass count) for a results.json.",
+        description="Write a shields-style SVG badge for a results.json: the level with its spec mark and waived "
+        "defects (e.g. \"Full · spec ✗ · 2 waived defects\"), or why the run has none.",
     )
     parser.add_argument("results", type=Path, help="results.json written by `pjrt-cts run`")
     parser.add_argument("-o", "--output", type=Path, default=Path("conformance.svg"), help="SVG file to write")

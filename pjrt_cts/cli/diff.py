@@ -1,4 +1,4 @@
-"""`pjrt-cts diff old.json new.json`: which tests changed outcome between two runs."""
+"""`pjrt-cts diff old.json new.json`: which tests changed outcome, and which defects came and went, between two runs."""
 from __future__ import annotations
 
 import argparse
@@ -9,9 +9,10 @@ from pathlib import Path
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "diff",
-        help="compare two runs: new failures, fixes, new crashes, coverage change",
-        description="Compare two results.json files and list every test whose outcome changed. "
-        "Always exits 0; use `pjrt-cts gate` to fail on regressions.",
+        help="compare two runs: new failures, fixes, new waivers, coverage change, defects introduced and fixed",
+        description="Compare two results.json files: list every test whose outcome changed (classified as in "
+        "docs/levels.md, \"Gate rules\": a test that became XFAIL is newly waived, never a fix) and every defect "
+        "(pjrt_cts/defects) introduced, fixed or unchanged. Always exits 0; use `pjrt-cts gate` to fail on regressions.",
     )
     parser.add_argument("old", type=Path, help="earlier results.json (or baseline)")
     parser.add_argument("new", type=Path, help="later results.json")

@@ -1,6 +1,6 @@
 """`pjrt-cts gate results.json --baseline baseline.json [--level Full]`: the CI release gate.
 
-Exit 0 when the gate passes, 1 on a regression or a missed level, 2 on a usage error.
+Exit 0 when the gate passes, 1 on a regression, a missed level or an exceeded waiver budget, 2 on a usage error.
 Rules: pjrt_cts/report/gate.py and docs/levels.md.
 """
 from __future__ import annotations
@@ -28,6 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     waivers.add_argument("--no-waivers", action="store_true",
                          help="fail a run that needs any waiver (an XFAIL from the profile's expectations file)")
     waivers.add_argument("--max-waivers", type=int, metavar="N", help="fail a run that needs more than N waivers")
+    parser.add_argument("--max-waived-defects", type=int, metavar="N",
+                        help="fail a run whose waivers cover more than N distinct defects (pjrt_cts/defects; "
+                        "findings no defect explains count as one, 'unclassified')")
     parser.add_argument("--summary", type=Path, help="also append the Markdown summary to this file "
                         "(e.g. \"$GITHUB_STEP_SUMMARY\")")
     parser.add_argument("--report-url", help="link to the HTML report, added to the summary")
@@ -42,11 +45,14 @@ def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
     from pjrt_cts.cli.results_arg import read_results
 
+    for option, budget in (("--max-waivers", args.max_waivers), ("--max-waived-defects", args.max_waived_defects)):
+        if budget is not None and budget < 0:
+            raise UsageError(f"{option} must be 0 or more (got {budget})")
     results = read_results(args.results)
     baseline = read_results(args.baseline) if args.baseline else None
     try:
         max_waivers = 0 if args.no_waivers else args.max_waivers
-        gate = evaluate_gate(results, baseline, args.level, max_waivers)
+        gate = evaluate_gate(results, baseline, args.level, max_waivers, args.max_waived_defects)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from exc
     markdown = gate_markdown(gate, args.report_url)

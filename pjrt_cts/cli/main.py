@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "bench": "bench",
     "contract": "contract",
     "merge": "merge",
+    "triage": "triage",
 }
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes, synth
 from pjrt_cts.golden.archive import archive_members, read_member, split_path
-from pjrt_cts.golden.corpus import BYTECODE_VERSIONS, CorpusError, GoldenCase, Manifest, load_manifest
+from pjrt_cts.golden.corpus import BYTECODE_VERSIONS, CorpusError, GoldenCase, Manifest, load_manifest, xla_output_key
 from pjrt_cts.golden.npzio import load_npz_bytes
 
 
@@ -60,6 +60,7 @@ def check_corpus(root: Path | str | None = None, *, verify_data: bool = True) ->
             problems.extend(_check_data(case))
             if case.spec is not None:
                 problems.extend(check_spec_reference(case))
+                problems.extend(check_xla_outputs(case))
     for program in manifest.programs:
         if not program.grouped:
             continue
@@ -88,6 +89,7 @@ def _check_data(case: GoldenCase) -> list[str]:
         return [f"{case.id}: data unreadable: {type(exc).__name__}: {exc}"]
     expected_keys = {f"in.{d}.{i}" for d in range(case.num_devices) for i in range(len(case.input_specs))}
     expected_keys |= {f"out.{d}.{i}" for d in range(case.num_devices) for i in range(len(case.output_specs))}
+    expected_keys |= {xla_output_key(i) for i in range(int((case.spec_vs_xla or {}).get("xla_outputs") or 0))}
     if set(arrays) != expected_keys:
         return [f"{case.id}: data arrays {sorted(arrays)} != expected {sorted(expected_keys)}"]
     for d in range(case.num_devices):
@@ -130,3 +132,30 @@ def check_spec_reference(case: GoldenCase) -> list[str]:
             if mismatch is not None:
                 problems.append(f"{case.id}: output {index} differs from the spec reference: {mismatch}")
     return problems
+
+
+def check_xla_outputs(case: GoldenCase) -> list[str]:
+    """A spec case XLA computes differently (`spec_vs_xla` kind wrong_result) stores XLA's outputs, and they are
+    not the spec's within the case's tolerance (else there is no deviation to share); no other case stores any."""
+    from pjrt_cts.golden.compare import compare
+
+    deviation = case.spec_vs_xla or {}
+    wrong_result = deviation.get("kind") == "wrong_result"
+    if not wrong_result:
+        return [f"{case.id}: stores XLA's outputs but XLA's difference is {deviation.get('kind')!r}, "
+                "not wrong_result"] if "xla_outputs" in deviation else []
+    try:
+        xla = case.xla_expected()
+    except (KeyError, OSError, ValueError, zipfile.BadZipFile) as exc:
+        return [f"{case.id}: XLA's outputs unreadable: {type(exc).__name__}: {exc}"]
+    if xla is None:
+        return [f"{case.id}: XLA computes another value (wrong_result) but its outputs are not stored"]
+    expected = case.expected_rows()[0]
+    if len(xla) != len(expected):
+        return []  # another number of results is a deviation in itself
+    named = deviation.get("output")
+    indices = [int(named)] if named is not None else range(len(expected))
+    if all(compare(xla[i], expected[i], case.tolerance) is None for i in indices):
+        which = f"output {named}" if named is not None else "every output"
+        return [f"{case.id}: XLA's stored {which} equals the spec's within {case.tolerance}: not a wrong_result"]
+    return []

@@ -20,6 +20,11 @@ FORMAT_VERSION = 2  # 2: files in per-family archives; grouped programs
 BYTECODE_VERSIONS = ("current", "intermediate", "minimum")
 
 
+def xla_output_key(index: int) -> str:
+    """Data-file key of XLA's output `index` for a spec case XLA computes differently (single-device: row 0)."""
+    return f"xla.0.{index}"
+
+
 def default_corpus_dir() -> Path:
     from pjrt_cts.resources import golden_dir
 
@@ -111,7 +116,9 @@ class GoldenCase(_ProgramFiles):
 
     @property
     def spec_vs_xla(self) -> dict | None:
-        """How XLA differs from the spec on this case ({"kind", "explanation", "spec", "section"}), or None."""
+        """How XLA differs from the spec on this case ({"kind", "explanation", "spec", "section"}; a wrong_result
+        also has "output", and "xla_outputs" (how many of XLA's outputs the data file holds) and "xla_dtypes"
+        (their element types): `xla_expected()`), or None."""
         return self.raw.get("spec_vs_xla")
 
     @property
@@ -159,6 +166,19 @@ class GoldenCase(_ProgramFiles):
         rows = self.expected_rows()
         return rows if self.is_multi_device else rows[0]
 
+    def xla_expected(self) -> list[np.ndarray] | None:
+        """XLA's outputs where it computes a value other than the spec's (`spec_vs_xla` kind wrong_result), as
+        JAX's CPU backend returned them at generation (element types and shapes may differ from `output_specs`);
+        None for every other case. A plugin returning these shares XLA's deviation."""
+        deviation = self.spec_vs_xla or {}
+        if "xla_outputs" not in deviation:
+            return None
+        names = tuple(deviation["xla_dtypes"])
+        if len(names) != int(deviation["xla_outputs"]):
+            raise ValueError(f"{self.id}: spec_vs_xla lists {len(names)} XLA element types for "
+                             f"{deviation['xla_outputs']} outputs")
+        return list(_load_xla_cached(str(self.root), self.files["data"]["path"], names))
+
     def to_json(self) -> dict[str, Any]:
         return dict(self.raw)
 
@@ -168,6 +188,14 @@ def _load_rows_cached(root: str, data_path: str, specs_json: str) -> tuple:
     arrays = load_npz_bytes(read_member(Path(root), data_path))
     specs = json.loads(specs_json)
     return _read_only(_split_rows(arrays, specs["inputs"], specs["outputs"], specs["devices"]))
+
+
+@functools.lru_cache(maxsize=64)
+def _load_xla_cached(root: str, data_path: str, names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    arrays = load_npz_bytes(read_member(Path(root), data_path))
+    outputs = [dtypes.from_storable(arrays[xla_output_key(i)], name) for i, name in enumerate(names)]
+    _read_only(([outputs],))
+    return tuple(outputs)
 
 
 @functools.lru_cache(maxsize=1)  # one large case at a time: its arrays are >= 64 MiB each

@@ -41,6 +41,7 @@ class Defect:
     timeout: float | None = None  # per-test timeout for this mutant's run (None: the selftest default)
     breaks: str = LEVEL_NAMES[0]  # the lowest level a plugin with this defect must not reach
     escape_hatch: bool = False  # a way issue 14 names to look CONFORMANT without working: must always be caught
+    names: str = ""  # the defect id (pjrt_cts/defects/catalogue.toml) the run's diagnosis must attribute it to
 
     @property
     def selection(self) -> tuple[str, ...]:
@@ -335,7 +336,34 @@ DEFECTS: tuple[Defect, ...] = (
         for op in ("broadcast_in_dim", "transpose", "reverse", "slice")],
        layers=["execute"],
        note="arithmetic tolerances accept a flushed subnormal result (golden/README.md); the spec family's "
-            "data-movement cases of edge values are exact"),
+            "data-movement cases of edge values are exact", names="subnormals-flushed"),
+    # ---- value deviations the diagnosis must name (issue 27): outputs recomputed from the inputs they came from ----
+    _d("nan_not_propagated_by_max", "execute",
+       "f32/f64 results of elementwise maximum/minimum return the other operand where one operand is NaN "
+       "(IEEE-754 maximumNumber/minimumNumber; -0 < +0 kept): programs using stablehlo.maximum/minimum, outputs "
+       "found by their values among the program's results",
+       [f"execute.golden_cases.test_case_matches_reference[spec.{op}.{dtype}]"
+        for op in ("maximum", "minimum") for dtype in ("f32", "f64")],
+       layers=["execute"], select=["execute.golden_cases.test_case_matches_reference[elementwise.maximum.f32.*]"],
+       note="XLA:CPU itself ignores a NaN second operand (max(x, NaN) = x) and orders -0 = +0: the mutant differs "
+            "from it where the first operand is NaN and on signed zeros", names="nan-not-propagated-by-max-min"),
+    _d("f64_results_rounded_to_f32", "execute",
+       "every f64 result of PJRT_LoadedExecutable_Execute is rounded to the nearest f32 and widened back "
+       "(f64 computed in f32)",
+       ["execute.golden_cases.test_case_matches_reference[elementwise.add.f64.*]",
+        "execute.golden_cases.test_case_matches_reference[elementwise.divide.f64.*]",
+        "execute.golden_cases.test_case_matches_reference[dot.matmul.f64]",
+        "execute.golden_cases.test_case_matches_reference[spec.transpose.*.f64]",
+        "execute.programs.test_program_matches_numpy[subtract_f64_scalar]"],
+       layers=["execute"], names="f64-computed-in-f32"),
+    _d("converts_round_toward_zero", "execute",
+       "f32 -> bf16/f16 and f64 -> f32 converts truncate (round toward zero) instead of rounding to nearest even: "
+       "programs using stablehlo.convert, outputs found by their values among the program's results",
+       [f"execute.golden_cases.test_case_matches_reference[convert.{pair}.rounding]"
+        for pair in ("f32_to_bf16", "f32_to_f16", "f64_to_f32")],
+       layers=["execute"], select=["execute.golden_cases.test_case_matches_reference[convert.f32_to_bf16.r1]"],
+       note="an output is edited only where it equals the nearest-even convert of an f32/f64 input of its size",
+       names="convert-rounds-toward-zero"),
     # ---- executable -----------------------------------------------------------------------------------
     _hatch("fingerprint_empty", "executable", "PJRT_Executable_Fingerprint succeeds with an empty fingerprint",
        ["executable.fingerprint.*"], breaks="Full",

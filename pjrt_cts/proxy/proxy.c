@@ -8,6 +8,7 @@
  * what it names. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -284,6 +285,9 @@ enum {
     D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED,
     D_TINY_RESULTS_IMPRECISE,
     D_SUBNORMAL_RESULTS_FLUSHED,
+    D_NAN_NOT_PROPAGATED_BY_MAX,
+    D_F64_RESULTS_ROUNDED_TO_F32,
+    D_CONVERTS_ROUND_TOWARD_ZERO,
     D_FINGERPRINT_EMPTY,
     D_FINGERPRINT_UNIMPLEMENTED,
     D_SERIALIZE_UNIMPLEMENTED,
@@ -354,6 +358,9 @@ static const char *const g_defect_names[D_COUNT] = {
     "multi_device_execute_unimplemented",
     "tiny_results_imprecise",
     "subnormal_results_flushed",
+    "nan_not_propagated_by_max",
+    "f64_results_rounded_to_f32",
+    "converts_round_toward_zero",
     "fingerprint_empty",
     "fingerprint_unimplemented",
     "serialize_unimplemented",
@@ -922,6 +929,8 @@ static void *w_client_compile(void *args) {
     }
     if (error) return error;
     int marked = g_defect == D_TINY_RESULTS_IMPRECISE ? program_has_tiny_result_ops(program)
+               : g_defect == D_NAN_NOT_PROPAGATED_BY_MAX ? program_uses_op(program, "maximum") || program_uses_op(program, "minimum")
+               : g_defect == D_CONVERTS_ROUND_TOWARD_ZERO ? program_uses_op(program, "convert")
                : (g_defect == D_TRANSCENDENTAL_2ULP || g_defect == D_TRANSCENDENTAL_64ULP) && program_is_transcendental(program);
     if (marked) mark_handle(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
     return NULL;
@@ -1034,6 +1043,206 @@ static void perturb_ulps(void *buffer, unsigned ulps) {
     }
 }
 
+/* ---- value deviations the diagnosis names (issue 27) ---------------------------------------------
+ * f64_results_rounded_to_f32 edits every f64 output; nan_not_propagated_by_max and converts_round_toward_zero
+ * edit outputs of marked executables that the inputs show to be an elementwise max/min or a narrowing convert.
+ * The golden corpus runs cases inside grouped programs (many inputs and outputs, one result per case), so the
+ * proxy cannot tell an op's operands from the program; it matches values instead: an output is recomputed from
+ * the inputs it provably came from, and any other output is left alone. */
+
+/* f64_results_rounded_to_f32: f64 results carry only f32 precision and range (round to nearest, widen back). */
+static void round_f64_results_to_f32(void *buffer) {
+    size_t bytes = 0;
+    unsigned char *data = buffer_element_type(buffer) == BT_F64 ? host_data(buffer, &bytes) : NULL;
+    for (size_t offset = 0; data && offset + sizeof(double) <= bytes; offset += sizeof(double)) {
+        double value;
+        memcpy(&value, data + offset, sizeof value);
+        value = (double)(float)value;
+        memcpy(data + offset, &value, sizeof value);
+    }
+}
+
+/* The f32/f64 arguments of one Execute, copied before it runs (a donated argument's memory may hold a result after). */
+struct input_copy {
+    int type;
+    size_t bytes;
+    unsigned char *data;
+};
+
+static struct input_copy *copy_float_inputs(void *const *arguments, size_t count) {
+    struct input_copy *copies = calloc(count ? count : 1, sizeof *copies);
+    for (size_t i = 0; copies && arguments && i < count; i++) {
+        int type = arguments[i] ? buffer_element_type(arguments[i]) : BT_INVALID;
+        size_t bytes = 0;
+        unsigned char *data = type == BT_F32 || type == BT_F64 ? host_data(arguments[i], &bytes) : NULL;
+        if (!data || bytes == 0 || !(copies[i].data = malloc(bytes))) continue;
+        memcpy(copies[i].data, data, bytes);
+        copies[i].type = type;
+        copies[i].bytes = bytes;
+    }
+    return copies;
+}
+
+static void free_device_inputs(struct input_copy **inputs, size_t num_devices, size_t count) {
+    for (size_t d = 0; inputs && d < num_devices; d++) {
+        for (size_t i = 0; inputs[d] && i < count; i++) free(inputs[d][i].data);
+        free(inputs[d]);
+    }
+    free(inputs);
+}
+
+static double load_float(const unsigned char *at, size_t width) {
+    if (width == sizeof(float)) {
+        float value;
+        memcpy(&value, at, sizeof value);
+        return value;
+    }
+    double value;
+    memcpy(&value, at, sizeof value);
+    return value;
+}
+
+/* Whether `out` is the elementwise maximum (+1) or minimum (-1) of `a` and `b` as the real plugin computed it
+ * (0: neither): every element is bitwise one of its operands (any NaN where an operand is NaN), and where the
+ * operands differ the larger (or smaller) one, consistently. */
+static int extremum_kind(const unsigned char *out, const unsigned char *a, const unsigned char *b, size_t n,
+                         size_t width) {
+    int kind = 0;
+    for (size_t k = 0; k < n; k++) {
+        const unsigned char *o = out + k * width, *x = a + k * width, *y = b + k * width;
+        double vo = load_float(o, width), vx = load_float(x, width), vy = load_float(y, width);
+        if (isnan(vx) || isnan(vy)) {
+            if (!isnan(vo) && (isnan(vx) == isnan(vy) || memcmp(o, isnan(vx) ? y : x, width) != 0)) return 0;
+            continue;
+        }
+        if (memcmp(o, x, width) != 0 && memcmp(o, y, width) != 0) return 0;
+        if (vx == vy) continue; /* equal (or +0 and -0): says nothing about the kind */
+        int here = vo == (vx > vy ? vx : vy) ? 1 : -1;
+        if (kind && here != kind) return 0;
+        kind = here;
+    }
+    return kind;
+}
+
+/* nan_not_propagated_by_max: IEEE-754 maximumNumber / minimumNumber, i.e. the spec's result except that a NaN
+ * operand yields the other operand (-0 < +0 as in the spec, so the value differs from the spec's only there). */
+static void write_extremum_ignoring_nan(unsigned char *out, const unsigned char *a, const unsigned char *b, size_t n,
+                                        size_t width, int kind) {
+    for (size_t k = 0; k < n; k++) {
+        const unsigned char *x = a + k * width, *y = b + k * width, *pick;
+        double vx = load_float(x, width), vy = load_float(y, width);
+        if (isnan(vx) && isnan(vy)) continue;
+        if (isnan(vx) || isnan(vy)) pick = isnan(vx) ? y : x;
+        else if (vx == vy) pick = (signbit(vx) != 0) == (kind > 0) ? y : x; /* max takes +0, min takes -0 */
+        else pick = (vx > vy) == (kind > 0) ? x : y;
+        memcpy(out + k * width, pick, width);
+    }
+}
+
+static void max_min_ignore_nan(void *buffer, const struct input_copy *inputs, size_t count) {
+    int type = buffer_element_type(buffer);
+    size_t bytes = 0, width = type == BT_F32 ? sizeof(float) : sizeof(double);
+    unsigned char *data = type == BT_F32 || type == BT_F64 ? host_data(buffer, &bytes) : NULL;
+    for (size_t i = 0; data && i < count; i++) {
+        if (inputs[i].type != type || inputs[i].bytes != bytes) continue;
+        for (size_t j = i + 1; j < count; j++) {
+            if (inputs[j].type != type || inputs[j].bytes != bytes) continue;
+            int kind = extremum_kind(data, inputs[i].data, inputs[j].data, bytes / width, width);
+            if (kind) {
+                write_extremum_ignoring_nan(data, inputs[i].data, inputs[j].data, bytes / width, width, kind);
+                return;
+            }
+        }
+    }
+}
+
+/* converts_round_toward_zero: f32 -> bf16 / f16 and f64 -> f32 converts truncate. Rounding to nearest even
+ * (what the plugin must do) is recomputed here only to recognise a convert's output among a program's results. */
+static uint16_t f32_to_bf16(uint32_t bits, int nearest) {
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40u); /* NaN stays NaN */
+    if (nearest) bits += 0x7fffu + ((bits >> 16) & 1u);
+    return (uint16_t)(bits >> 16);
+}
+
+static uint16_t f32_to_f16(uint32_t bits, int nearest) {
+    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
+    uint32_t magnitude = bits & 0x7fffffffu;
+    if (magnitude > 0x7f800000u) return sign | 0x7e00u;                       /* NaN */
+    if (magnitude == 0x7f800000u) return sign | 0x7c00u;                      /* inf */
+    if (magnitude >= (nearest ? 0x477ff000u : 0x47800000u)) return sign | (nearest ? 0x7c00u : 0x7bffu); /* >= 65520 / 65536 */
+    if (magnitude >= 0x38800000u) {                                           /* normal in f16: >= 2^-14 */
+        uint32_t rebiased = magnitude - 0x38000000u;                          /* exponent bias 127 -> 15 */
+        if (nearest) rebiased += 0xfffu + ((rebiased >> 13) & 1u);
+        return sign | (uint16_t)(rebiased >> 13);
+    }
+    if (magnitude < 0x33000000u) return sign;                                 /* below 2^-25: zero either way */
+    uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u, shift = 126u - (magnitude >> 23); /* units of 2^-24 */
+    uint32_t quotient = mantissa >> shift, rest = mantissa & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    if (nearest && (rest > half || (rest == half && (quotient & 1u)))) quotient++;
+    return sign | (uint16_t)quotient;
+}
+
+static uint32_t f64_to_f32(uint64_t bits, int nearest) {
+    double value;
+    memcpy(&value, &bits, sizeof value);
+    float rounded = (float)value; /* to nearest even */
+    uint32_t out;
+    memcpy(&out, &rounded, sizeof out);
+    if (!nearest && !isnan(value) && (rounded < 0 ? -rounded : rounded) > (value < 0 ? -value : value))
+        out -= 1u; /* one step toward zero (inf -> the largest finite) */
+    return out;
+}
+
+/* One narrowed element of `source` (an f32 or f64 bit pattern) as `type` would hold it. */
+static uint32_t narrowed(uint64_t source, int from, int type, int nearest) {
+    if (from == BT_F64) return f64_to_f32(source, nearest);
+    return type == BT_BF16 ? f32_to_bf16((uint32_t)source, nearest) : f32_to_f16((uint32_t)source, nearest);
+}
+
+static int is_nan_of(uint32_t bits, int type) {
+    switch (type) {
+        case BT_F32: return (bits & 0x7fffffffu) > 0x7f800000u;
+        case BT_BF16: return (bits & 0x7fffu) > 0x7f80u;
+        default: return (bits & 0x7fffu) > 0x7c00u; /* f16 */
+    }
+}
+
+/* `got` is the zero of `want`'s sign where `want` is subnormal: the plugin flushed it (XLA:CPU does). */
+static int is_flushed_of(uint32_t got, uint32_t want, int type) {
+    uint32_t sign = type == BT_F32 ? 0x80000000u : 0x8000u;
+    uint32_t exponent = type == BT_F32 ? 0x7f800000u : type == BT_BF16 ? 0x7f80u : 0x7c00u;
+    return got == (want & sign) && (want & exponent) == 0 && (want & ~sign) != 0;
+}
+
+static void converts_truncate(void *buffer, const struct input_copy *inputs, size_t count) {
+    int type = buffer_element_type(buffer), from = type == BT_F32 ? BT_F64 : BT_F32;
+    size_t bytes = 0, width = type == BT_F32 ? 4 : 2;
+    unsigned char *data = type == BT_F32 || type == BT_F16 || type == BT_BF16 ? host_data(buffer, &bytes) : NULL;
+    for (size_t i = 0; data && i < count; i++) {
+        if (inputs[i].type != from || inputs[i].bytes != 2 * bytes) continue;
+        int is_convert = 1;
+        for (size_t k = 0; is_convert && k < bytes / width; k++) {
+            uint64_t source = 0;
+            uint32_t got = 0, want;
+            memcpy(&source, inputs[i].data + k * 2 * width, 2 * width);
+            memcpy(&got, data + k * width, width);
+            want = narrowed(source, from, type, 1);
+            is_convert = got == want || (is_nan_of(got, type) && is_nan_of(want, type)) || is_flushed_of(got, want, type);
+        }
+        if (!is_convert) continue;
+        for (size_t k = 0; k < bytes / width; k++) { /* NaN and flushed subnormals stay as the plugin gave them */
+            uint64_t source = 0;
+            uint32_t got = 0;
+            memcpy(&source, inputs[i].data + k * 2 * width, 2 * width);
+            memcpy(&got, data + k * width, width);
+            uint32_t truncated = narrowed(source, from, type, 0);
+            if (!is_nan_of(truncated, type) && !is_flushed_of(got, narrowed(source, from, type, 1), type))
+                memcpy(data + k * width, &truncated, width); /* little-endian host */
+        }
+        return;
+    }
+}
+
 static void *w_execute(void *args) {
     static unsigned long calls;
     if (g_defect == D_EXECUTE_REJECTS_ALL)
@@ -1077,13 +1286,22 @@ static void *w_execute(void *args) {
         }
     }
     if (g_defect == D_EXECUTE_DEVICE_IGNORED) F(args, PJRT_LoadedExecutable_Execute_Args, execute_device, void *) = NULL;
+    size_t num_devices = F(args, PJRT_LoadedExecutable_Execute_Args, num_devices, size_t);
+    void *const *const *arguments = F(args, PJRT_LoadedExecutable_Execute_Args, argument_lists, void *const *const *);
+    struct input_copy **inputs = NULL; /* per device, for the mutants that recompute results from the inputs */
+    if ((g_defect == D_NAN_NOT_PROPAGATED_BY_MAX || g_defect == D_CONVERTS_ROUND_TOWARD_ZERO) && arguments &&
+        is_marked(F(args, PJRT_LoadedExecutable_Execute_Args, executable, void *)) &&
+        (inputs = calloc(num_devices ? num_devices : 1, sizeof *inputs)))
+        for (size_t d = 0; d < num_devices; d++) inputs[d] = copy_float_inputs(arguments[d], num_args);
     void *error = CALL(LoadedExecutable_Execute, args);
     F(args, PJRT_LoadedExecutable_Execute_Args, options, void *) = options;
     F(args, PJRT_LoadedExecutable_Execute_Args, execute_device, void *) = device;
     free(all_inputs);
-    if (error) return error;
+    if (error) {
+        free_device_inputs(inputs, num_devices, num_args);
+        return error;
+    }
     void *loaded = F(args, PJRT_LoadedExecutable_Execute_Args, executable, void *);
-    size_t num_devices = F(args, PJRT_LoadedExecutable_Execute_Args, num_devices, size_t);
     void **const *outputs = F(args, PJRT_LoadedExecutable_Execute_Args, output_lists, void **const *);
     if (g_defect == D_RESULTS_REORDERED_BETWEEN_DEVICES && num_devices >= 2 && outputs) {
         size_t count = executable_num_outputs(loaded);
@@ -1109,6 +1327,20 @@ static void *w_execute(void *args) {
         for (size_t d = 0; d < num_devices; d++)
             for (size_t j = 0; j < count; j++) flush_subnormal_results(outputs[d][j]);
     }
+    if (g_defect == D_F64_RESULTS_ROUNDED_TO_F32 && outputs) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) round_f64_results_to_f32(outputs[d][j]);
+    }
+    if (inputs && outputs) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; inputs[d] && j < count; j++) {
+                if (g_defect == D_NAN_NOT_PROPAGATED_BY_MAX) max_min_ignore_nan(outputs[d][j], inputs[d], num_args);
+                else converts_truncate(outputs[d][j], inputs[d], num_args);
+            }
+    }
+    free_device_inputs(inputs, num_devices, num_args);
     return NULL;
 }
 
@@ -1310,10 +1542,10 @@ static void install_defect(void) {
             WRAP(Buffer_Destroy, w_buffer_destroy);
             break;
         case D_EXECUTE_REJECTS_ALL: case D_EXECUTE_UNIMPLEMENTED: case D_MULTI_DEVICE_EXECUTE_UNIMPLEMENTED:
-        case D_SUBNORMAL_RESULTS_FLUSHED:
+        case D_SUBNORMAL_RESULTS_FLUSHED: case D_F64_RESULTS_ROUNDED_TO_F32:
             WRAP(LoadedExecutable_Execute, w_execute); break;
         case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
-        case D_TINY_RESULTS_IMPRECISE:
+        case D_TINY_RESULTS_IMPRECISE: case D_NAN_NOT_PROPAGATED_BY_MAX: case D_CONVERTS_ROUND_TOWARD_ZERO:
             WRAP(Client_Compile, w_client_compile);
             WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
             WRAP(LoadedExecutable_Execute, w_execute);

@@ -1,4 +1,6 @@
-"""A shields.io-style SVG badge of a run: `PJRT conformance | Full`, self-contained (no network)."""
+"""A shields.io-style SVG badge of a run: `PJRT conformance | Full · spec ✗ · 4 waived defects`, self-contained
+(no network). The spec mark is the verdict's (pjrt_cts.verdict): ✓ when every spec case equals the StableHLO
+spec, ✗ when some deviate (even as XLA does); absent when no spec case ran."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +20,7 @@ COLOR_FAILING = "#e05d44"
 COLOR_NONE = "#9f9f9f"
 
 # Approximate advance widths of Verdana 11px (what badges render in), by character class.
-_NARROW = set("fijlrtI.,:;!|'()[] ")
+_NARROW = set("fijlrtI.,:;!|'()[] ·")
 _WIDE = set("mwMW%@")
 _UPPER_WIDTH, _LOWER_WIDTH, _NARROW_WIDTH, _WIDE_WIDTH, _DIGIT_WIDTH = 7.5, 6.6, 3.9, 10.0, 7.0
 
@@ -56,8 +58,13 @@ def badge_message(results: dict[str, Any]) -> tuple[str, str]:
     if level is None:
         return f"no level · {passed}/{total} pass", COLOR_NO_LEVEL
     color = COLOR_TOP if level == LEVELS[-1].name else COLOR_LEVEL
-    waived = f" · {len(judged.waivers)} waived" if judged.waivers else ""
-    return f"{level}{waived} · {passed}/{total} pass", color
+    parts = [level]
+    if judged.spec_exact is not None:
+        parts.append("spec ✓" if judged.spec_exact else "spec ✗")
+    if judged.waived_defects:
+        count = len(judged.waived_defects)
+        parts.append(f"{count} waived defect{'' if count == 1 else 's'}")
+    return " · ".join(parts), color
 
 
 def render_badge(label: str, message: str, color: str) -> str:

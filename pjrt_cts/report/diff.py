@@ -1,13 +1,20 @@
-"""Comparing two runs: per-test outcome changes, classified, plus coverage and level movement.
+"""Comparing two runs: per-test outcome changes, classified, plus coverage, level and defect movement.
 
 Rules (also in docs/levels.md, "Gate rules"):
-- good outcomes are PASS, NOT_SUPPORTED, XFAIL, WARNING, SKIP; bad ones are model.BAD_OUTCOMES.
+- good outcomes are PASS, SHARED_DEVIATION, NOT_SUPPORTED, XFAIL, WARNING, SKIP; bad ones are
+  outcomes.BAD_OUTCOMES. A test is *covered* when it PASSes or is a SHARED_DEVIATION (both meet a level).
+- newly waived: a test is XFAIL now and was not (whatever it was, or absent). A new waiver is never a fix,
+  nor a regression: the expectations file accepted it, and the gate's waiver budgets bound it.
 - new crash: a test now CRASHes or TIMEOUTs that did not before (whatever it was, even FAIL).
 - new failure: good -> bad (other than a new crash).
-- coverage loss: PASS -> NOT_SUPPORTED, SKIP or XFAIL, or a PASS in the old run that is missing now.
+- coverage loss: covered -> NOT_SUPPORTED or SKIP, or a covered test of the old run missing now.
 - new test failing: a test absent from the old run has a bad outcome.
-These four are regressions. Fix: bad -> good, or WARNING -> PASS. Coverage gain: NOT_SUPPORTED,
-SKIP or XFAIL -> PASS. Everything else (added, removed, new warning, bad -> other bad) is informational.
+These four are regressions. Fix: bad -> good (other than XFAIL), or WARNING -> PASS. Spec fix:
+SHARED_DEVIATION -> PASS. Coverage gain: NOT_SUPPORTED, SKIP or XFAIL -> covered. New shared deviation:
+PASS -> SHARED_DEVIATION (informational: XLA's own answer, it still meets the levels). Everything else
+(added, removed, new warning, bad -> other bad) is informational.
+
+Defects (pjrt_cts.defects.defect_table of each run) are compared by id: introduced, fixed or unchanged.
 """
 from __future__ import annotations
 
@@ -16,24 +23,29 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pjrt_cts.defects import defect_table
 from pjrt_cts.levels import highest_level
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
 from pjrt_cts.report.coverage import build_matrix
-from pjrt_cts.outcomes import outcome_of
 from pjrt_cts.results import outcome_counts, severity_rank, tests_by_id
 from pjrt_cts.verdict import judge_results
 
 HANG_OR_DEATH = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
+COVERED = frozenset({Outcome.PASS, Outcome.SHARED_DEVIATION})  # meets a level's contract by running
 NOT_COVERED = frozenset({Outcome.NOT_SUPPORTED, Outcome.SKIP, Outcome.XFAIL})
 
 
 class ChangeKind(str, enum.Enum):
+    # Declaration order is the listing order: regressions, then new waivers, then progress, then the rest.
     NEW_CRASH = "new crash"
     NEW_FAILURE = "new failure"
     COVERAGE_LOSS = "coverage loss"
     NEW_TEST_FAILING = "new test failing"
+    NEWLY_WAIVED = "newly waived"
     FIX = "fix"
+    SPEC_FIX = "spec fix"
     COVERAGE_GAIN = "coverage gain"
+    NEW_SHARED_DEVIATION = "new shared deviation"
     NEW_WARNING = "new warning"
     ADDED = "added"
     REMOVED = "removed"
@@ -48,6 +60,7 @@ REGRESSION_KINDS = frozenset(
     {ChangeKind.NEW_CRASH, ChangeKind.NEW_FAILURE, ChangeKind.COVERAGE_LOSS, ChangeKind.NEW_TEST_FAILING}
 )
 KIND_ORDER = list(ChangeKind)
+PROGRESS_KINDS = (ChangeKind.FIX, ChangeKind.SPEC_FIX, ChangeKind.COVERAGE_GAIN)
 
 
 def classify(old: Outcome | None, new: Outcome | None) -> ChangeKind | None:
@@ -55,7 +68,9 @@ def classify(old: Outcome | None, new: Outcome | None) -> ChangeKind | None:
     if old == new:
         return None
     if new is None:
-        return ChangeKind.COVERAGE_LOSS if old is Outcome.PASS else ChangeKind.REMOVED
+        return ChangeKind.COVERAGE_LOSS if old in COVERED else ChangeKind.REMOVED
+    if new is Outcome.XFAIL:  # before the fix rule: a failure that got a waiver was not fixed
+        return ChangeKind.NEWLY_WAIVED
     if old is None:
         return ChangeKind.NEW_TEST_FAILING if new in BAD_OUTCOMES else ChangeKind.ADDED
     if new in HANG_OR_DEATH and old not in HANG_OR_DEATH:
@@ -64,9 +79,13 @@ def classify(old: Outcome | None, new: Outcome | None) -> ChangeKind | None:
         return ChangeKind.NEW_FAILURE
     if old in BAD_OUTCOMES and new not in BAD_OUTCOMES:
         return ChangeKind.FIX
-    if old is Outcome.PASS and new in NOT_COVERED:
+    if old is Outcome.PASS and new is Outcome.SHARED_DEVIATION:
+        return ChangeKind.NEW_SHARED_DEVIATION
+    if old is Outcome.SHARED_DEVIATION and new is Outcome.PASS:
+        return ChangeKind.SPEC_FIX
+    if old in COVERED and new in NOT_COVERED:
         return ChangeKind.COVERAGE_LOSS
-    if new is Outcome.PASS and old in NOT_COVERED:
+    if new in COVERED and old in NOT_COVERED:
         return ChangeKind.COVERAGE_GAIN
     if new is Outcome.PASS and old is Outcome.WARNING:
         return ChangeKind.FIX
@@ -102,22 +121,41 @@ class RunStats:
     level: str | None
     covered_pairs: int  # (op, dtype) pairs of the execute layer with a PASS
     plugin_sha256: str
+    waived_defects: list[dict[str, Any]] = field(default_factory=list)  # [{defect, tests}] over the XFAIL
+    shared_defects: int = 0  # distinct defects of the SHARED_DEVIATION tests
+    spec_exact: bool | None = None  # every spec.* test PASSed; None: no spec case ran
 
     @classmethod
     def of(cls, results: dict[str, Any]) -> RunStats:
         tests = results.get("tests", [])
+        judged = judge_results(results)
         return cls(
             tests=len(tests),
             counts=outcome_counts(tests),
-            verdict=judge_results(results).verdict,
+            verdict=judged.verdict,
             level=highest_level(results),
             covered_pairs=build_matrix(results).covered_pairs,
             plugin_sha256=str((results.get("plugin") or {}).get("sha256") or ""),
+            waived_defects=list(judged.waived_defects),
+            shared_defects=judged.shared["defects"],
+            spec_exact=judged.spec_exact,
         )
 
     @property
     def bad(self) -> int:
         return sum(count for outcome, count in self.counts.items() if outcome in BAD_OUTCOMES)
+
+    @property
+    def waived_tests(self) -> int:
+        return self.counts.get(Outcome.XFAIL, 0)
+
+    @property
+    def shared_tests(self) -> int:
+        return self.counts.get(Outcome.SHARED_DEVIATION, 0)
+
+    @property
+    def spec_mark(self) -> str:
+        return "—" if self.spec_exact is None else "✓" if self.spec_exact else "✗"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -128,7 +166,52 @@ class RunStats:
             "level": self.level,
             "covered_pairs": self.covered_pairs,
             "plugin_sha256": self.plugin_sha256,
+            "waived_defects": self.waived_defects,
+            "waived_tests": self.waived_tests,
+            "shared": {"defects": self.shared_defects, "tests": self.shared_tests},
+            "spec_exact": self.spec_exact,
         }
+
+
+INTRODUCED, FIXED, UNCHANGED = "introduced", "fixed", "unchanged"
+DEFECT_STATUS_ORDER = (INTRODUCED, FIXED, UNCHANGED)
+_DEFECT_COUNTS = ("tests", "bad", "waived", "shared")
+
+
+@dataclass(frozen=True)
+class DefectChange:
+    """One defect (pjrt_cts.defects id) of either run: its findings in the old and the new run."""
+
+    defect: str
+    title: str
+    scope: str
+    status: str  # introduced | fixed | unchanged (present in both runs; its test counts may differ)
+    old: dict[str, int] | None  # {tests, bad, waived, shared}; None: no finding of it in the old run
+    new: dict[str, int] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"defect": self.defect, "title": self.title, "scope": self.scope, "status": self.status,
+                "old": self.old, "new": self.new}
+
+
+def diff_defects(old: dict[str, Any], new: dict[str, Any]) -> list[DefectChange]:
+    """The defects of both runs by id: introduced (only in `new`), fixed (only in `old`), unchanged (both)."""
+    old_rows = {row["id"]: row for row in defect_table(old.get("tests", []))}
+    new_rows = {row["id"]: row for row in defect_table(new.get("tests", []))}
+    changes = []
+    for defect_id in set(old_rows) | set(new_rows):
+        before, after = old_rows.get(defect_id), new_rows.get(defect_id)
+        described = after or before or {}
+        status = UNCHANGED if before and after else INTRODUCED if after else FIXED
+        changes.append(DefectChange(defect_id, str(described.get("title") or ""), str(described.get("scope") or ""),
+                                    status, _defect_counts(before), _defect_counts(after)))
+    changes.sort(key=lambda c: (DEFECT_STATUS_ORDER.index(c.status), -max((c.new or c.old or {}).get("tests", 0),
+                                                                           (c.old or {}).get("tests", 0)), c.defect))
+    return changes
+
+
+def _defect_counts(row: dict[str, Any] | None) -> dict[str, int] | None:
+    return None if row is None else {key: int(row.get(key) or 0) for key in _DEFECT_COUNTS}
 
 
 @dataclass
@@ -136,6 +219,10 @@ class RunDiff:
     old: RunStats
     new: RunStats
     changes: list[Change] = field(default_factory=list)
+    defects: list[DefectChange] = field(default_factory=list)
+
+    def defects_of_status(self, status: str) -> list[DefectChange]:
+        return [change for change in self.defects if change.status == status]
 
     def of_kind(self, *kinds: ChangeKind) -> list[Change]:
         return [change for change in self.changes if change.kind in kinds]
@@ -154,6 +241,7 @@ class RunDiff:
             "new": self.new.to_dict(),
             "kind_counts": {kind.value: self.kind_counts.get(kind, 0) for kind in KIND_ORDER},
             "changes": [change.to_dict() for change in self.changes],
+            "defects": [change.to_dict() for change in self.defects],
         }
 
 
@@ -171,7 +259,7 @@ def diff_runs(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
         message = "missing from this run" if new_test is None else str(source.get("message") or "")
         changes.append(Change(test_id, old_outcome, new_outcome, kind, message))
     changes.sort(key=lambda c: (KIND_ORDER.index(c.kind), severity_rank(c.new) if c.new else 99, c.test_id))
-    return RunDiff(old=RunStats.of(old), new=RunStats.of(new), changes=changes)
+    return RunDiff(old=RunStats.of(old), new=RunStats.of(new), changes=changes, defects=diff_defects(old, new))
 
 
 def _cell(text: str, width: int = 140, markdown: bool = False) -> str:
@@ -218,14 +306,50 @@ def stats_rows(diff: RunDiff) -> list[list[str]]:
         ["bad outcomes", str(old.bad), str(new.bad), delta(old.bad, new.bad)],
         ["NOT_SUPPORTED", str(old.counts.get(Outcome.NOT_SUPPORTED, 0)), str(new.counts.get(Outcome.NOT_SUPPORTED, 0)),
          delta(old.counts.get(Outcome.NOT_SUPPORTED, 0), new.counts.get(Outcome.NOT_SUPPORTED, 0))],
+        ["waived defects", str(len(old.waived_defects)), str(len(new.waived_defects)),
+         delta(len(old.waived_defects), len(new.waived_defects))],
+        ["waived tests (XFAIL)", str(old.waived_tests), str(new.waived_tests), delta(old.waived_tests, new.waived_tests)],
+        ["shared with XLA (SHARED_DEVIATION)", str(old.shared_tests), str(new.shared_tests),
+         delta(old.shared_tests, new.shared_tests)],
         ["op×dtype pairs passing", str(old.covered_pairs), str(new.covered_pairs),
          delta(old.covered_pairs, new.covered_pairs)],
         ["verdict", old.verdict, new.verdict, ""],
         ["level", old.level or "none", new.level or "none", ""],
+        ["spec mark", old.spec_mark, new.spec_mark, ""],
     ]
     if old.plugin_sha256 != new.plugin_sha256:
         rows.append(["plugin sha256", old.plugin_sha256[:12] or "?", new.plugin_sha256[:12] or "?", "changed"])
     return rows
+
+
+def defect_summary(diff: RunDiff) -> str:
+    """`1 introduced, 2 fixed, 5 unchanged`."""
+    counts = Counter(change.status for change in diff.defects)
+    return ", ".join(f"{counts[s]} {s}" for s in DEFECT_STATUS_ORDER if counts.get(s)) or "none"
+
+
+def defects_table(changes: list[DefectChange], tablefmt: str, limit: int | None = None) -> str:
+    """One row per defect: its id, scope, its findings in each run (tests: bad / waived / shared) and status."""
+    from tabulate import tabulate
+
+    shown = changes if limit is None else changes[:limit]
+    markdown = tablefmt == "github"
+    code = "`" if markdown else ""
+    rows = [[f"{code}{change.defect}{code}", change.status, change.scope, _defect_cell(change.old),
+             _defect_cell(change.new), _cell(change.title, 80, markdown)] for change in shown]
+    table = tabulate(rows, headers=["defect", "status", "scope", "old tests", "new tests", "title"],
+                     tablefmt=tablefmt, disable_numparse=True)
+    if limit is not None and len(changes) > limit:
+        table += f"\n\n… and {len(changes) - limit} more (see `pjrt-cts diff`)."
+    return table
+
+
+def _defect_cell(counts: dict[str, int] | None) -> str:
+    """`12 (2 bad, 10 waived)`; `—` for a run without findings of the defect."""
+    if counts is None:
+        return "—"
+    kinds = ", ".join(f"{counts[kind]} {kind}" for kind in ("bad", "waived", "shared") if counts.get(kind))
+    return f"{counts['tests']} ({kinds})" if kinds else str(counts["tests"])
 
 
 def format_diff(diff: RunDiff, tablefmt: str = "simple") -> str:
@@ -236,7 +360,10 @@ def format_diff(diff: RunDiff, tablefmt: str = "simple") -> str:
         tabulate(stats_rows(diff), headers=["", "old", "new", "Δ"], tablefmt=tablefmt, disable_numparse=True),
         "",
         "changes: " + (", ".join(f"{counts[k]} {k.value}" for k in KIND_ORDER if counts.get(k)) or "none"),
+        "defects: " + defect_summary(diff),
     ]
     if diff.changes:
         parts += ["", changes_table(diff.changes, tablefmt)]
+    if diff.defects:
+        parts += ["", defects_table(diff.defects, tablefmt)]
     return "\n".join(parts) + "\n"

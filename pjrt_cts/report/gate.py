@@ -6,8 +6,11 @@ The gate fails (exit 1) when any of these holds:
 - without a baseline: the run is not CONFORMANT (pjrt_cts.verdict: a bad outcome, or INCOMPLETE), or it does
   not reach the required level, which defaults to Core;
 - with a required level: that level (pjrt_cts.levels) is not reached;
-- with a waiver budget (`--no-waivers` is a budget of 0): the run needs more waivers (XFAIL) than that.
-Known failures recorded in the baseline do not fail the gate; fixing them is reported as progress.
+- with a waiver budget (`--no-waivers` is a budget of 0): the run needs more waivers (XFAIL) than that;
+- with a defect budget (`--max-waived-defects N`): its waivers cover more than N distinct defects.
+Known failures recorded in the baseline do not fail the gate; fixing them is reported as progress. A test
+that became XFAIL is "newly waived": listed first after the regressions, never counted as a fix.
+The headline speaks in defects: `gate: PASS · CONFORMANT · level Full · spec ✗ (...) · 4 waived defects (98 tests)`.
 """
 from __future__ import annotations
 
@@ -16,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
-from pjrt_cts.outcomes import BAD_OUTCOMES
-from pjrt_cts.report.diff import ChangeKind, RunDiff, RunStats, changes_table, diff_runs, stats_rows
-from pjrt_cts.outcomes import outcome_of
+from pjrt_cts.outcomes import BAD_OUTCOMES, outcome_of
+from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, ChangeKind, RunDiff, RunStats, changes_table,
+                                  defect_summary, defects_table, diff_runs, stats_rows)
 from pjrt_cts.results import SCHEMA_VERSION
-from pjrt_cts.verdict import CONFORMANT, judge_results
+from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 
 DEFAULT_LEVEL_WITHOUT_BASELINE = "Core"
 
@@ -35,6 +38,7 @@ class GateResult:
     level_results: list[LevelResult]
     failures: list[str] = field(default_factory=list)
     plugin: dict[str, Any] = field(default_factory=dict)
+    judged: RunVerdict | None = None  # the run's verdict (pjrt_cts.verdict)
 
     @property
     def passed(self) -> bool:
@@ -44,9 +48,20 @@ class GateResult:
     def exit_code(self) -> int:
         return 0 if self.passed else 1
 
+    @property
+    def headline(self) -> str:
+        """`gate: PASS · CONFORMANT · level Full · spec ✗ (...) · 4 waived defects (98 tests)`: the verdict's
+        line, with the spec mark and the waived defects shown whatever the verdict."""
+        parts = [f"gate: {'PASS' if self.passed else 'FAIL'}", self.stats.verdict]
+        parts.append(f"level {self.stats.level}" if self.stats.level else "no level")
+        if self.judged is not None:
+            parts += self.judged.marks()
+        return " · ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
+            "headline": self.headline,
             "failures": self.failures,
             "required_level": self.required_level,
             "levels": [result.to_dict() for result in self.level_results],
@@ -57,7 +72,7 @@ class GateResult:
 
 def evaluate_gate(
     results: dict[str, Any], baseline: dict[str, Any] | None = None, level: str | None = None,
-    max_waivers: int | None = None,
+    max_waivers: int | None = None, max_waived_defects: int | None = None,
 ) -> GateResult:
     """Raises KeyError for an unknown level name."""
     if level is None and baseline is None:
@@ -92,11 +107,16 @@ def evaluate_gate(
     if max_waivers is not None and len(judged.waivers) > max_waivers:
         failures.append(f"the run needs {len(judged.waivers)} waiver(s) (XFAIL), the budget is {max_waivers}: "
                         + ", ".join(str(w["id"]) for w in judged.waivers[:3]) + (" ..." if len(judged.waivers) > 3 else ""))
+    waived_defects = judged.waived_defects
+    if max_waived_defects is not None and len(waived_defects) > max_waived_defects:
+        failures.append(f"the run's waivers cover {len(waived_defects)} defect(s), the budget is {max_waived_defects}: "
+                        + ", ".join(f"{d['defect']} ({d['tests']} test(s))" for d in waived_defects[:5])
+                        + (" ..." if len(waived_defects) > 5 else ""))
     if required:
         result = next(r for r in level_results if r.level.name == required)
         if not result.reached:
             failures.append(f"required level {required} not reached: " + "; ".join(result.reasons))
-    return GateResult(stats, diff, required, level_results, failures, dict(results.get("plugin") or {}))
+    return GateResult(stats, diff, required, level_results, failures, dict(results.get("plugin") or {}), judged)
 
 
 def _level_rank(name: str | None) -> int:
@@ -112,11 +132,19 @@ def slim_baseline(results: dict[str, Any]) -> dict[str, Any]:
         "tool": results.get("tool") or {},
         "plugin": {key: plugin.get(key) for key in ("path", "sha256", "api_version", "platform_name") if key in plugin},
         "tests": sorted(
-            ({"id": test["id"], "layer": test.get("layer"), "outcome": outcome_of(test).value}
-             for test in results.get("tests", []) if "id" in test),
+            (_slim_record(test) for test in results.get("tests", []) if "id" in test),
             key=lambda test: test["id"],
         ),
     }
+
+
+def _slim_record(test: dict[str, Any]) -> dict[str, Any]:
+    """Id, layer and outcome; and the defect a finding was attributed to, so the baseline's waived defects and
+    the defect comparison read the same as the full results file's (the message it was attributed by is left out)."""
+    slim = {"id": test["id"], "layer": test.get("layer"), "outcome": outcome_of(test).value}
+    if test.get("defect"):
+        slim["defect"] = test["defect"]
+    return slim
 
 
 def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
@@ -126,15 +154,15 @@ def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
     icon = "✅" if gate.passed else "❌"
     plugin = gate.plugin
     name = plugin.get("platform_name") or Path(str(plugin.get("path") or "plugin")).name
-    lines = [f"## {icon} PJRT conformance gate: {'passed' if gate.passed else 'failed'}", ""]
+    lines = [f"## {icon} PJRT conformance gate: {'passed' if gate.passed else 'failed'}", "",
+             f"**{_cell_text(gate.headline, 400)}**", ""]
     facts = [f"plugin **{name}**"]
     if plugin.get("api_version"):
         facts.append(f"PJRT C API {plugin['api_version']}")
     if plugin.get("sha256"):
         facts.append(f"sha256 `{str(plugin['sha256'])[:12]}`")
-    facts.append(f"verdict **{gate.stats.verdict}**")
-    required = f" (required: {gate.required_level})" if gate.required_level else ""
-    facts.append(f"level **{gate.stats.level or 'none'}**{required}")
+    if gate.required_level:  # the verdict and level reached are the headline's
+        facts.append(f"required level **{gate.required_level}**")
     lines += [" · ".join(facts), ""]
     if gate.failures:
         lines += ["**Why the gate failed**", ""] + [f"- {failure}" for failure in gate.failures] + [""]
@@ -142,11 +170,16 @@ def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
         lines += [tabulate(stats_rows(gate.diff), headers=["", "baseline", "this run", "Δ"], tablefmt="github",
                            disable_numparse=True), ""]
         regressions = gate.diff.regressions
-        fixes = gate.diff.of_kind(ChangeKind.FIX, ChangeKind.COVERAGE_GAIN)
-        other = [c for c in gate.diff.changes if c not in regressions and c not in fixes]
+        waived = gate.diff.of_kind(ChangeKind.NEWLY_WAIVED)
+        fixes = gate.diff.of_kind(*PROGRESS_KINDS)
+        other = [c for c in gate.diff.changes if c not in regressions and c not in waived and c not in fixes]
         if regressions:
             lines += [f"### Regressions ({len(regressions)})", "",
                       changes_table(regressions, "github", TABLE_LIMIT), ""]
+        if waived:  # not a regression, never a fix: a reviewer must see each new waiver
+            lines += [f"### Newly waived ({len(waived)})", "",
+                      "Tests that are XFAIL now and were not in the baseline: the expectations file accepts a "
+                      "failure it did not before.", "", changes_table(waived, "github", TABLE_LIMIT), ""]
         if fixes:
             lines += [f"### Fixes ({len(fixes)})", "", changes_table(fixes, "github", TABLE_LIMIT), ""]
         if other:
@@ -154,10 +187,19 @@ def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
                       changes_table(other, "github", TABLE_LIMIT), "", "</details>", ""]
         if not gate.diff.changes:
             lines += ["No outcome changed against the baseline.", ""]
+        moved = gate.diff.defects_of_status(INTRODUCED) + gate.diff.defects_of_status(FIXED)
+        if gate.diff.defects:
+            lines += [f"<details{' open' if moved else ''}><summary>Defects ({defect_summary(gate.diff)})</summary>",
+                      "", defects_table(gate.diff.defects, "github", TABLE_LIMIT), "", "</details>", ""]
     else:
         counts = gate.stats.counts
         rows = [[outcome.value, str(count)] for outcome, count in sorted(counts.items(), key=lambda i: i[0].value)]
         lines += [tabulate(rows, headers=["outcome", "tests"], tablefmt="github", disable_numparse=True), ""]
+    if gate.judged is not None and gate.judged.waived_defects:
+        waived_rows = [[f"`{d['defect']}`", str(d["tests"])] for d in gate.judged.waived_defects]
+        lines += [f"<details><summary>Waived defects ({len(waived_rows)})</summary>", "",
+                  tabulate(waived_rows[:TABLE_LIMIT], headers=["defect", "waived tests"], tablefmt="github",
+                           disable_numparse=True), "", "</details>", ""]
     level_rows = [[r.level.name, "✅ reached" if r.reached else "❌ " + _cell_text("; ".join(r.reasons))]
                   for r in gate.level_results]
     lines += ["<details><summary>Conformance levels</summary>", "",

@@ -1,7 +1,13 @@
-"""results.json -> one self-contained HTML report (inline CSS/SVG, readable without JavaScript)."""
+"""results.json -> one self-contained HTML report (inline CSS/SVG, readable without JavaScript).
+
+The report speaks in defects: the verdict line (pjrt_cts.verdict) and, ahead of the per-test tables, one row
+per defect (pjrt_cts.defects.defect_table: what it is, its scope, its tests by outcome and the smallest
+reproduction), so a reader sees a few named defects before several hundred test ids.
+"""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections import Counter
 from pathlib import Path
@@ -11,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from pjrt_cts.bench.section import render_bench_section
+from pjrt_cts.defects import defect_table
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import CONFORMANT, judge_results
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
@@ -31,6 +38,7 @@ TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 # Summary-table column order: the good news, then the bad, then the neutral.
 DISPLAY_ORDER: tuple[Outcome, ...] = (
     Outcome.PASS,
+    Outcome.SHARED_DEVIATION,
     Outcome.FAIL,
     Outcome.CRASH,
     Outcome.TIMEOUT,
@@ -44,6 +52,7 @@ DISPLAY_ORDER: tuple[Outcome, ...] = (
 ALWAYS_SHOWN = (Outcome.PASS, Outcome.FAIL, Outcome.CRASH)
 OUTCOME_COLORS: dict[Outcome, str] = {
     Outcome.PASS: "#2da44e",
+    Outcome.SHARED_DEVIATION: "#1b7c83",  # teal: good (meets the levels), yet not the spec's answer
     Outcome.FAIL: "#d1242f",
     Outcome.CRASH: "#82071e",
     Outcome.TIMEOUT: "#e16f24",
@@ -56,6 +65,7 @@ OUTCOME_COLORS: dict[Outcome, str] = {
 }
 OUTCOME_HELP: dict[Outcome, str] = {
     Outcome.PASS: "behaves as the PJRT C API specifies",
+    Outcome.SHARED_DEVIATION: "deviates from the spec as XLA does (shared)",
     Outcome.FAIL: "assertion failed: wrong result or wrong error",
     Outcome.CRASH: "the test's process died (signal, abort, exit)",
     Outcome.TIMEOUT: "killed after the per-test timeout",
@@ -69,6 +79,7 @@ OUTCOME_HELP: dict[Outcome, str] = {
 DIFF_KEYS = ("case_id", "op", "dtype", "max_abs_err", "max_rel_err", "first_mismatch_index", "tolerance")
 SPECIAL_DETAIL_KEYS = set(DIFF_KEYS) | {"stderr_tail", "repro_file"}
 SLOWEST_COUNT = 15
+SCOPE_TEXT = {"xla": "inherited from XLA", "plugin": "this plugin's own", "unknown": "unknown"}
 
 
 def render_report(results: dict[str, Any], *, link_base: str = "") -> str:
@@ -107,6 +118,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     matrix = build_matrix({"tests": tests}, manifest)
     attribute_rows = build_attribute_coverage({"tests": tests}, manifest)
     findings = _findings(tests, link_base)
+    defects = _defects(results, tests)
     return {
         "bench_section": Markup(render_bench_section(results["bench"])) if results.get("bench") else None,
         "title": _title(plugin),
@@ -119,8 +131,15 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "verdict": verdict,
         "verdict_ok": verdict == CONFORMANT,
         "level": judged.level,
-        "waivers": judged.waivers,
-        "verdict_reasons": judged.reasons,
+        "verdict_line": judged.line(),
+        "spec_mark": _spec_mark(judged.spec_exact, judged.spec_mark_detail()),
+        "waivers": [dict(w, defect_anchor=defect_anchor(str(w["defect"])) if w.get("defect") else "")
+                    for w in judged.waivers],
+        "waived_defects": judged.waived_defects,
+        # the line already holds the first reason
+        "verdict_reasons": judged.reasons[1:] if judged.verdict != CONFORMANT else judged.reasons,
+        "defects": defects,
+        "defects_bad": sum(1 for row in defects if row["bad"]),
         "levels": levels,
         "level_names": [level.name for level in LEVELS],
         "total_tests": len(tests),
@@ -144,6 +163,56 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "environment": results.get("environment") or {},
         "compatibility": results.get("compatibility") or {},
     }
+
+
+def _spec_mark(exact: bool | None, detail: str) -> dict[str, Any] | None:
+    """The spec mark beside the level: None when no spec case ran."""
+    if exact is None:
+        return None
+    return {"exact": exact, "text": "spec ✓" if exact else "spec ✗", "detail": "" if exact else detail}
+
+
+def _defects(results: dict[str, Any], tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Defects section's rows: the results file's own table if it carries one, else diagnosed now."""
+    stored = results.get("defects")
+    rows = stored if isinstance(stored, list) else defect_table(tests)
+    return [_defect_row(row) for row in rows if isinstance(row, dict)]
+
+
+def _defect_row(row: dict[str, Any]) -> dict[str, Any]:
+    defect_id = str(row.get("id") or "unclassified")
+    outcomes = row.get("outcomes") or {}
+    known = [(Outcome(name), count) for name, count in outcomes.items() if name in Outcome.__members__]
+    example = str(row.get("example") or "")
+    return {
+        "id": defect_id,
+        "anchor": defect_anchor(defect_id),
+        "title": str(row.get("title") or ""),
+        "explanation": str(row.get("explanation") or ""),
+        "scope": SCOPE_TEXT.get(str(row.get("scope")), str(row.get("scope") or "")),
+        "tests": int(row.get("tests") or 0),
+        "outcomes": [(o.value, n) for o, n in sorted(known, key=lambda item: severity_rank(item[0]))],
+        "bad": int(row.get("bad") or 0),
+        "waived": int(row.get("waived") or 0),
+        "shared": int(row.get("shared") or 0),
+        "rule": str(row.get("rule") or ""),
+        "section": _web_url(row.get("section")),
+        "upstream": str(row.get("upstream") or ""),
+        "upstream_url": _web_url(row.get("upstream")),
+        "command": str(row.get("command") or ""),
+        "example": example,
+        "example_anchor": anchor_for(example) if example else "",
+    }
+
+
+def defect_anchor(defect_id: str) -> str:
+    """The fragment id of a defect's row in the Defects section (`#defect-subnormals-flushed`)."""
+    return "defect-" + re.sub(r"[^a-z0-9-]+", "-", defect_id.lower()).strip("-")
+
+
+def _web_url(value: Any) -> str:
+    text = str(value or "")
+    return text if text.startswith(("https://", "http://")) else ""
 
 
 def _title(plugin: dict[str, Any]) -> str:
@@ -273,6 +342,8 @@ def _finding(test: dict[str, Any], link_base: str) -> dict[str, Any]:
         "expected_url": _expected_url(test.get("expected")),
         "tags": list(test.get("tags") or []),
         "repro": test.get("repro") or "",
+        "defect": str(test.get("defect") or ""),
+        "defect_anchor": defect_anchor(str(test["defect"])) if test.get("defect") else "",
     }
 
 
@@ -355,8 +426,7 @@ def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> 
 
 
 def _expected_url(expected: Any) -> str:
-    url = str(expected.get("url") or "") if isinstance(expected, dict) else ""
-    return url if url.startswith(("https://", "http://")) else ""
+    return _web_url(expected.get("url")) if isinstance(expected, dict) else ""
 
 
 def _expected_text(expected: Any) -> str:
@@ -367,6 +437,8 @@ def _expected_text(expected: Any) -> str:
         if expected.get("reason"):
             parts.append(f"— {expected['reason']}")
         context = [f"pattern {expected['pattern']}"] if expected.get("pattern") else []
+        if expected.get("defect"):
+            context.append(f"defect {expected['defect']}")
         if expected.get("cause"):
             context.append(f"cause /{expected['cause']}/")
         if expected.get("actual"):

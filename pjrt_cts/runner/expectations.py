@@ -1,23 +1,33 @@
-"""Per-profile expectations (TOML): test-id patterns -> expected outcome, failure cause, reason, tracking URL.
+"""Per-profile expectations (TOML): known deviations -> expected outcome, reason, tracking URL.
+
+Two kinds of entry. A *defect waiver* names a defect of the catalogue (pjrt_cts/defects/catalogue.toml) and
+covers exactly the findings the diagnosis attributes to it:
 
     [[expectation]]
-    id = "transfer.round_trip.test_*[f8e4m3b11fnuz-*]"   # * and ? are wildcards, [ ] literal
+    defect = "narrow-float-compile-aborts"     # a catalogue id
+    reason = "why it is accepted for this plugin"
+    url = "https://..."                        # optional
+
+A *per-test entry* names one test function (layer.area.test_name written out; parameters may use wildcards):
+
+    [[expectation]]
+    id = "transfer.round_trip.test_*[f8e4m3b11fnuz-*]"   # rejected: the test function must be literal
+    id = "transfer.dtypes.test_round_trip_is_bit_exact[f8e4m3b11fnuz]"
     outcome = "FAIL"                                       # FAIL CRASH TIMEOUT ERROR NOT_SUPPORTED WARNING SKIP
     cause = "actual .*inf.*, expected .*nan"               # regex searched in the failure message
     reason = "why"
-    url = "https://..."                                    # optional
-    intermittent = true                                    # optional, failing outcomes only (see below)
+    intermittent = true                                    # optional; only for an id that is one test
 
-The first matching entry (file order) applies. In patterns `*` and `?` are wildcards; `[` and `]`
-are literal, because they delimit the parameters in test ids (`test_x[f32-4]`).
+The first matching entry (file order) applies. In patterns `*` and `?` are wildcards; `[` and `]` are literal.
 
-An entry for a failing outcome is a *waiver*: it turns the failure into XFAIL only when the test fails
-with exactly that outcome AND its message matches `cause` (required for FAIL, CRASH and ERROR), so a test
-waived for one defect that starts failing differently is reported as the failure it is. A waived test that
-passes is XPASS (bad: the entry is stale or matches too much) -- unless the entry says `intermittent = true`:
-a defect that does not show on every run (memory corruption seen only after earlier inputs, a race) is XFAIL
-when it shows and PASS when it does not, with the entry recorded on the passing test (`expected.intermittent`),
-so a run's verdict does not flip with it. The failure itself is still waived only with the same outcome and cause.
+A failing entry is a *waiver*: it turns the failure into XFAIL only when the test fails with exactly that
+outcome AND its message matches `cause` (required for FAIL, CRASH and ERROR), so a test waived for one defect
+that starts failing differently is reported as the failure it is. A cause must pin the failure: one that also
+matches the generic message of its kind ("differs from the reference", "SIGABRT", ".*") is rejected when the
+file is read. A waived test that passes is XPASS (bad: the entry is stale or matches too much) -- unless the
+entry says `intermittent = true`: a defect that does not show on every run is XFAIL when it shows and PASS when
+it does not, with the entry recorded on the passing test (`expected.intermittent`). A waiver never satisfies a
+mandatory test of a level (pjrt_cts.levels): an expectations file cannot lift a plugin to a level.
 """
 from __future__ import annotations
 
@@ -27,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from pjrt_cts.defects import attribute, defect_ids
 from pjrt_cts.outcomes import LAYERS, Outcome, id_matches
 
 if sys.version_info >= (3, 11):
@@ -39,7 +50,18 @@ FAILING = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR
 # A TIMEOUT has no message of its own to match; the others must say which failure they waive.
 NEEDS_CAUSE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.ERROR})
 ALLOWED = FAILING | {Outcome.NOT_SUPPORTED, Outcome.WARNING, Outcome.SKIP}
-PASSING = frozenset({Outcome.PASS, Outcome.WARNING})
+PASSING = frozenset({Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION})
+# Generic failure messages of each kind: a cause that matches one of them pins nothing (it would waive any
+# wrong number or any abort of the test), so the file is rejected.
+GENERIC_MESSAGES: dict[Outcome, tuple[str, ...]] = {
+    Outcome.FAIL: ("", "failed", "AssertionError", "AssertionError: differs from the reference",
+                   "PjrtError: PJRT_Client_Compile failed", "PJRT_LoadedExecutable_Execute failed"),
+    Outcome.CRASH: ("", "crashed", "SIGABRT", "SIGSEGV", "crashed (signal SIGABRT)", "crashed (signal SIGSEGV)",
+                    "isolated subprocess killed by SIGABRT while running this test",
+                    "isolated subprocess killed by SIGSEGV while running this test", "worker crashed"),
+    Outcome.ERROR: ("", "error", "SuiteError"),
+}
+_TEST_FUNCTION = re.compile(r"^(?P<layer>[a-z_]+)\.[A-Za-z0-9_.]+?\.test_[A-Za-z0-9_]+(\[.*\])?$", re.DOTALL)
 
 
 class ExpectationsError(ValueError):
@@ -48,18 +70,23 @@ class ExpectationsError(ValueError):
 
 @dataclass(frozen=True)
 class Expectation:
-    pattern: str
+    pattern: str  # a test-id pattern, or "defect:<id>" for a defect waiver
     outcome: Outcome
     reason: str
     url: str | None = None
     cause: str | None = None  # regex searched in the failure message
     intermittent: bool = False  # the failure does not show on every run: a pass is PASS, not XPASS
+    defect: str | None = None  # a defect waiver: the records the diagnosis attributes to this catalogue id
 
-    def matches(self, test_id: str) -> bool:
+    def matches(self, test_id: str, defect: str | None = None) -> bool:
+        if self.defect is not None:
+            return defect == self.defect
         return id_matches(test_id, self.pattern)
 
     def waives(self, actual: Outcome, message: str) -> bool:
         """The same failure: the expected outcome exactly, and a message that shows the expected cause."""
+        if self.defect is not None:  # the diagnosis pinned it: any failing outcome it attributed
+            return actual in FAILING
         if actual is not self.outcome:
             return False
         return self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None
@@ -67,6 +94,8 @@ class Expectation:
     def as_record(self, actual: str) -> dict[str, Any]:
         record: dict[str, Any] = {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause, "reason": self.reason,
                   "url": self.url, "actual": actual}
+        if self.defect is not None:
+            record["defect"] = self.defect
         if self.intermittent:
             record["intermittent"] = True
         return record
@@ -89,11 +118,17 @@ class Expectations:
         entries = [_parse_entry(path, index, entry) for index, entry in enumerate(raw)]
         return cls(file=path, entries=entries)
 
-    def match(self, test_id: str) -> Expectation | None:
+    def match(self, test_id: str, defect: str | None = None) -> Expectation | None:
         for entry in self.entries:
-            if entry.matches(test_id):
+            if entry.matches(test_id, defect):
                 return entry
         return None
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the file's bytes ("" without a file): shards judged by different files do not merge."""
+        import hashlib
+
+        return hashlib.sha256(self.file.read_bytes()).hexdigest() if self.file is not None else ""
 
     def skip_patterns(self) -> list[tuple[str, str]]:
         """(pattern, reason) of entries that say SKIP: matching tests are not run at all."""
@@ -105,6 +140,8 @@ class Expectations:
         selected = set(selected_layers)
         unknown = []
         for entry in self.entries:
+            if entry.defect is not None:
+                continue  # judged by entry_usage (a defect no record shows waives nothing)
             layer = entry.pattern.split(".", 1)[0]
             if not _has_wildcard(layer) and layer not in selected and layer in LAYERS:
                 continue
@@ -114,15 +151,16 @@ class Expectations:
 
     def describe(self, unknown: list[str], records: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
         """What results.json says about the file: unmatched patterns and, per entry, what it matched."""
-        return {"file": str(self.file) if self.file else None, "unknown_patterns": unknown,
-                "entries": entry_usage(self, records)}
+        return {"file": str(self.file) if self.file else None, "sha256": self.fingerprint(),
+                "unknown_patterns": unknown, "entries": entry_usage(self, records)}
 
 
 def entry_usage(expectations: Expectations, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per entry: how many tests it waived (XFAIL), how many of its matches passed (XPASS: over-matching or
     stale) and how many failed otherwise than it says (outcome or cause differ: not waived)."""
     rows = [{"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause, "reason": entry.reason,
-             **({"intermittent": True} if entry.intermittent else {})}
+             **({"intermittent": True} if entry.intermittent else {}),
+             **({"defect": entry.defect} if entry.defect else {})}
             for entry in expectations.entries]
     return count_usage(rows, records)
 
@@ -147,13 +185,17 @@ def count_usage(entries: Iterable[dict[str, Any]], records: Iterable[dict[str, A
 
 
 def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dict[str, Any]:
-    """The record with `outcome`/`expected` set from the expectations; idempotent (uses the actual outcome)."""
+    """The record diagnosed (its `defect`, pjrt_cts.defects) and with `outcome`/`expected` set from the
+    expectations; idempotent (uses the actual outcome)."""
     previous = record.get("expected")
     actual = Outcome(previous["actual"] if previous else record["outcome"])
-    entry = expectations.match(record["id"])
     updated = dict(record)
     updated["outcome"] = actual.value
     updated["expected"] = None
+    updated["defect"] = attribute(updated)
+    entry = expectations.match(record["id"], updated["defect"])
+    if entry is not None and entry.defect is not None and actual not in FAILING:
+        entry = None  # a defect waiver covers failures only: a shared deviation of the same defect needs none
     if entry is None:
         return updated
     updated["expected"] = entry.as_record(actual.value)
@@ -176,16 +218,22 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     where = f"{path}: expectation #{index + 1}"
     if not isinstance(entry, dict):
         raise ExpectationsError(f"{where}: must be a table")
-    unknown_keys = set(entry) - {"id", "outcome", "reason", "url", "cause", "intermittent"}
+    unknown_keys = set(entry) - {"id", "defect", "outcome", "reason", "url", "cause", "intermittent"}
     if unknown_keys:
         raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
+    if "defect" in entry:
+        return _parse_defect_entry(where, entry)
     pattern, outcome, reason, url = entry.get("id"), entry.get("outcome"), entry.get("reason"), entry.get("url")
     if not isinstance(pattern, str) or not pattern:
-        raise ExpectationsError(f"{where}: 'id' (a test id pattern) is required")
+        raise ExpectationsError(f"{where}: 'id' (a test id pattern) or 'defect' (a catalogue id) is required")
     if not isinstance(reason, str) or not reason.strip():
         raise ExpectationsError(f"{where} ({pattern}): 'reason' is required")
     if url is not None and not isinstance(url, str):
         raise ExpectationsError(f"{where} ({pattern}): 'url' must be a string")
+    named = _TEST_FUNCTION.match(pattern)
+    if named is None or _has_wildcard(pattern.split("[", 1)[0]) or named["layer"] not in LAYERS:
+        raise ExpectationsError(f"{where} ({pattern}): 'id' must name one test function (layer.area.test_name, no "
+                                "wildcard before the parameters); waive a defect of many tests with 'defect = ...'")
     try:
         expected = Outcome(str(outcome).upper())
     except ValueError:
@@ -198,9 +246,15 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
         if not isinstance(cause, str) or not cause:
             raise ExpectationsError(f"{where} ({pattern}): 'cause' must be a non-empty regular expression")
         try:
-            re.compile(cause)
+            compiled = re.compile(cause, re.DOTALL)
         except re.error as exc:
             raise ExpectationsError(f"{where} ({pattern}): 'cause' is not a regular expression: {exc}") from exc
+        generic = next((text for text in GENERIC_MESSAGES.get(expected, ()) if compiled.search(text)), None)
+        if generic is not None:
+            raise ExpectationsError(f"{where} ({pattern}): 'cause' /{cause}/ matches the generic {expected.value} "
+                                    f"message {generic!r}: it would waive any {expected.value.lower()} of the test; "
+                                    "pin the observed failure (which elements differ, the error code and message, "
+                                    "the CHECK that fails)")
     elif expected in NEEDS_CAUSE:
         raise ExpectationsError(f"{where} ({pattern}): a {expected.value} waiver needs 'cause' (a regular expression "
                                 "searched in the failure message), so that another failure is not waived")
@@ -209,5 +263,26 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
         raise ExpectationsError(f"{where} ({pattern}): 'intermittent' must be true or false")
     if intermittent and expected not in FAILING:
         raise ExpectationsError(f"{where} ({pattern}): 'intermittent' applies to failing outcomes only")
+    if intermittent and _has_wildcard(pattern):
+        raise ExpectationsError(f"{where} ({pattern}): 'intermittent' applies to one test: the id may have no wildcard")
     return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url, cause=cause,
                        intermittent=intermittent)
+
+
+def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
+    defect, reason, url = entry.get("defect"), entry.get("reason"), entry.get("url")
+    if "id" in entry or "cause" in entry or "intermittent" in entry:
+        raise ExpectationsError(f"{where} ({defect}): a defect waiver takes 'defect', 'reason' and 'url' only (the "
+                                "diagnosis decides which tests it covers)")
+    if defect not in defect_ids():
+        raise ExpectationsError(f"{where}: 'defect' {defect!r} is not in the defect catalogue "
+                                "(pjrt_cts/defects/catalogue.toml; `pjrt-cts triage --catalogue` lists it)")
+    if not isinstance(reason, str) or not reason.strip():
+        raise ExpectationsError(f"{where} ({defect}): 'reason' is required")
+    if url is not None and not isinstance(url, str):
+        raise ExpectationsError(f"{where} ({defect}): 'url' must be a string")
+    outcome = entry.get("outcome")
+    if outcome is not None and str(outcome).upper() not in {o.value for o in FAILING}:
+        raise ExpectationsError(f"{where} ({defect}): a defect waiver's outcome is one of the failing outcomes")
+    return Expectation(pattern=f"defect:{defect}", outcome=Outcome(str(outcome or "FAIL").upper()), reason=reason,
+                       url=url, defect=str(defect))

@@ -1,4 +1,9 @@
-"""junit.xml from the test records: one <testsuite> per layer, for CI systems that render JUnit."""
+"""junit.xml from the test records: one <testsuite> per layer, for CI systems that render JUnit.
+
+A SHARED_DEVIATION (the plugin returns XLA's answer where XLA deviates from the spec) is a passed testcase,
+neither a failure nor a skip: it meets the levels. Its `shared_deviation` property and <system-out> name the
+deviation, so a CI view still shows it. Every finding carries the `defect` it was attributed to.
+"""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -33,9 +38,17 @@ def write_junit(tests: list[dict[str, Any]], path: Path, name: str = "pjrt-cts")
             ET.SubElement(properties, "property", name="outcome", value=test["outcome"])
             if test.get("expected"):
                 ET.SubElement(properties, "property", name="expected", value=test["expected"]["outcome"])
+            if test.get("defect"):
+                ET.SubElement(properties, "property", name="defect", value=str(test["defect"]))
             outcome = Outcome(test["outcome"])
             message = test.get("message") or ""
             first = message.splitlines()[0] if message else outcome.value
+            if outcome is Outcome.SHARED_DEVIATION:
+                deviation = str(test.get("defect") or "a deviation XLA shares")
+                ET.SubElement(properties, "property", name="shared_deviation", value=deviation)
+                ET.SubElement(case, "system-out").text = (
+                    f"SHARED_DEVIATION ({deviation}): deviates from the StableHLO spec as XLA does"
+                    + (f"\n{message}" if message else ""))
             if outcome in _FAILURE:
                 ET.SubElement(case, "failure", message=f"{outcome.value}: {first}", type=outcome.value).text = message
             elif outcome in _ERROR:

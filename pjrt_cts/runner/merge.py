@@ -76,11 +76,13 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
 
 
 def _check_same_run(inputs: list[ShardResults]) -> None:
-    """Same plugin binary, profile and pjrt-cts version, and every input a shard of one split."""
+    """Same plugin binary, profile, pjrt-cts version and expectations file, and every input a shard of one split."""
     facts = {
         "plugin sha256": lambda r: (r.get("plugin") or {}).get("sha256"),
         "profile": lambda r: r.get("profile"),
         "pjrt-cts version": lambda r: (r.get("tool") or {}).get("version"),
+        # shards judged by different expectations files would merge into a verdict no file gave
+        "expectations file (sha256)": lambda r: (r.get("expectations") or {}).get("sha256"),
     }
     for what, read in facts.items():
         values = {part.name: read(part.results) for part in inputs}

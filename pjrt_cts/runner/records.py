@@ -64,7 +64,7 @@ def verdict_from_reports(reports: Mapping[str, Any]) -> Verdict:
         verdict.compatibility.update(info.get("compatibility") or {})
         if info.get("tags"):
             verdict.tags = list(info["tags"])
-        if verdict.outcome is not Outcome.PASS and verdict.outcome is not Outcome.WARNING:
+        if verdict.outcome not in (Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION):
             continue  # the first bad phase decides; later ones only add details
         phase_outcome, message = _phase_outcome(when, report, info)
         if phase_outcome is None:
@@ -72,7 +72,7 @@ def verdict_from_reports(reports: Mapping[str, Any]) -> Verdict:
         if when == "teardown" and phase_outcome in (Outcome.FAIL, Outcome.ERROR):
             phase_outcome = Outcome.ERROR
             message = f"teardown failed: {message}"
-        if phase_outcome is Outcome.WARNING and verdict.outcome is Outcome.WARNING:
+        if phase_outcome in (Outcome.WARNING, Outcome.SHARED_DEVIATION) and verdict.outcome is not Outcome.PASS:
             continue
         verdict.outcome = phase_outcome
         verdict.message = message

@@ -126,6 +126,8 @@ def classify_exception(exc: BaseException) -> tuple[str | None, str]:
         return outcomes.Outcome.NOT_SUPPORTED.value, exc.reason or str(exc)
     if isinstance(exc, outcomes.HardeningFinding):
         return outcomes.Outcome.WARNING.value, str(exc) or type(exc).__name__
+    if isinstance(exc, outcomes.SharedDeviation):
+        return outcomes.Outcome.SHARED_DEVIATION.value, str(exc) or type(exc).__name__
     for cls in type(exc).__mro__:
         if not (cls.__module__ or "").startswith("pjrt_cts"):
             continue
@@ -394,11 +396,13 @@ class WorkerPlugin:
                 lineno = (item.location[1] or 0) + 1
                 report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
                 info.update(outcome=kind, message=reason)
-            elif kind == outcomes.Outcome.WARNING.value:
+            elif kind in (outcomes.Outcome.WARNING.value, outcomes.Outcome.SHARED_DEVIATION.value):
                 if call.when == "call":  # a passed setup would let pytest run the call phase
                     report.outcome = "passed"
                     report.longrepr = None
                 info.update(outcome=kind, message=reason)
+                if isinstance(excinfo.value, outcomes.SharedDeviation) and excinfo.value.defect:
+                    item.stash.setdefault(DETAILS_KEY, {})["deviation"] = excinfo.value.defect
             elif kind in (outcomes.Outcome.FAIL.value, outcomes.Outcome.ERROR.value):
                 info.update(outcome=kind, message=reason)  # the report stays failed; setup or call alike
         details = item.stash.get(DETAILS_KEY, None)

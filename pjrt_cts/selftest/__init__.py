@@ -76,6 +76,8 @@ class SelftestReport:
             "mutation_score": round(self.score, 4),
             "defects_total": len(self.verdicts),
             "defects_correct": len(correct),
+            "deviations_named": {"defects": sum(1 for v in self.verdicts if v.defect.names),
+                                 "named": sum(1 for v in self.verdicts if v.named)},
             "present_layers": self.present_layers,
             "passthrough": {
                 "green": self.passthrough_green,

@@ -1,15 +1,17 @@
-"""Plain-text rendering of a selftest: defect -> caught / missed, the verdict and level it produced, and the score."""
+"""Plain-text rendering of a selftest: defect -> caught / missed, whether the diagnosis named it, the verdict and
+level it produced, and the score."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from pjrt_cts.proxy.catalogue import TOLERATED, Defect
+from pjrt_cts.selftest.verdict import DefectVerdict
 
 if TYPE_CHECKING:
     from pjrt_cts.selftest import SelftestReport
 
 _SHOWN_IDS = 2
-_COLUMNS = ("defect", "breaks", "status", "verdict produced", "caught by / why not")
+_COLUMNS = ("defect", "breaks", "status", "named", "verdict produced", "caught by / why not")
 
 
 def _ids(ids: list[str]) -> str:
@@ -31,7 +33,7 @@ def render_table(report: "SelftestReport") -> str:
         else:
             detail = verdict.explanation or (verdict.reasons[0] if verdict.reasons else "-")
         status = verdict.status.upper() + ("" if verdict.correct else " !")
-        rows.append((verdict.defect.name, verdict.defect.breaks, status, verdict.produced, detail))
+        rows.append((verdict.defect.name, verdict.defect.breaks, status, _named(verdict), verdict.produced, detail))
     fixed = len(_COLUMNS) - 1
     widths = [max(len(row[i]) for row in rows) for i in range(fixed)]
     lines = []
@@ -43,6 +45,11 @@ def render_table(report: "SelftestReport") -> str:
     lines.append("")
     lines.append(f"mutation score: {correct}/{len(report.verdicts)} = {report.score:.1%} "
                  f"({'targeted' if not report.options.full else 'full'} selection, {report.wall_seconds:.0f}s)")
+    naming = [v for v in report.verdicts if v.defect.names]
+    if naming:
+        unnamed = [v.defect.name for v in naming if not v.named]
+        lines.append(f"deviation mutants named by the diagnosis: {len(naming) - len(unnamed)}/{len(naming)}"
+                     + (f" (not named: {', '.join(unnamed)})" if unnamed else ""))
     hatches = [v for v in report.verdicts if v.defect.escape_hatch]
     if hatches:
         escaped = [v.defect.name for v in hatches if not v.correct]
@@ -68,6 +75,15 @@ def render_table(report: "SelftestReport") -> str:
     return "\n".join(lines)
 
 
+def _named(verdict: DefectVerdict) -> str:
+    """`yes (12/12)` / `no` for a caught defect that names one, `-` otherwise."""
+    if verdict.naming is None:
+        return "-"
+    if not verdict.naming.named:
+        return "no"
+    return verdict.naming.summary(verdict.defect.names)
+
+
 def render_catalogue(defects: list[Defect]) -> str:
     width = max(len(d.name) for d in defects)
     lines = []
@@ -75,4 +91,6 @@ def render_catalogue(defects: list[Defect]) -> str:
         tag = " (negative control: must be tolerated)" if defect.expect == TOLERATED else ""
         lines.append(f"{defect.name.ljust(width)}  {defect.layer:<11} breaks {defect.breaks:<12} {defect.description}{tag}")
         lines.append(f"{'':{width}}  {'':<11} expected catchers: {', '.join(defect.catchers)}")
+        if defect.names:
+            lines.append(f"{'':{width}}  {'':<11} the diagnosis must name: {defect.names}")
     return "\n".join(lines)

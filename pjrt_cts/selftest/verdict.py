@@ -4,8 +4,10 @@ A targeted mutant run re-runs only its selection. Its records are laid over the 
 (which also ran every mandatory test id), so a test the mutant did not re-run keeps the outcome the plugin
 had without the defect, and `pjrt_cts.verdict.judge_results` gives the verdict of that combined run — the
 same function that judges a real run. A defect is *caught* when that verdict is off CONFORMANT at the
-level the defect breaks: NON_CONFORMANT, INCOMPLETE, or CONFORMANT only at a lower level. A negative
-control (`expect = "tolerated"`) is judged right when the verdict stays CONFORMANT at the baseline's level.
+level the defect breaks: NON_CONFORMANT, INCOMPLETE, or CONFORMANT only at a lower level. A defect whose
+catalogue entry `names` a defect id must also be named by the run's diagnosis (pjrt_cts.selftest.naming): caught
+but not named is *unnamed*, which is not judged right. A negative control (`expect = "tolerated"`) is judged right
+when the verdict stays CONFORMANT at the baseline's level.
 
 A test that is already bad on the passthrough (the passthrough is then not green, and the selftest fails)
 is set aside on both sides, so that the other defects can still be judged; a defect whose level the
@@ -16,17 +18,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pjrt_cts.levels import MEETS_CONTRACT as LEVEL_CONTRACT_OUTCOMES
 from pjrt_cts.levels import all_mandatory_ids
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
 from pjrt_cts.proxy.catalogue import LEVEL_NAMES, TOLERATED, Defect
+from pjrt_cts.selftest.naming import Naming, naming
 from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 
 BAD = frozenset(outcome.value for outcome in BAD_OUTCOMES)
-# Outcomes of a mandatory test that meet a level's contract (pjrt_cts.levels): XFAIL as a waiver.
-MEETS_CONTRACT = frozenset({Outcome.PASS.value, Outcome.WARNING.value, Outcome.XFAIL.value})
+# Outcomes of a mandatory test that meet a level's contract, as pjrt_cts.levels has them (a shared deviation
+# does, a waiver never does); the records here carry outcome strings.
+MEETS_CONTRACT = frozenset(outcome.value for outcome in LEVEL_CONTRACT_OUTCOMES)
 
 CAUGHT, MISSED, TOLERATED_STATUS, FALSE_ALARM, RUN_ERROR = "caught", "missed", "tolerated", "false-alarm", "run-error"
+UNNAMED = "unnamed"  # caught by the verdict, but the diagnosis did not name the defect the mutant injects
 
 
 def matches_any(test_id: str, patterns: tuple[str, ...] | list[str]) -> bool:
@@ -102,7 +108,7 @@ class Baseline:
 @dataclass
 class DefectVerdict:
     defect: Defect
-    status: str  # caught | missed | tolerated | false-alarm | run-error
+    status: str  # caught | unnamed | missed | tolerated | false-alarm | run-error
     verdict: str | None = None  # the combined run's verdict (CONFORMANT, NON_CONFORMANT, INCOMPLETE)
     level: str | None = None  # the level it reached (CONFORMANT only)
     reasons: list[str] = field(default_factory=list)  # the verdict's reasons (why not CONFORMANT)
@@ -114,10 +120,17 @@ class DefectVerdict:
     wall_seconds: float = 0.0
     run_timed_out: bool = False
     explanation: str = ""
+    naming: Naming | None = None  # whether the diagnosis named defect.names (judged for caught defects that name one)
+
+    @property
+    def named(self) -> bool | None:
+        """None when the defect names no defect id or was not caught; else whether the diagnosis named it."""
+        return None if self.naming is None else self.naming.named
 
     @property
     def correct(self) -> bool:
-        """The suite did the right thing: caught a real defect, or accepted an in-tolerance one."""
+        """The suite did the right thing: caught a real defect (and named it, where the catalogue says which),
+        or accepted an in-tolerance one."""
         return self.status in (CAUGHT, TOLERATED_STATUS)
 
     @property
@@ -135,6 +148,8 @@ class DefectVerdict:
             "messages": {k: v for k, v in self.messages.items() if k in self.catching_tests[:5]},
             "tests_run": self.tests_run, "wall_seconds": round(self.wall_seconds, 2),
             "run_timed_out": self.run_timed_out, "explanation": self.explanation,
+            "names": self.defect.names or None, "named": self.named,
+            "attributions": None if self.naming is None else self.naming.attributions,
         }
 
 
@@ -177,6 +192,12 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
         verdict.explanation = explain_miss(defect, combined, ran, present_layers)
         return verdict
     verdict.status = CAUGHT
+    if defect.names:
+        verdict.naming = naming(defect.names, (ran[test_id] for test_id in catching))
+        if not verdict.naming.named:
+            verdict.status = UNNAMED
+            verdict.explanation = f"caught, but the diagnosis did not name {defect.names}: {verdict.naming.explanation}"
+            return verdict
     if catching and {verdict.outcomes[t] for t in catching} == {Outcome.ERROR.value}:
         verdict.explanation = "caught only through ERROR outcomes: the suite itself broke under the mutant"
     elif catching and not verdict.expected_hits:

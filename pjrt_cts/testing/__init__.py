@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pjrt_cts.testing.checks import (assert_same, expect_rejection, optional_input)
-    from pjrt_cts.testing.corpus import (attempt, case_expected, case_inputs, compiled_for_framework,
-        compiled_golden, declared_unreadable_reason, framework_artifact_version, golden_case_outputs, golden_param,
-        golden_program_param, golden_version_param, multi_device_cases, one_case_per_family, one_program_per_family,
-        program_of, read_case, run_golden)
+    from pjrt_cts.testing.corpus import (attempt, case_expected, case_inputs, case_xla_expected,
+        compiled_for_framework, compiled_golden, declared_unreadable_reason, framework_artifact_version,
+        golden_case_outputs, golden_param, golden_program_param, golden_version_param, multi_device_cases,
+        one_case_per_family, one_program_per_family, program_of, read_case, run_golden)
     from pjrt_cts.testing.outcomes import (BlockedByFailure, CorpusUnreadable, SuiteError)
     from pjrt_cts.testing.plugin_under_test import (create_options_under_test, no_device_codes, output_dir,
         plugin_path_under_test, profile_name)
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "pjrt_cts.testing.checks": ("assert_same", "expect_rejection", "optional_input"),
     "pjrt_cts.testing.corpus": (
-        "attempt", "case_expected", "case_inputs", "compiled_for_framework", "compiled_golden",
-        "declared_unreadable_reason", "framework_artifact_version", "golden_case_outputs", "golden_param",
-        "golden_program_param", "golden_version_param", "multi_device_cases", "one_case_per_family",
+        "attempt", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework",
+        "compiled_golden", "declared_unreadable_reason", "framework_artifact_version", "golden_case_outputs",
+        "golden_param", "golden_program_param", "golden_version_param", "multi_device_cases", "one_case_per_family",
         "one_program_per_family", "program_of", "read_case", "run_golden"),
     "pjrt_cts.testing.outcomes": ("BlockedByFailure", "CorpusUnreadable", "SuiteError"),
     "pjrt_cts.testing.plugin_under_test": (
@@ -50,8 +50,9 @@ _SOURCES: dict[str, str] = {name: module for module, names in _EXPORTS.items() f
 __all__ = [
     "ADD", "BlockedByFailure", "CorpusUnreadable", "FeatureProbe", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES",
     "Program", "SuiteError", "assert_matches_program", "assert_same", "attempt", "case_expected", "case_inputs",
-    "compile_cached", "compiled_for_framework", "compiled_golden", "compiled_program", "create_client_under_test",
-    "create_options_under_test", "create_session_client", "declared_unreadable_reason", "device_index_params",
+    "case_xla_expected", "compile_cached", "compiled_for_framework", "compiled_golden", "compiled_program",
+    "create_client_under_test", "create_options_under_test", "create_session_client", "declared_unreadable_reason",
+    "device_index_params",
     "environment_lacks", "expect_rejection", "first_line", "framework_artifact_version", "golden_case_outputs",
     "golden_param", "golden_program_param", "golden_version_param", "mismatch_message", "multi_device_cases",
     "no_device_codes", "not_applicable", "one_case_per_family", "one_program_per_family", "optional_input",

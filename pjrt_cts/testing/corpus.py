@@ -430,6 +430,13 @@ def case_expected(case: Any) -> list[np.ndarray]:
     return read_case(case, "expected outputs", case.expected)
 
 
+def case_xla_expected(case: Any) -> list[np.ndarray] | None:
+    """XLA's outputs for a spec case XLA computes differently (GoldenCase.xla_expected); None for any other case
+    (or a corpus object without them)."""
+    read = getattr(case, "xla_expected", None)
+    return read_case(case, "XLA's outputs", read) if read is not None else None
+
+
 def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
     """Execute a golden case as a framework would: arguments in the layouts the program declares
     (feature custom_layout; the manifest's `layouts`), outputs read back row-major."""
@@ -451,7 +458,7 @@ def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
 
 
 __all__ = [
-    "UNREADABLE_ID", "case_expected", "case_inputs", "compiled_for_framework", "compiled_golden",
+    "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
     "attempt", "crashed_before", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
     "one_program_per_family", "program_of", "program_unit_of",
     "single_device_programs", "declared_unreadable_reason",

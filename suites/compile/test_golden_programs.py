@@ -13,7 +13,8 @@ program's size); other cases are their own program. The execute layer checks eve
 - Every artifact version, for one program per family: each version compiles and matches the reference. A
   version outside the plugin's declared [stablehlo_minimum_version, stablehlo_current_version] is still tried;
   only if that attempt fails is it NOT_SUPPORTED (the declaration explains the failure, never replaces it).
-UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED, naming the plugin's message. Multi-device cases
+UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED, naming the plugin's message. A `spec` program that XLA
+itself rejects (the manifest's spec_vs_xla) and the plugin rejects too is SHARED_DEVIATION. Multi-device cases
 (num_devices:N, spmd, replicas) belong to the multidevice layer and are not collected.
 """
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pjrt_cts.golden import dtypes as golden_dtypes
+from pjrt_cts.outcomes import SharedDeviation
+from pjrt_cts.testing.deviations import raise_if_rejected_as_by_xla
 from pjrt_cts.runtime import PjrtError, buffer_type_of
 from pjrt_cts.testing import (attempt, case_expected, compiled_for_framework, compiled_golden, golden_program_param,
                               golden_version_param, mismatch_message, one_program_per_family, read_case, run,
@@ -38,11 +41,29 @@ def _check_signature(program: Any, executable: Any, how: str) -> None:
         f"PJRT_Executable_OutputDimensions of golden program {program.id} ({how}): {executable.output_dimensions}, "
         f"the manifest says {expected_dims}"
     )
+    if executable.output_element_types != expected_types and executable.output_element_types == _xla_types(program):
+        raise SharedDeviation(
+            f"PJRT_Executable_OutputElementTypes of golden program {program.id} ({how}): "
+            f"{[getattr(t, 'name', t) for t in executable.output_element_types]}, the spec's result types are "
+            f"{[t.name for t in expected_types]}; XLA returns the same types as the plugin (spec_vs_xla): a deviation "
+            "from the spec shared with XLA")
     assert executable.output_element_types == expected_types, (
         f"PJRT_Executable_OutputElementTypes of golden program {program.id} ({how}): "
         f"{[getattr(t, 'name', t) for t in executable.output_element_types]}, "
         f"the manifest says {[t.name for t in expected_types]}"
     )
+
+
+def _xla_types(program: Any) -> list[Any]:
+    """The result types XLA gives `program`: the manifest's, except where a member case records XLA's own
+    (`spec_vs_xla.xla_dtypes`: XLA ignored the declared result type)."""
+    types = [buffer_type_of(golden_dtypes.dtype_of(spec["dtype"])) for spec in program.output_specs]
+    for case in program.cases:
+        xla_dtypes = (case.spec_vs_xla or {}).get("xla_dtypes") if case.spec is not None else None
+        if xla_dtypes:
+            for index, name in zip(program.output_range(case), xla_dtypes):
+                types[index] = buffer_type_of(golden_dtypes.dtype_of(name))
+    return types
 
 
 def _members_rejected_alone(client: Any, program: Any) -> list[str]:
@@ -62,6 +83,7 @@ def test_golden_program_compiles(client, program):
         with attempt(program):  # a compile that kills the worker sends the cases to their own programs
             executable, version = compiled_for_framework(client, program)
     except PjrtError as error:
+        raise_if_rejected_as_by_xla(program, error)  # XLA rejects this valid program too: SHARED_DEVIATION
         if not program.grouped:
             raise
         alone = _members_rejected_alone(client, program)

@@ -3,6 +3,7 @@ child's crash handling, and the per-op source table (issue 18). numpy only: no J
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -143,3 +144,80 @@ def test_spec_family_covers_the_spec_op_list_and_records_xla_deviations():
         if case.spec_vs_xla:
             assert case.spec_vs_xla["kind"] in ("wrong_result", "compile_error", "runtime_error", "abort", "hang")
             assert case.spec_vs_xla["explanation"] and case.spec_vs_xla["section"].startswith("https://")
+
+
+def test_xla_outputs_are_stored_for_every_wrong_result_and_only_there() -> None:
+    """A plugin returning XLA's value where XLA deviates from the spec shares the deviation: the corpus keeps
+    XLA's outputs beside the spec's, as XLA returned them (issue 27)."""
+    from pjrt_cts.golden import load_manifest
+    from pjrt_cts.golden.compare import compare
+    from pjrt_cts.testing.corpus import case_xla_expected
+
+    cases = [case for case in load_manifest().cases if case.spec is not None]
+    wrong = [case for case in cases if (case.spec_vs_xla or {}).get("kind") == "wrong_result"]
+    assert wrong
+    for case in wrong:
+        xla = case_xla_expected(case)
+        assert xla is not None and len(xla) == case.spec_vs_xla["xla_outputs"], case.id
+        index = case.spec_vs_xla.get("output", 0)
+        assert compare(xla[index], case.expected()[index], case.tolerance) is not None, case.id
+    assert all(case.xla_expected() is None for case in cases if case not in wrong)
+    # XLA's result type is kept where it differs from the declared one (an all_reduce whose body is wider)
+    narrowed = load_manifest().case("spec.all_reduce.cross_replica_to_f32.bf16")
+    (xla,), (spec,) = narrowed.xla_expected(), narrowed.expected()
+    assert xla.dtype == ml_dtypes.bfloat16 and spec.dtype == np.float32 and xla.shape == spec.shape
+    with pytest.raises(ValueError):
+        xla[...] = 0  # shared between callers: read-only
+
+
+def _corpus_of(case_id: str) -> tuple[dict, dict[str, bytes]]:
+    """The shipped manifest's `case_id` alone (its own program) and its files."""
+    import json
+
+    from pjrt_cts.golden import load_manifest
+    from pjrt_cts.golden.archive import read_all
+
+    shipped = load_manifest()
+    data = json.loads((shipped.root / "manifest.json").read_text())
+    entry = next(entry for entry in data["cases"] if entry["id"] == case_id)
+    entry.pop("program", None)
+    data["cases"], data["programs"] = [entry], []
+    return data, read_all(shipped.root, [file["path"] for file in entry["files"].values()])
+
+
+def _write_corpus(root: Path, data: dict, files: dict[str, bytes]) -> Path:
+    """A corpus in a folder of its own: cached reads of an earlier corpus's data files do not apply to it."""
+    import json
+
+    from pjrt_cts.golden.archive import write_archives
+
+    root.mkdir()
+    (root / "manifest.json").write_text(json.dumps(data))
+    write_archives(root, files)
+    return root
+
+
+def test_golden_check_reports_xla_outputs_that_are_the_spec_values_or_missing(tmp_path: Path) -> None:
+    import hashlib
+
+    from pjrt_cts.golden.check import check_corpus
+    from pjrt_cts.golden.npzio import load_npz_bytes, npz_bytes
+
+    data, files = _corpus_of("spec.maximum.f32")
+    entry = data["cases"][0]
+    assert entry["spec_vs_xla"]["kind"] == "wrong_result"
+    assert check_corpus(_write_corpus(tmp_path / "shipped", data, files))[1] == []
+    path = entry["files"]["data"]["path"]
+    arrays = load_npz_bytes(files[path])
+    for name in list(arrays):
+        if name.startswith("xla."):
+            arrays[name] = arrays[name.replace("xla.", "out.", 1)]  # XLA's "deviation" is the spec's value
+    files[path] = npz_bytes(arrays)
+    entry["files"]["data"]["sha256"] = hashlib.sha256(files[path]).hexdigest()
+    assert check_corpus(_write_corpus(tmp_path / "same", data, files))[1] == [
+        "spec.maximum.f32: XLA's stored output 0 equals the spec's within exact: not a wrong_result"]
+    del entry["spec_vs_xla"]["xla_outputs"], entry["spec_vs_xla"]["xla_dtypes"]
+    files[path] = npz_bytes({name: array for name, array in arrays.items() if not name.startswith("xla.")})
+    entry["files"]["data"]["sha256"] = hashlib.sha256(files[path]).hexdigest()
+    assert check_corpus(_write_corpus(tmp_path / "missing", data, files))[1] == [
+        "spec.maximum.f32: XLA computes another value (wrong_result) but its outputs are not stored"]

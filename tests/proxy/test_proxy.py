@@ -313,3 +313,121 @@ def test_tiny_results_get_a_relative_error(load_proxy) -> None:
     tiny = (reference != 0) & (np.abs(reference) < 1e-4)
     np.testing.assert_allclose(got[tiny] / reference[tiny], 1.001, rtol=1e-5)
     np.testing.assert_allclose(got[~tiny], reference[~tiny], rtol=1e-6)
+
+
+# ---- value deviations the diagnosis names: outputs recomputed from the inputs they came from -------------
+
+MAX_MIN_F32 = """module @max_min_probe {
+  func.func public @main(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>)
+      -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+    %0 = stablehlo.maximum %a, %b : tensor<8xf32>
+    %1 = stablehlo.minimum %c, %b : tensor<8xf32>
+    %2 = stablehlo.add %a, %b : tensor<8xf32>
+    return %0, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+  }
+}
+"""
+
+
+def _run_all(plugin: Plugin, program: str | bytes, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    with plugin.create_client({"cpu_device_count": 1}) as client, client.compile(program) as executable:
+        arguments = [client.buffer_from_numpy(array) for array in inputs]
+        try:
+            return [output.to_numpy() for output in executable.execute(arguments)]
+        finally:
+            for argument in arguments:
+                argument.close()
+
+
+def _extremum_number(x: np.ndarray, y: np.ndarray, maximum: bool) -> np.ndarray:
+    """IEEE-754 maximumNumber / minimumNumber: a NaN operand yields the other operand, -0 < +0."""
+    x_larger = (x > y) | ((x == y) & ~np.signbit(x))  # of +0 and -0, +0 is the larger
+    pick_x = np.where(np.isnan(y), True, np.where(np.isnan(x), False, x_larger == maximum))
+    return np.where(pick_x, x, y)
+
+
+def test_max_min_mutant_returns_the_non_nan_operand(load_proxy) -> None:
+    nan = np.nan
+    a = np.array([nan, 1.0, nan, -0.0, 2.0, 0.0, -3.0, 5.0], dtype=np.float32)
+    b = np.array([1.0, nan, nan, 0.0, 3.0, -0.0, -4.0, 5.0], dtype=np.float32)
+    c = np.array([-1.0, 2.0, 0.5, nan, -0.0, 7.0, nan, 1.0], dtype=np.float32)
+    control = _run_all(load_proxy(PASSTHROUGH), MAX_MIN_F32, [a, b, c])
+    got = _run_all(load_proxy("nan_not_propagated_by_max"), MAX_MIN_F32, [a, b, c])
+    for output, want in ((got[0], _extremum_number(a, b, True)), (got[1], _extremum_number(c, b, False))):
+        assert np.array_equal(output, want, equal_nan=True) and (np.signbit(output) == np.signbit(want)).all()
+    assert np.isnan(got[0][2])  # both operands NaN: still NaN
+    assert got[2].tobytes() == control[2].tobytes()  # not a max/min of two inputs: left alone
+
+
+def test_max_min_mutant_finds_the_op_in_a_golden_artifact(load_proxy) -> None:
+    from pjrt_cts.golden import load_manifest
+
+    case = next(case for case in load_manifest().cases if case.id == "spec.maximum.f32")
+    a, b = case.inputs()
+    got = _run_all(load_proxy("nan_not_propagated_by_max"), case.portable_bytecode("current"), [a, b])[0]
+    want = _extremum_number(a, b, True)
+    assert np.isnan(a).any() and np.isnan(b).any()
+    assert got.tobytes() == want.tobytes() or (np.array_equal(got, want, equal_nan=True)
+                                               and (np.signbit(got) == np.signbit(want)).all())
+    assert not np.array_equal(got, case.expected()[0], equal_nan=True)  # the spec propagates NaN
+
+
+ADD_F64_F32 = """module @add_probe {
+  func.func public @main(%a: tensor<4xf64>, %b: tensor<4xf32>) -> (tensor<4xf64>, tensor<4xf32>) {
+    %0 = stablehlo.add %a, %a : tensor<4xf64>
+    %1 = stablehlo.add %b, %b : tensor<4xf32>
+    return %0, %1 : tensor<4xf64>, tensor<4xf32>
+  }
+}
+"""
+
+
+def test_f64_results_carry_f32_precision_only(load_proxy) -> None:
+    a = np.array([0.1, 1e-300, 1e300, -2.5], dtype=np.float64)
+    b = np.array([0.1, 1e-30, 3.0, -2.5], dtype=np.float32)
+    control = _run_all(load_proxy(PASSTHROUGH), ADD_F64_F32, [a, b])
+    with np.errstate(over="ignore"):
+        want = control[0].astype(np.float32).astype(np.float64)  # 2e300 overflows f32: inf
+    got = _run_all(load_proxy("f64_results_rounded_to_f32"), ADD_F64_F32, [a, b])
+    assert got[0].tobytes() == want.tobytes() and got[0][0] != control[0][0]
+    assert got[1].tobytes() == control[1].tobytes()
+
+
+CONVERTS = """module @convert_probe {
+  func.func public @main(%a: tensor<10xf32>, %b: tensor<10xf64>) -> (tensor<10xbf16>, tensor<10xf16>, tensor<10xf32>) {
+    %0 = stablehlo.convert %a : (tensor<10xf32>) -> tensor<10xbf16>
+    %1 = stablehlo.convert %a : (tensor<10xf32>) -> tensor<10xf16>
+    %2 = stablehlo.convert %b : (tensor<10xf64>) -> tensor<10xf32>
+    return %0, %1, %2 : tensor<10xbf16>, tensor<10xf16>, tensor<10xf32>
+  }
+}
+"""
+
+
+def _toward_zero(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Round to nearest (numpy / ml_dtypes), then one step toward zero wherever that overshot the value."""
+    with np.errstate(over="ignore"):
+        nearest = values.astype(dtype)
+    bits = nearest.view(np.uint16 if nearest.itemsize == 2 else np.uint32).copy()
+    overshot = ~np.isnan(values) & (np.abs(nearest.astype(np.float64)) > np.abs(values.astype(np.float64)))
+    bits[overshot] -= 1
+    return bits.view(dtype)
+
+
+def test_converts_truncate_instead_of_rounding_to_nearest(load_proxy) -> None:
+    import ml_dtypes
+
+    a = np.array([1.0 + 2.0**-8 + 2.0**-20, -(1.0 + 2.0**-9), 65519.0, 70000.0, np.inf, np.nan, 1e-7, -3e-8,
+                  0.1, 1.5], dtype=np.float32)
+    b = np.array([0.1, -0.1, 1e-46, 3.5e38, -np.inf, np.nan, 1.0 + 2.0**-24, 1e-40, 2.0, -1e300], dtype=np.float64)
+    control = _run_all(load_proxy(PASSTHROUGH), CONVERTS, [a, b])
+    got = _run_all(load_proxy("converts_round_toward_zero"), CONVERTS, [a, b])
+    wants = [_toward_zero(a, np.dtype(ml_dtypes.bfloat16)), _toward_zero(a, np.dtype(np.float16)),
+             _toward_zero(b, np.dtype(np.float32))]
+    for output, want, nearest in zip(got, wants, control):
+        flushed = (nearest.astype(np.float64) == 0) & (want.astype(np.float64) != 0)  # XLA:CPU flushes 1e-40 in f32
+        want = np.where(flushed, nearest, want)  # the mutant keeps the plugin's flushed zeros
+        finite = ~np.isnan(want.astype(np.float64))
+        assert output[finite].tobytes() == want[finite].tobytes()
+        assert np.isnan(output[~finite].astype(np.float64)).all()
+        assert output.tobytes() != nearest.tobytes()  # some value rounds up to nearest, so truncation differs

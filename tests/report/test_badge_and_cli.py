@@ -13,15 +13,37 @@ from .conftest import write_json
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+SPEC_CASE = "execute.golden_cases.test_case_matches_reference[spec.maximum.nan.f32]"
+
+
+def _spec_record(outcome: str, defect: str | None = None) -> dict:
+    return {"id": SPEC_CASE, "nodeid": "", "layer": "execute", "outcome": outcome, "duration": 0.01,
+            "message": "returns XLA's value" if defect else "", "details": {}, "tags": [], "expected": None,
+            "repro": "", "defect": defect}
+
+
 def test_badge_messages(synthetic, clean) -> None:
     assert badge_message(synthetic) == ("failing (8 bad)", COLOR_FAILING)
-    passed = sum(1 for t in clean["tests"] if t["outcome"] == "PASS")
-    waived = sum(1 for t in clean["tests"] if t["outcome"] == "XFAIL")
-    assert badge_message(clean) == (f"Multi-device · {waived} waived · {passed}/{len(clean['tests'])} pass", COLOR_TOP)
+    assert [t["outcome"] for t in clean["tests"]].count("XFAIL") == 1
+    assert badge_message(clean) == ("Multi-device · 1 waived defect", COLOR_TOP)
     core_only = copy.deepcopy(clean)
     core_only["tests"] = [t for t in core_only["tests"] if t["layer"] != "versioning"]
     assert badge_message(core_only)[0].startswith("Core · ") and badge_message(core_only)[1] == COLOR_LEVEL
     assert badge_message({"tests": []}) == ("no results", COLOR_NONE)
+
+
+def test_badge_shows_the_spec_mark(clean) -> None:
+    """The level with the verdict's spec mark: ✓ when every spec case equals the spec, ✗ when one deviates
+    (even as XLA does: a shared deviation meets the level, not the mark)."""
+    exact = copy.deepcopy(clean)
+    exact["tests"].append(_spec_record("PASS"))
+    assert badge_message(exact)[0] == "Multi-device · spec ✓ · 1 waived defect"
+    shared = copy.deepcopy(clean)
+    shared["tests"] = [t for t in shared["tests"] if t["outcome"] != "XFAIL"]
+    shared["tests"].append(_spec_record("SHARED_DEVIATION", "nan-not-propagated-by-max-min"))
+    assert badge_message(shared) == ("Multi-device · spec ✗", COLOR_TOP)
+    root = ET.fromstring(badge_svg(shared))
+    assert root.find(f"{SVG}title").text == "PJRT conformance: Multi-device · spec ✗"
 
 
 def test_badge_is_valid_svg_with_escaped_text(clean) -> None:

@@ -5,12 +5,13 @@ import copy
 import pytest
 
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.report.diff import ChangeKind, classify, diff_runs, format_diff
+from pjrt_cts.report.diff import FIXED, INTRODUCED, UNCHANGED, ChangeKind, classify, diff_runs, format_diff
 
 from .conftest import set_outcome
 
 P, F, C, T, E, XP = Outcome.PASS, Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS
 NS, W, S, XF = Outcome.NOT_SUPPORTED, Outcome.WARNING, Outcome.SKIP, Outcome.XFAIL
+SD = Outcome.SHARED_DEVIATION
 
 
 @pytest.mark.parametrize(
@@ -27,8 +28,24 @@ NS, W, S, XF = Outcome.NOT_SUPPORTED, Outcome.WARNING, Outcome.SKIP, Outcome.XFA
         (F, E, ChangeKind.CHANGED),
         (P, NS, ChangeKind.COVERAGE_LOSS),
         (P, S, ChangeKind.COVERAGE_LOSS),
-        (P, XF, ChangeKind.COVERAGE_LOSS),
         (P, None, ChangeKind.COVERAGE_LOSS),
+        # a new waiver is never a fix, and not a regression: the gate lists it on its own
+        (F, XF, ChangeKind.NEWLY_WAIVED),
+        (P, XF, ChangeKind.NEWLY_WAIVED),
+        (C, XF, ChangeKind.NEWLY_WAIVED),
+        (SD, XF, ChangeKind.NEWLY_WAIVED),
+        (None, XF, ChangeKind.NEWLY_WAIVED),
+        (XF, P, ChangeKind.COVERAGE_GAIN),
+        # a shared deviation is good: it meets the levels like PASS, only the spec mark sees it
+        (P, SD, ChangeKind.NEW_SHARED_DEVIATION),
+        (SD, P, ChangeKind.SPEC_FIX),
+        (F, SD, ChangeKind.FIX),
+        (XF, SD, ChangeKind.COVERAGE_GAIN),
+        (NS, SD, ChangeKind.COVERAGE_GAIN),
+        (SD, NS, ChangeKind.COVERAGE_LOSS),
+        (SD, None, ChangeKind.COVERAGE_LOSS),
+        (SD, F, ChangeKind.NEW_FAILURE),
+        (None, SD, ChangeKind.ADDED),
         (F, None, ChangeKind.REMOVED),
         (None, F, ChangeKind.NEW_TEST_FAILING),
         (None, P, ChangeKind.ADDED),
@@ -87,3 +104,47 @@ def test_coverage_change_counts_op_dtype_pairs(synthetic) -> None:
     assert passing_while > 0
     assert diff.old.covered_pairs - diff.new.covered_pairs == passing_while
     assert "op×dtype pairs passing" in format_diff(diff, "github")
+
+
+def _with_defect(results: dict, test_id: str, outcome: Outcome, defect: str) -> dict:
+    record = set_outcome(results, test_id, outcome, f"{outcome.value}: an instance of {defect}")
+    next(t for t in record["tests"] if t["id"] == test_id)["defect"] = defect
+    return results
+
+
+def test_newly_waived_is_listed_before_fixes_and_is_no_regression(synthetic) -> None:
+    tanh = "execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]"
+    new = set_outcome(copy.deepcopy(synthetic), tanh, XF, "golden case differs from the reference")
+    set_outcome(new, "compile.program.test_empty_compile_options_are_rejected", Outcome.PASS)
+    diff = diff_runs(synthetic, new)
+    assert [(c.test_id, c.kind) for c in diff.changes] == [
+        (tanh, ChangeKind.NEWLY_WAIVED), ("compile.program.test_empty_compile_options_are_rejected", ChangeKind.FIX)]
+    assert diff.regressions == []
+    assert diff.new.waived_tests == diff.old.waived_tests + 1
+    assert "1 newly waived, 1 fix" in format_diff(diff)
+
+
+def test_diff_compares_defects(synthetic) -> None:
+    """Defects by id (the records' `defect`): introduced, fixed, unchanged, with their tests in each run."""
+    kept = "transfer.layout.test_strided_host_buffer_is_honoured"
+    gone = "execute.golden.test_case_matches_reference[linalg.convolution.f16.r2]"
+    came = "execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]"
+    old = _with_defect(copy.deepcopy(synthetic), kept, F, "f64-computed-in-f32")
+    _with_defect(old, gone, F, "convert-rounds-toward-zero")
+    _with_defect(old, came, Outcome.PASS, "")
+    new = _with_defect(copy.deepcopy(synthetic), kept, XF, "f64-computed-in-f32")
+    _with_defect(new, gone, Outcome.PASS, "")
+    _with_defect(new, came, SD, "subnormals-flushed")
+    diff = diff_runs(old, new)
+    status = {change.defect: change.status for change in diff.defects}
+    assert {d: status[d] for d in ("f64-computed-in-f32", "convert-rounds-toward-zero", "subnormals-flushed")} == {
+        "f64-computed-in-f32": UNCHANGED, "convert-rounds-toward-zero": FIXED, "subnormals-flushed": INTRODUCED}
+    assert [change.status for change in diff.defects][:1] == [INTRODUCED]  # introduced first, then fixed
+    kept_change = next(change for change in diff.defects if change.defect == "f64-computed-in-f32")
+    assert (kept_change.old, kept_change.new) == ({"tests": 1, "bad": 1, "waived": 0, "shared": 0},
+                                                  {"tests": 1, "bad": 0, "waived": 1, "shared": 0})
+    assert next(c for c in diff.changes if c.test_id == came).kind is ChangeKind.NEW_SHARED_DEVIATION
+    text = format_diff(diff)
+    assert "defects: 1 introduced, 1 fixed" in text
+    assert "1 (1 waived)" in text and "1 (1 shared)" in text
+    assert diff.to_dict()["defects"][0]["defect"] == "subnormals-flushed"

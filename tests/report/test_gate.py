@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pjrt_cts.cli.main import main
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.report.diff import ChangeKind
 from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
 
 from .conftest import set_outcome, write_json
@@ -138,3 +139,82 @@ def test_cli_write_baseline(tmp_path: Path, clean) -> None:
     assert main(["gate", str(results), "--write-baseline", str(baseline)]) == 0
     assert main(["gate", str(results), "--baseline", str(baseline)]) == 0
     assert len(json.loads(baseline.read_text())["tests"]) == len(clean["tests"])
+
+
+TANH = "execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]"
+WHILE = "execute.golden.test_case_matches_reference[control.while.bf16.r2]"  # XFAIL in the synthetic run
+
+
+def _waive(results: dict, test_id: str, defect: str, actual: str = "FAIL") -> dict:
+    record = set_outcome(results, test_id, Outcome.XFAIL, f"{actual}: an instance of {defect}")
+    test = next(t for t in record["tests"] if t["id"] == test_id)
+    test["defect"] = defect
+    test["expected"] = {"outcome": "XFAIL", "actual": actual, "reason": f"waived: {defect}", "defect": defect}
+    return results
+
+
+def test_headline_speaks_in_defects(clean) -> None:
+    gate = evaluate_gate(clean)
+    assert gate.passed
+    assert gate.headline == "gate: PASS · CONFORMANT · level Multi-device · 1 waived defect (1 test)"
+    assert gate.headline == "gate: PASS · " + gate.judged.line()
+    assert f"**{gate.headline}**" in gate_markdown(gate)
+    assert gate.to_dict()["headline"] == gate.headline
+    failing = evaluate_gate(clean, max_waivers=0)
+    assert failing.headline.startswith("gate: FAIL · CONFORMANT · level Multi-device · 1 waived defect")
+
+
+def test_fail_to_xfail_is_newly_waived_never_a_fix(synthetic) -> None:
+    new = _waive(copy.deepcopy(synthetic), TANH, "subnormals-flushed")
+    gate = evaluate_gate(new, baseline=synthetic)
+    assert gate.passed, gate.failures  # not a regression either
+    [change] = gate.diff.changes
+    assert (change.test_id, change.kind) == (TANH, ChangeKind.NEWLY_WAIVED)
+    markdown = gate_markdown(gate)
+    assert "### Newly waived (1)" in markdown and "### Fixes" not in markdown
+    assert markdown.index("### Newly waived") < markdown.index("Conformance levels")
+    table = " ".join(markdown.split())  # columns are padded
+    assert "| waived tests (XFAIL) | 1 | 2 | +1 |" in table
+    assert "| waived defects | 1 | 2 | +1 |" in table
+    assert "<summary>Defects (1 introduced" in markdown  # the defects of both runs, compared
+    assert "| `subnormals-flushed` | introduced |" in table
+
+
+def test_pass_to_xfail_is_newly_waived(clean) -> None:
+    new = _waive(copy.deepcopy(clean), API_TEST, "unclassified")
+    gate = evaluate_gate(new, baseline=clean)
+    assert [c.kind for c in gate.diff.changes] == [ChangeKind.NEWLY_WAIVED]
+    assert "### Newly waived (1)" in gate_markdown(gate)
+
+
+def test_waived_defect_budget(clean) -> None:
+    """--max-waived-defects counts distinct defects, not tests: many tests of one defect cost one."""
+    two = _waive(copy.deepcopy(clean), API_TEST, "subnormals-flushed")
+    _waive(two, WHILE, "subnormals-flushed")
+    assert [w["defect"] for w in evaluate_gate(two).judged.waived_defects] == ["subnormals-flushed"]
+    assert evaluate_gate(two, max_waived_defects=1).passed
+    _waive(two, "abi.table.test_attributes_are_typed", "f64-computed-in-f32")  # not mandatory
+    gate = evaluate_gate(two, max_waived_defects=1)
+    assert not gate.passed
+    assert gate.failures == ["the run's waivers cover 2 defect(s), the budget is 1: subnormals-flushed (2 test(s)), "
+                             "f64-computed-in-f32 (1 test(s))"]
+    assert evaluate_gate(two, max_waived_defects=2).passed
+    assert not evaluate_gate(two, max_waivers=2, max_waived_defects=2).passed  # both budgets apply
+
+
+def test_cli_max_waived_defects(tmp_path: Path, clean, capsys) -> None:
+    results = write_json(tmp_path / "r.json", clean)
+    assert main(["gate", str(results), "--max-waived-defects", "1"]) == 0
+    assert main(["gate", str(results), "--max-waived-defects", "0", "--json", str(tmp_path / "g.json")]) == 1
+    out = capsys.readouterr().out
+    assert "**gate: FAIL · CONFORMANT · level Multi-device · 1 waived defect (1 test)**" in out
+    assert "the run's waivers cover 1 defect(s), the budget is 0" in out
+    assert json.loads((tmp_path / "g.json").read_text())["headline"].startswith("gate: FAIL")
+    assert main(["gate", str(results), "--max-waived-defects", "-1"]) == 2
+
+
+def test_slim_baseline_keeps_the_defects(synthetic) -> None:
+    waived = _waive(copy.deepcopy(synthetic), TANH, "subnormals-flushed")
+    slim = slim_baseline(waived)
+    assert next(t for t in slim["tests"] if t["id"] == TANH)["defect"] == "subnormals-flushed"
+    assert evaluate_gate(waived, slim).stats.waived_defects == evaluate_gate(waived, waived).stats.waived_defects

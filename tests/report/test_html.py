@@ -6,6 +6,7 @@ from pathlib import Path
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.html import render_report, write_report
 from pjrt_cts.results import anchor_for
+from pjrt_cts.verdict import judge_results
 
 from .conftest import record_of, set_outcome
 from .html_probe import Probe
@@ -23,9 +24,11 @@ def test_title_verdict_and_sections(synthetic) -> None:
     assert page.title == "PJRT conformance report: cpu (PJRT C API 0.115)"
     assert page.by_id("verdict").text.strip() == "NON_CONFORMANT"
     assert page.by_id("level").text.strip() == "none"
-    for section in ("plugin", "levels", "summary", "coverage", "findings", "robustness", "durations",
+    for section in ("defects", "plugin", "levels", "summary", "coverage", "findings", "robustness", "durations",
                     "expectations", "environment"):
         page.by_id(section)
+    ids = page.ids()
+    assert ids.index("defects") < ids.index("summary") < ids.index("findings")  # defects ahead of per-test tables
     assert page.by_id("coverage-matrix").tag == "table"
 
 
@@ -33,6 +36,88 @@ def test_clean_run_is_conformant_at_top_level(clean) -> None:
     page = Probe(render_report(clean))
     assert page.by_id("verdict").text.strip() == "CONFORMANT"
     assert page.by_id("level").text.strip() == "Multi-device"
+    assert page.by_id("verdict-line").text.strip() == judge_results(clean).line()
+    assert "spec-mark" not in page.ids()  # no spec case ran
+
+
+SPEC_NAN = "execute.golden_cases.test_case_matches_reference[spec.maximum.nan.f32]"
+SPEC_SUB = "execute.golden_cases.test_case_matches_reference[spec.add.subnormal.f32]"
+WHILE = "execute.golden.test_case_matches_reference[control.while.bf16.r2]"  # XFAIL in the synthetic run
+
+
+def _spec(test_id: str, outcome: str, defect: str | None) -> dict:
+    return {"id": test_id, "nodeid": "", "layer": "execute", "outcome": outcome, "duration": 0.01,
+            "message": f"returns XLA's value ({defect})" if defect else "", "details": {}, "tags": [],
+            "expected": None, "repro": "", "defect": defect}
+
+
+def _with_defects(clean: dict) -> dict:
+    """Two deviations shared with XLA (one defect) and the synthetic waiver attributed to a defect."""
+    clean["tests"] += [_spec(SPEC_NAN, "SHARED_DEVIATION", "nan-not-propagated-by-max-min"),
+                       _spec(SPEC_NAN.replace("f32", "f64"), "SHARED_DEVIATION", "nan-not-propagated-by-max-min"),
+                       _spec(SPEC_SUB, "PASS", None)]
+    waived = record_of(clean, WHILE)
+    waived["defect"] = "subnormals-flushed"
+    return clean
+
+
+def test_defects_section_has_one_row_per_defect(clean) -> None:
+    results = _with_defects(clean)
+    page = Probe(render_report(results))
+    rows = {e.attrs["id"]: e for e in page.elements if e.tag == "tr" and str(e.attrs.get("id", "")).startswith("defect-")}
+    assert set(rows) == {"defect-nan-not-propagated-by-max-min", "defect-subnormals-flushed"}
+    nan = " ".join(rows["defect-nan-not-propagated-by-max-min"].text.split())
+    assert "nan-not-propagated-by-max-min" in nan and "SHARED_DEVIATION 2" in nan and "2 shared" in nan
+    shortest = min((SPEC_NAN, SPEC_NAN.replace("f32", "f64")), key=lambda i: (len(i), i))
+    assert f"pjrt-cts run PLUGIN --id '{shortest}'" in nan  # the smallest reproduction
+    example = [link.attrs["href"] for link in page.links() if rows["defect-nan-not-propagated-by-max-min"] in link.ancestors]
+    assert "#" + anchor_for(shortest) in example
+    page.by_id(anchor_for(shortest))  # ... which is the finding's entry
+    sub = " ".join(rows["defect-subnormals-flushed"].text.split())
+    assert "XFAIL 1" in sub and "1 waived" in sub
+    # the order: waived before shared (bad first, none here)
+    ids = page.ids()
+    assert ids.index("defect-subnormals-flushed") < ids.index("defect-nan-not-propagated-by-max-min")
+    # the verdict speaks in defects; the spec mark sits beside the level
+    line = page.by_id("verdict-line").text.strip()
+    assert line.startswith("CONFORMANT · level Multi-device · spec ✗ (1 deviation shared with XLA, 2 tests)")
+    assert line.endswith("1 waived defect (1 test)")
+    assert page.by_id("spec-mark").text.strip().startswith("spec ✗")
+    # a finding and a waiver link to their defect's row
+    finding = page.by_id(anchor_for(SPEC_NAN))
+    assert "#defect-nan-not-propagated-by-max-min" in [l.attrs["href"] for l in page.links() if finding in l.ancestors]
+    waivers = [l.attrs["href"] for l in page.links() if any(a.attrs.get("id") == "levels" for a in l.ancestors)]
+    assert "#defect-subnormals-flushed" in waivers
+
+
+def test_shared_deviation_is_a_good_outcome_in_the_tables(clean) -> None:
+    page = Probe(render_report(_with_defects(clean)))
+    assert "deviates from the spec as XLA does (shared)" in page.by_id("summary").text
+    group = page.by_id("findings-shared_deviation")
+    assert "open" not in group.attrs  # collapsed like the other good outcomes
+    assert not page.by_id(anchor_for(SPEC_NAN)).visible_without_clicks()
+    assert page.by_id("verdict").text.strip() == "CONFORMANT"
+
+
+def test_defects_section_uses_the_results_files_table(clean) -> None:
+    """A results.json that carries `defects` is shown as written (the runner diagnosed it)."""
+    results = _with_defects(clean)
+    results["defects"] = [{"id": "made-up-defect", "title": "a defect the file says", "scope": "plugin",
+                           "rule": "rule text", "section": "https://openxla.org/stablehlo/spec#maximum",
+                           "upstream": "https://github.com/openxla/xla/issues/1", "tests": 3,
+                           "outcomes": {"FAIL": 3}, "waived": 0, "shared": 0, "bad": 3, "example": WHILE,
+                           "repro": "", "command": f"pjrt-cts run PLUGIN --id '{WHILE}'"}]
+    page = Probe(render_report(results))
+    row = page.by_id("defect-made-up-defect")
+    assert "a defect the file says" in row.text and "this plugin's own" in row.text
+    hrefs = [link.attrs["href"] for link in page.links() if row in link.ancestors]
+    assert "https://openxla.org/stablehlo/spec#maximum" in hrefs and "https://github.com/openxla/xla/issues/1" in hrefs
+    assert "defect-nan-not-propagated-by-max-min" not in page.ids()
+
+
+def test_run_without_findings_says_so(clean) -> None:
+    clean["tests"] = [t for t in clean["tests"] if t["outcome"] == "PASS"]
+    assert "No finding" in Probe(render_report(clean)).by_id("defects").text
 
 
 def test_identity_card_shows_plugin_facts(synthetic) -> None:

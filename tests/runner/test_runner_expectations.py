@@ -47,15 +47,15 @@ outcome = "NOT_SUPPORTED"
 reason = "documented gap"
 
 [[expectation]]
-id = "client.nonexistent.test_*"
+id = "client.nonexistent.test_gone"
 outcome = "FAIL"
-cause = "x"
+cause = "stale cause"
 reason = "stale entry"
 
 [[expectation]]
 id = "robustness.crashes.test_abort_shared"
 outcome = "CRASH"
-cause = "SIGABRT"
+cause = "SIGABRT in abort_shared"
 reason = "layer not run here, so not judged unknown"
 """
 
@@ -91,17 +91,17 @@ def _load(tmp_path: Path, text: str) -> Expectations:
 )
 def test_apply_expectation(tmp_path: Path, actual: str, message: str, expected: str, final: str) -> None:
     cause = "" if expected in ("TIMEOUT", "NOT_SUPPORTED", "WARNING") else 'cause = "NaN dropped"\n'
-    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.*"\noutcome = "{expected}"\n{cause}reason = "r"\n')
+    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{expected}"\n{cause}reason = "r"\n')
     record = apply_expectation(_record("client.x.test_y", actual, message), expectations)
     assert record["outcome"] == final
     assert {k: v for k, v in record["expected"].items() if k != "mismatch"} == {
-        "pattern": "client.*", "outcome": expected, "cause": "NaN dropped" if cause else None, "reason": "r",
+        "pattern": "client.x.test_y", "outcome": expected, "cause": "NaN dropped" if cause else None, "reason": "r",
         "url": None, "actual": actual}
     assert ("mismatch" in record["expected"]) is (final == actual and final in ("FAIL", "CRASH", "TIMEOUT", "ERROR"))
     assert apply_expectation(record, expectations) == record  # idempotent: keeps the actual outcome
 
 
-INTERMITTENT = '[[expectation]]\nid = "client.*"\noutcome = "FAIL"\ncause = "heap"\nreason = "r"\nintermittent = true\n'
+INTERMITTENT = '[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\ncause = "heap"\nreason = "r"\nintermittent = true\n'
 
 
 @pytest.mark.parametrize(("actual", "message", "final"), [
@@ -120,7 +120,7 @@ def test_an_intermittent_failure_is_waived_when_it_shows_and_passes_when_not(tmp
 
 @pytest.mark.parametrize(("text", "complaint"), [
     (INTERMITTENT.replace("true", '"yes"'), "must be true or false"),
-    ('[[expectation]]\nid = "a.*"\noutcome = "NOT_SUPPORTED"\nreason = "r"\nintermittent = true\n', "failing outcomes only"),
+    ('[[expectation]]\nid = "client.x.test_y"\noutcome = "NOT_SUPPORTED"\nreason = "r"\nintermittent = true\n', "failing outcomes only"),
 ])
 def test_intermittent_is_a_boolean_for_failures_only(tmp_path: Path, text: str, complaint: str) -> None:
     with pytest.raises(ExpectationsError, match=complaint):
@@ -130,14 +130,14 @@ def test_intermittent_is_a_boolean_for_failures_only(tmp_path: Path, text: str, 
 @pytest.mark.parametrize("outcome", ["FAIL", "CRASH", "ERROR"])
 def test_a_failure_waiver_needs_a_cause(tmp_path: Path, outcome: str) -> None:
     with pytest.raises(ExpectationsError, match="needs 'cause'"):
-        _load(tmp_path, f'[[expectation]]\nid = "a.*"\noutcome = "{outcome}"\nreason = "r"\n')
+        _load(tmp_path, f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{outcome}"\nreason = "r"\n')
 
 
 def test_entry_usage_shows_over_matching_and_other_failures(tmp_path: Path) -> None:
     from pjrt_cts.runner.expectations import entry_usage
 
-    expectations = _load(tmp_path, '[[expectation]]\nid = "client.*"\noutcome = "FAIL"\ncause = "NaN"\nreason = "r"\n')
-    records = [apply_expectation(_record(f"client.x.test_{i}", outcome, message), expectations)
+    expectations = _load(tmp_path, '[[expectation]]\nid = "client.x.test_y[*]"\noutcome = "FAIL"\ncause = "NaN"\nreason = "r"\n')
+    records = [apply_expectation(_record(f"client.x.test_y[{i}]", outcome, message), expectations)
                for i, (outcome, message) in enumerate([("FAIL", "NaN"), ("PASS", ""), ("FAIL", "shape")])]
     (usage,) = entry_usage(expectations, records)
     assert (usage["waived"], usage["passed"], usage["other_failure"], usage["matched"]) == (1, 1, 1, 3)
@@ -153,7 +153,7 @@ def test_unknown_patterns_only_judged_for_layers_that_ran(tmp_path: Path) -> Non
     expectations = _load(tmp_path, EXPECTATIONS)
     ids = ["client.basic.test_fail", "client.basic.test_fixture_error", "client.basic.test_pass", "client.basic.test_details",
            "client.basic.test_param[f32]", "client.basic.test_not_supported"]
-    assert expectations.unknown_patterns(ids, ["client"]) == ["client.nonexistent.test_*"]
+    assert expectations.unknown_patterns(ids, ["client"]) == ["client.nonexistent.test_gone"]
     assert "robustness.crashes.test_abort_shared" in expectations.unknown_patterns(ids, ["client", "robustness"])
 
 
@@ -161,10 +161,10 @@ def test_unknown_patterns_only_judged_for_layers_that_ran(tmp_path: Path) -> Non
     ("text", "complaint"),
     [
         ('[[expectation]]\noutcome = "FAIL"\nreason = "r"\n', "'id'"),
-        ('[[expectation]]\nid = "a.*"\noutcome = "FAIL"\n', "'reason'"),
-        ('[[expectation]]\nid = "a.*"\noutcome = "BROKEN"\nreason = "r"\n', "is not one of"),
-        ('[[expectation]]\nid = "a.*"\noutcome = "PASS"\nreason = "r"\n', "is not one of"),
-        ('[[expectation]]\nid = "a.*"\noutcome = "FAIL"\nreason = "r"\nbug = 1\n', "unknown keys"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\n', "'reason'"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "BROKEN"\nreason = "r"\n', "is not one of"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "PASS"\nreason = "r"\n', "is not one of"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\nreason = "r"\nbug = 1\n', "unknown keys"),
         ("[[expectation]\n", "expectations.toml"),
     ],
 )
@@ -193,11 +193,11 @@ def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
     assert "takes too long" in tests["client.basic.test_param[bf16]"]["message"]
     assert tests["client.basic.test_not_supported"]["outcome"] == "NOT_SUPPORTED"
     assert results["expectations"]["file"] == str(expectations)
-    assert results["expectations"]["unknown_patterns"] == ["client.nonexistent.test_*"]
+    assert results["expectations"]["unknown_patterns"] == ["client.nonexistent.test_gone"]
     usage = {entry["pattern"]: entry for entry in results["expectations"]["entries"]}
     assert usage["client.basic.test_pass"]["passed"] == 1
     assert "warning: expectation client.basic.test_pass matches 1 passing test(s) (XPASS)" in proc.stdout
-    assert "warning: expectation pattern matches no test: client.nonexistent.test_*" in proc.stdout
+    assert "warning: expectation pattern matches no test: client.nonexistent.test_gone" in proc.stdout
     assert proc.returncode == 1  # XPASS and the remaining FAILs
 
 
@@ -215,3 +215,70 @@ def test_brackets_in_patterns_are_literal(test_id: str, pattern: str, matches: b
     from pjrt_cts.outcomes import id_matches
 
     assert id_matches(test_id, pattern) is matches
+
+
+# -- issue 27: no catch-alls, causes that pin the failure, waivers by defect ------------------------------------
+
+CATCH_ALL = '[[expectation]]\nid = "*"\noutcome = "FAIL"\ncause = "."\nreason = "r"\nintermittent = true\n'
+
+
+@pytest.mark.parametrize(("text", "complaint"), [
+    (CATCH_ALL, "must name one test function"),
+    ('[[expectation]]\nid = "execute.*"\noutcome = "FAIL"\ncause = "x y z"\nreason = "r"\n', "one test function"),
+    ('[[expectation]]\nid = "execute.golden_cases.test_*"\noutcome = "FAIL"\ncause = "x y"\nreason = "r"\n',
+     "one test function"),
+    ('[[expectation]]\nid = "nolayer.area.test_y"\noutcome = "FAIL"\ncause = "x y"\nreason = "r"\n', "one test function"),
+    ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\ncause = "."\nreason = "r"\n', "generic FAIL message"),
+    ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\ncause = "differs from the reference"\nreason = "r"\n',
+     "generic FAIL message"),
+    ('[[expectation]]\nid = "client.x.test_y"\noutcome = "CRASH"\ncause = "SIGABRT"\nreason = "r"\n', "generic CRASH"),
+    ('[[expectation]]\nid = "client.x.test_y[*]"\noutcome = "FAIL"\ncause = "index \\\\[3\\\\]"\nreason = "r"\n'
+     'intermittent = true\n', "applies to one test"),
+    ('[[expectation]]\ndefect = "no-such-defect"\nreason = "r"\n', "not in the defect catalogue"),
+    ('[[expectation]]\ndefect = "subnormals-flushed"\nid = "client.x.test_y"\nreason = "r"\n', "takes 'defect'"),
+    ('[[expectation]]\ndefect = "subnormals-flushed"\n', "'reason' is required"),
+])
+def test_catch_alls_generic_causes_and_unknown_defects_are_rejected(tmp_path: Path, text: str, complaint: str) -> None:
+    with pytest.raises(ExpectationsError, match=complaint):
+        _load(tmp_path, text)
+
+
+def test_a_pinned_cause_is_accepted(tmp_path: Path) -> None:
+    expectations = _load(tmp_path, '[[expectation]]\nid = "execute.golden_cases.test_case_matches_reference[spec.x.f64]"\n'
+                         'outcome = "FAIL"\ncause = "first mismatch at index \\\\[2\\\\]: actual 0, expected 5e-324"\n'
+                         'reason = "r"\n')
+    wrong_everywhere = "output 0 differs from the reference: 48 of 48 elements differ, first mismatch at index [0]: actual 7, expected 1"
+    record = apply_expectation(_record("execute.golden_cases.test_case_matches_reference[spec.x.f64]", "FAIL",
+                                       wrong_everywhere), expectations)
+    assert record["outcome"] == "FAIL"  # a larger, different mismatch is not the waived one
+
+
+def _golden(case: str, outcome: str, message: str, deviation: str | None = None) -> dict:
+    record = _record(f"execute.golden_cases.test_case_matches_reference[{case}]", outcome, message)
+    record["details"] = {"deviation": deviation} if deviation else {}
+    return record
+
+
+def test_a_defect_waiver_covers_exactly_the_records_attributed_to_it(tmp_path: Path) -> None:
+    expectations = _load(tmp_path, '[[expectation]]\ndefect = "subnormals-flushed"\nreason = "FTZ"\n')
+    flushed = apply_expectation(_golden("spec.sqrt.f32", "FAIL", "differs", deviation="subnormals-flushed"), expectations)
+    assert (flushed["outcome"], flushed["defect"]) == ("XFAIL", "subnormals-flushed")
+    assert flushed["expected"]["pattern"] == "defect:subnormals-flushed"
+    other = apply_expectation(_golden("spec.sqrt.f32", "FAIL", "differs", deviation="f64-computed-in-f32"), expectations)
+    assert (other["outcome"], other["defect"]) == ("FAIL", "f64-computed-in-f32")
+    unexplained = apply_expectation(_golden("elementwise.add.f32", "FAIL", "differs"), expectations)
+    assert (unexplained["outcome"], unexplained["defect"]) == ("FAIL", "unclassified")
+    shared = apply_expectation(_golden("spec.sqrt.subnormal.f32", "SHARED_DEVIATION", "XLA's value",
+                                       deviation="subnormals-flushed"), expectations)
+    assert shared["outcome"] == "SHARED_DEVIATION" and shared["expected"] is None  # needs no waiver
+    passed = apply_expectation(_golden("spec.sqrt.f32", "PASS", ""), expectations)
+    assert passed["outcome"] == "PASS" and passed["defect"] is None  # never XPASS through a defect waiver
+    assert apply_expectation(flushed, expectations) == flushed  # idempotent
+
+
+def test_a_crash_is_attributed_by_the_catalogue_whichever_layer_meets_it(tmp_path: Path) -> None:
+    expectations = _load(tmp_path, '[[expectation]]\ndefect = "rng-expander-aborts"\nreason = "CHECK"\n')
+    for test in ("compile.golden_programs.test_golden_program_compiles", "execute.golden_cases.test_case_matches_reference"):
+        record = apply_expectation(_record(f"{test}[spec.rng.uniform_one_value.u8]", "CRASH", "killed by SIGABRT"),
+                                   expectations)
+        assert (record["outcome"], record["defect"]) == ("XFAIL", "rng-expander-aborts")

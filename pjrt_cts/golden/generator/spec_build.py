@@ -6,7 +6,9 @@
 
 When XLA disagrees with the spec (a wrong value, a rejected or aborting compile of a valid program) the
 case keeps the spec's value and records the difference in `spec_vs_xla`; the manifest's
-`expected_source` says which sources the stored outputs agree with ("spec+xla" or "spec").
+`expected_source` says which sources the stored outputs agree with ("spec+xla" or "spec"). Where XLA computes
+another value (`wrong_result`), its outputs are stored too, as XLA returned them (data keys `xla.0.<i>`): a
+plugin returning them shares XLA's deviation rather than failing on its own.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.golden.compare import compare
+from pjrt_cts.golden.corpus import xla_output_key
 from pjrt_cts.golden.generator.core import (BuiltCase, CaseSpec, GenerationError, _finite_max_abs, _spec_json,
                                             array_features, loosest_tolerance, program_files, program_ops, serialize,
                                             sha256_bytes)
@@ -132,6 +135,11 @@ def build_spec_case(spec: CaseSpec) -> BuiltCase:
     files, file_entries = program_files(f"{family}/{stem}", text, artifacts)
     arrays = {f"in.0.{i}": golden_dtypes.to_storable(a) for i, a in enumerate(inputs)}
     arrays.update({f"out.0.{i}": golden_dtypes.to_storable(a) for i, a in enumerate(expected)})
+    if difference is not None and difference["kind"] == "wrong_result":
+        # element types as XLA gave them (they may differ from the declared results): the reader decodes with these
+        arrays.update({xla_output_key(i): golden_dtypes.to_storable(a) for i, a in enumerate(xla.outputs)})
+        difference["xla_outputs"] = len(xla.outputs)
+        difference["xla_dtypes"] = [golden_dtypes.name_of(a.dtype) for a in xla.outputs]
     files[f"{family}/{stem}.npz"] = npz_bytes(arrays)
     file_entries["data"] = f"{family}/{stem}.npz"
     all_arrays = inputs + expected

@@ -124,8 +124,39 @@ def round_to(values: np.ndarray | float, name: str) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):
             return x.astype(dtype)
     t = _table(name)
-    flat = np.array([_round_one(float(v), t, name) for v in x.ravel()], dtype=t.storage)
-    return flat.view(dtype).reshape(x.shape)
+    flat = x.ravel()
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = flat.astype(dtype)  # ml_dtypes' conversion: exact where the type holds the value
+        back = direct.astype(np.float64)
+    # Values the type holds need no rounding (and ml_dtypes' double rounding cannot touch them); the rest are
+    # rounded one by one from the table.
+    held = np.isfinite(flat) & (back == flat) & (np.signbit(back) == np.signbit(flat))
+    patterns = direct.view(t.storage).copy()
+    for i in np.flatnonzero(~held):
+        patterns[i] = _round_one(float(flat[i]), t, name)
+    return patterns.view(dtype).reshape(x.shape)
+
+
+def round_toward_zero(values: np.ndarray | float, name: str) -> np.ndarray:
+    """Float values rounded toward zero (IEEE-754 roundTowardZero) into element type `name`: the value of the
+    type nearest to each that is not larger in magnitude (a finite value never overflows to infinity)."""
+    x = np.asarray(values, dtype=np.float64)
+    dtype = np_dtype(name)
+    if name in ("f32", "f64"):
+        with np.errstate(over="ignore", invalid="ignore"):
+            nearest = x.astype(dtype)
+            toward = np.where(np.isfinite(x) & (np.abs(nearest.astype(np.float64)) > np.abs(x)),
+                              np.nextafter(nearest, dtype.type(0)), nearest)
+        return np.asarray(toward, dtype=dtype)
+    t = _table(name)
+    chosen = []
+    for value in x.ravel().tolist():
+        if np.isnan(value) or np.isinf(value):
+            chosen.append(_round_one(value, t, name))
+            continue
+        magnitude = t.magnitudes[max(int(np.searchsorted(t.magnitudes, abs(value), side="right")) - 1, 0)]
+        chosen.append(_signed(t, float(magnitude), bool(np.signbit(value)), name))
+    return np.array(chosen, dtype=t.storage).view(dtype).reshape(x.shape)
 
 
 def to_f64(array: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ import ml_dtypes
 import numpy as np
 
 from pjrt_cts.golden import dtypes
+from pjrt_cts.golden.spec import variants
 from pjrt_cts.golden.spec.numeric import UndefinedResult, round_to, to_f64
 from pjrt_cts.golden.spec.registry import TensorType, spec_op
 from pjrt_cts.golden.spec.types import bit_width, class_of, int_range, np_dtype
@@ -398,20 +399,41 @@ def complex_(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
 
 # --- ordering -------------------------------------------------------------------------------------------------------
 
-def ieee_extreme(a: float, b: float, larger: bool) -> float:
-    """IEEE-754 maximum/minimum (2019, 9.6): NaN if either is NaN; -0 compares less than +0."""
-    if math.isnan(a) or math.isnan(b):
-        return math.nan
-    if a == b:
+def ieee_extreme(a: float, b: float, larger: bool, tiny: float = 0.0) -> float:
+    """IEEE-754 maximum/minimum (2019, 9.6): NaN if either is NaN; -0 compares less than +0. Under another
+    `variants.current()` (the diagnosis' hypotheses only), NaN and equal operands pick as it says, and values
+    below `tiny` (the type's smallest normal) may be compared as zeros, the operand picked returned unchanged."""
+    semantics = variants.current()
+    x, y = a, b  # the values compared
+    if semantics.compare_flushes_subnormals:
+        x, y = (math.copysign(0.0, v) if abs(v) < tiny else v for v in (a, b))
+    if math.isnan(x) or math.isnan(y):
+        mode = semantics.max_min_nan
+        if mode == "propagate" or (math.isnan(x) and math.isnan(y)):
+            return math.nan
+        if mode == "non_nan":
+            return b if math.isnan(x) else a
+        return a if mode == "first" else b
+    if x == y and semantics.max_min_zero != "ordered":
+        return a if semantics.max_min_zero == "first" else b
+    if x == y:
         if larger:
-            return a if not math.copysign(1.0, a) < 0 else b
-        return a if math.copysign(1.0, a) < 0 else b
-    return max(a, b) if larger else min(a, b)
+            return a if not math.copysign(1.0, x) < 0 else b
+        return a if math.copysign(1.0, x) < 0 else b
+    return a if (x > y) == larger else b
 
 
 def lexicographic_extreme(a: complex, b: complex, larger: bool) -> complex:
     """Lexicographic (real, imag) max/min. Where it depends on what the spec leaves open - NaN parts, or parts
-    equal in value but not in the sign of zero - there is no value."""
+    equal in value but not in the sign of zero - there is no value. (Hypothesis "real": real parts only, equal
+    ones giving the `complex_tie` operand.)"""
+    semantics = variants.current()
+    if semantics.complex_order == "real":
+        if math.isnan(a.real) or math.isnan(b.real):
+            raise UndefinedResult("ordering complex values by a NaN real part")
+        if a.real == b.real:
+            return a if semantics.complex_tie == "first" else b
+        return a if (a.real > b.real) == larger else b
     parts = (a.real, a.imag, b.real, b.imag)
     if any(math.isnan(p) for p in parts):
         raise UndefinedResult("lexicographic order of complex values with NaN parts is not defined by the spec")
@@ -437,7 +459,8 @@ def _extreme(lhs: np.ndarray, rhs: np.ndarray, name: str, larger: bool) -> np.nd
     if cls == "complex":
         values = [lexicographic_extreme(complex(a), complex(b), larger) for a, b in zip(lhs.ravel(), rhs.ravel())]
         return np.array(values, dtype=lhs.dtype).reshape(lhs.shape)
-    values = [ieee_extreme(float(a), float(b), larger) for a, b in zip(to_f64(lhs).ravel(), to_f64(rhs).ravel())]
+    tiny = float(dtypes.finfo(name).tiny)
+    values = [ieee_extreme(float(a), float(b), larger, tiny) for a, b in zip(to_f64(lhs).ravel(), to_f64(rhs).ravel())]
     return round_to(np.array(values, dtype=np.float64).reshape(lhs.shape), name)
 
 
@@ -468,6 +491,8 @@ def clamp(operands: Sequence[np.ndarray], attributes: Mapping[str, Any],
     name = results[0].dtype
     low = np.broadcast_to(low, x.shape)
     high = np.broadcast_to(high, x.shape)
+    if variants.current().clamp_bound_first:
+        return [_extreme(_extreme(low, x, name, larger=True), high, name, larger=False)]
     return [_extreme(_extreme(x, low, name, larger=True), high, name, larger=False)]
 
 

@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from pjrt_cts.golden import dtypes
+from pjrt_cts.golden.spec import variants
 from pjrt_cts.golden.spec.numeric import UndefinedResult, round_to, to_f64, wrap
 from pjrt_cts.golden.spec.ops.elementwise import ieee_extreme, lexicographic_extreme
 from pjrt_cts.golden.spec.registry import TensorType, spec_op
@@ -160,7 +162,8 @@ def fold(body: str, values: Sequence[Any], name: str) -> np.ndarray:
     if body == "multiply":
         return _exact_product(xs, name)
     if body in ("maximum", "minimum"):
-        return round_to(functools.reduce(lambda a, b: ieee_extreme(a, b, body == "maximum"), xs), name)
+        tiny = float(dtypes.finfo(name).tiny)
+        return round_to(functools.reduce(lambda a, b: ieee_extreme(a, b, body == "maximum", tiny), xs), name)
     raise ValueError(f"float reduce body {body!r} is not defined")
 
 
@@ -176,7 +179,11 @@ def _exact_product(xs: Sequence[float], name: str) -> np.ndarray:
 
 
 def reduce_values(body: str, values: Sequence[Any], init: Any, name: str) -> np.ndarray:
-    """The spec's reduce of one slice: the same for 0, 1 or 2 init values, else undefined."""
+    """The spec's reduce of one slice: the same for 0, 1 or 2 init values, else undefined. Under a deviation's
+    semantics (variants.current(), whose body may not commute) the usual loop: accumulator = init, then
+    body(accumulator, value) in index order."""
+    if not variants.current().is_spec:
+        return fold(body, [init] + list(values), name)
     counts = (1, 2) if len(values) == 0 else (0, 1, 2)
     outcomes = [fold(body, list(values) + [init] * k, name) for k in counts]
     if not all(_same(outcomes[0], o) for o in outcomes[1:]):
@@ -306,6 +313,9 @@ def compare_values(x: Any, y: Any, cmp: Mapping[str, str], name: str, reading: s
         x, y = y, x
     strict = direction in ("LT", "GT")
     cls = class_of(name)
+    if cls == "complex" and variants.current().complex_order == "real":
+        re_x, re_y = complex(x).real, complex(y).real
+        return re_x < re_y if strict else re_x <= re_y
     if cls == "complex":
         a, b = complex(x), complex(y)
         if strict:
@@ -314,6 +324,9 @@ def compare_values(x: Any, y: Any, cmp: Mapping[str, str], name: str, reading: s
     if cls != "float":
         return int(x) < int(y) if strict else int(x) <= int(y)
     a, b = float(to_f64(np.asarray(x))), float(to_f64(np.asarray(y)))
+    if variants.current().compare_flushes_subnormals:
+        tiny = float(dtypes.finfo(name).tiny)
+        a, b = (math.copysign(0.0, v) if abs(v) < tiny else v for v in (a, b))
     if kind == "FLOAT":
         return a < b if strict else a <= b
     ka, kb = _total_key(a), _total_key(b)
@@ -347,7 +360,7 @@ def _sort_slice(rows: list[tuple], less: Callable[[Any, Any], bool], stable: boo
         return -1 if less(a[0], b[0]) else (1 if less(b[0], a[0]) else 0)
 
     ordered = sorted(rows, key=functools.cmp_to_key(order))
-    if not stable:
+    if not stable and variants.current().is_spec:  # a deviation's hypothesis: the stable order, the usual one
         for i in range(len(ordered)):
             for j in range(i + 1, len(ordered)):
                 a, b = ordered[i], ordered[j]

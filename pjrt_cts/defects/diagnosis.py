@@ -1,0 +1,114 @@
+"""The diagnosis: each finding of a run attributed to a named defect of the catalogue, or to "unclassified".
+
+Findings are the records whose outcome is bad (FAIL, CRASH, TIMEOUT, ERROR, XPASS), waived (XFAIL) or a
+deviation shared with XLA (SHARED_DEVIATION). The attribution is a pure function of the record (its id, actual
+outcome, message and the deviation the test recomputed), so every consumer recomputes the same table: the
+runner before it applies the expectations (a waiver can name a defect), `pjrt-cts triage` over any results file.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from pjrt_cts.defects.catalogue import UNCLASSIFIED, Defect, catalogue_by_id, load_catalogue
+from pjrt_cts.outcomes import Outcome
+
+FINDING_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS,
+                              Outcome.XFAIL, Outcome.SHARED_DEVIATION})
+# An expected failure is diagnosed by what actually happened.
+_DIAGNOSED_AS = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.SHARED_DEVIATION})
+
+
+def actual_outcome(record: dict[str, Any]) -> Outcome:
+    expected = record.get("expected") or {}
+    try:
+        return Outcome(expected.get("actual") or record.get("outcome"))
+    except ValueError:
+        return Outcome.ERROR
+
+
+def attribute(record: dict[str, Any]) -> str | None:
+    """The defect id of `record`'s finding, UNCLASSIFIED when no defect explains it, None when it is no finding."""
+    actual = actual_outcome(record)
+    if actual not in _DIAGNOSED_AS:
+        return None
+    details = record.get("details") or {}
+    deviation = details.get("deviation") if isinstance(details, dict) else None
+    known = catalogue_by_id()
+    if isinstance(deviation, str) and deviation in known:
+        return deviation
+    test_id, message = str(record.get("id", "")), str(record.get("message") or "")
+    for defect in load_catalogue():
+        if any(rule.matches(test_id, actual, message) for rule in defect.match):
+            return defect.id
+    return UNCLASSIFIED
+
+
+def diagnose(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with its `defect` set (idempotent)."""
+    updated = dict(record)
+    updated["defect"] = attribute(record)
+    return updated
+
+
+def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per defect with findings in `records`: the catalogue's description, the records it covers by
+    final outcome, how many are waived / shared with XLA / bad, an example and a reproduction command.
+    Ordered: bad first, then waived, then shared; within, by number of tests."""
+    known = catalogue_by_id()
+    rows: dict[str, dict[str, Any]] = {}
+    for record in records:
+        outcome = _final_outcome(record)
+        if outcome not in FINDING_OUTCOMES:
+            continue
+        defect_id = record.get("defect") or attribute(record) or UNCLASSIFIED
+        row = rows.get(defect_id)
+        if row is None:
+            row = rows[defect_id] = _row(known.get(defect_id), defect_id)
+        row["tests"] += 1
+        row["outcomes"][outcome.value] = row["outcomes"].get(outcome.value, 0) + 1
+        if outcome is Outcome.XFAIL:
+            row["waived"] += 1
+        elif outcome is Outcome.SHARED_DEVIATION:
+            row["shared"] += 1
+        else:
+            row["bad"] += 1
+        test_id = str(record.get("id", ""))
+        if row["example"] is None or _simpler(test_id, row["example"]):
+            row["example"] = test_id
+            row["repro"] = record.get("repro") or ""
+    for row in rows.values():
+        row["command"] = f"pjrt-cts run PLUGIN --id '{row['example']}'"
+    return sorted(rows.values(), key=lambda r: (0 if r["bad"] else 1 if r["waived"] else 2, -r["tests"], r["id"]))
+
+
+def _row(defect: Defect | None, defect_id: str) -> dict[str, Any]:
+    described = defect.to_dict() if defect is not None else {
+        "id": defect_id, "title": "findings no catalogued defect explains", "scope": "unknown", "rule": "",
+        "section": "", "upstream": "", "explanation": ""}
+    return dict(described, tests=0, outcomes={}, waived=0, shared=0, bad=0, example=None, repro="")
+
+
+def _simpler(candidate: str, current: str) -> bool:
+    """The smallest reproduction: the shortest id (fewest attributes), then the first in order."""
+    return (len(candidate), candidate) < (len(current), current)
+
+
+def _final_outcome(record: dict[str, Any]) -> Outcome:
+    try:
+        return Outcome(record.get("outcome"))
+    except ValueError:
+        return Outcome.ERROR
+
+
+def summary_counts(records: Iterable[dict[str, Any]]) -> dict[str, Counter[str]]:
+    """Per final-outcome kind (waived / shared / bad): tests per defect."""
+    counts: dict[str, Counter[str]] = {"waived": Counter(), "shared": Counter(), "bad": Counter()}
+    for record in records:
+        outcome = _final_outcome(record)
+        if outcome not in FINDING_OUTCOMES:
+            continue
+        defect_id = record.get("defect") or attribute(record) or UNCLASSIFIED
+        kind = "waived" if outcome is Outcome.XFAIL else "shared" if outcome is Outcome.SHARED_DEVIATION else "bad"
+        counts[kind][defect_id] += 1
+    return counts

@@ -1,0 +1,89 @@
+"""`pjrt-cts triage`: the defects of any run, and a draft expectations file that waives them by name.
+
+The table is recomputed from the records (pjrt_cts.defects): a run of a plugin by path, without a profile, gets
+the same named defects as a profiled one. The draft waives each named defect with one `defect = ...` entry and
+each unclassified finding with one per-test entry whose cause pins the observed failure (the mismatch's index
+and values, or the error's text), so a later build that fails differently is not waived.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pjrt_cts.defects import UNCLASSIFIED, actual_outcome, attribute, defect_table
+from pjrt_cts.outcomes import Outcome
+
+_PINNED_MISMATCH = re.compile(r"(\d+ of \d+ elements differ|first mismatch at index \[[^\]]*\]: actual [^,]+, expected \S+)")
+_WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
+
+
+def diagnosed_records(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's records, each with its `defect` (recomputed where an older results file lacks it)."""
+    return [dict(record, defect=record.get("defect") or attribute(record)) for record in results.get("tests", [])]
+
+
+def triage_table(results: dict[str, Any]) -> list[dict[str, Any]]:
+    return defect_table(diagnosed_records(results))
+
+
+def attributed_share(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """(findings attributed to a named defect, all findings)."""
+    total = sum(row["tests"] for row in rows)
+    named = sum(row["tests"] for row in rows if row["id"] != UNCLASSIFIED)
+    return named, total
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no findings: every test PASSed (or was NOT_SUPPORTED / SKIP / WARNING)"
+    lines = []
+    for row in rows:
+        kinds = ", ".join(f"{count} {outcome}" for outcome, count in sorted(row["outcomes"].items()))
+        status = "BAD" if row["bad"] else "waived" if row["waived"] else "shared with XLA"
+        lines.append(f"{row['id']}  [{row['scope']}, {status}]  {row['tests']} test(s): {kinds}")
+        lines.append(f"    {row['title']}")
+        if row.get("rule"):
+            lines.append(f"    breaks: {row['rule']}" + (f" ({row['section']})" if row.get("section") else ""))
+        lines.append(f"    smallest reproduction: {row['command']}")
+    named, total = attributed_share(rows)
+    lines.append(f"{len(rows)} defect(s); {named} of {total} findings ({100 * named / total:.1f}%) attributed to a named defect")
+    return "\n".join(lines)
+
+
+def draft_expectations(results: dict[str, Any], plugin: str) -> str:
+    """A TOML expectations file waiving every defect the run shows (not the shared deviations: they need no
+    waiver) -- a draft for a vendor onboarding a plugin, to be reviewed entry by entry."""
+    records = diagnosed_records(results)
+    waivable = [r for r in records if actual_outcome(r) in _WAIVABLE]
+    rows = {row["id"]: row for row in defect_table(waivable)}
+    out = [f"# Expectations drafted by `pjrt-cts triage --write-expectations` for {plugin}.",
+           "# Review every entry: a waiver accepts a defect, it does not fix it; a waived mandatory test still",
+           "# keeps the plugin from that level (docs/levels.md).", ""]
+    for defect_id, row in rows.items():
+        if defect_id == UNCLASSIFIED:
+            continue
+        reason = f"{row['title']} ({row['tests']} tests, e.g. {row['example']})"
+        out += ["[[expectation]]", f"defect = {_toml(defect_id)}", f"reason = {_toml(reason)}", ""]
+    for record in waivable:
+        if record["defect"] != UNCLASSIFIED:
+            continue
+        outcome = actual_outcome(record)
+        out += ["[[expectation]]", f"id = {_toml(str(record['id']))}", f"outcome = {_toml(outcome.value)}"]
+        if outcome is not Outcome.TIMEOUT:
+            out.append(f"cause = {_toml(pinned_cause(str(record.get('message') or '')))}")
+        out += [f"reason = {_toml('unclassified finding: describe the defect')}", ""]
+    return "\n".join(out)
+
+
+def pinned_cause(message: str) -> str:
+    """A regular expression that matches this failure and not the generic message of its kind: the mismatch's
+    counts and first differing element, else the message's first line."""
+    pinned = _PINNED_MISMATCH.findall(message)
+    if pinned:
+        return ".*".join(re.escape(part) for part in pinned)
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    return re.escape(first[:200])
+
+
+def _toml(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'

@@ -1,0 +1,71 @@
+"""Judging a golden result that is not the spec's: a deviation shared with XLA, a named defect, or a plain FAIL.
+
+The `spec` family's expected values are the StableHLO spec's. Where XLA itself disagrees (the manifest's
+`spec_vs_xla`, golden/README.md), the corpus also keeps XLA's answer: its output values for a wrong result, its
+rejection for a valid program it cannot compile. A plugin that gives exactly XLA's answer deviates from the spec
+as XLA does -- the semantics JAX users get today -- and the test says so with Outcome.SHARED_DEVIATION (not bad,
+meets a level, costs the spec mark). An abort stays a CRASH: a crash on a valid program is never conformant.
+
+Whatever the outcome, a wrong value is diagnosed: the spec reference is recomputed under each known deviation
+(pjrt_cts.golden.spec.deviations) and the first whose variant reproduces the output exactly names the defect
+(`details["deviation"]`, read by pjrt_cts.defects).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NoReturn
+
+import numpy as np
+
+from pjrt_cts.outcomes import SharedDeviation
+
+# spec_vs_xla kinds: XLA's compile rejected the valid program / XLA computed another value
+REJECTED_BY_XLA = "compile_error"
+WRONG_RESULT = "wrong_result"
+
+
+def xla_rejection(unit: Any) -> str | None:
+    """XLA's rejection of `unit` (a case or a program) when XLA rejects every case it holds, else None."""
+    cases = list(getattr(unit, "cases", None) or [unit])
+    kinds = [(getattr(case, "spec_vs_xla", None) or {}) for case in cases]
+    if cases and all(kind.get("kind") == REJECTED_BY_XLA for kind in kinds):
+        return str(kinds[0].get("explanation", "XLA rejects it"))
+    return None
+
+
+def raise_if_rejected_as_by_xla(unit: Any, error: BaseException) -> None:
+    """A compile error of a valid program that XLA also rejects: SHARED_DEVIATION naming both rejections."""
+    rejection = xla_rejection(unit)
+    if rejection is not None:
+        raise SharedDeviation(f"{error}; the program is valid StableHLO and XLA rejects it too ({rejection}): a "
+                              f"deviation from the spec shared with XLA") from None
+
+
+def diagnose_values(case: Any, inputs: list[np.ndarray], actual: list[np.ndarray]) -> list[str]:
+    """Defect ids whose variant of the spec reference reproduces `actual` ([] for cases without a spec op)."""
+    if getattr(case, "spec", None) is None:
+        return []
+    from pjrt_cts.golden.spec.deviations import explain
+
+    try:
+        return list(explain(case, inputs, actual))
+    except (ValueError, TypeError, KeyError, NotImplementedError, FloatingPointError, OverflowError):
+        return []  # a variant that cannot evaluate this case explains nothing
+
+
+def judge_mismatch(case: Any, actual: list[np.ndarray], message: str, *, inputs: Callable[[], list[np.ndarray]],
+                   xla_expected: Callable[[], list[np.ndarray] | None], record_details: Callable[..., None],
+                   mismatch: Callable[[list[np.ndarray], list[np.ndarray]], str | None]) -> NoReturn:
+    """`actual` differs from the spec (`message` says how): raise SharedDeviation when it is XLA's value, else
+    AssertionError; both name the deviation the diagnosis recognised."""
+    __tracebackhide__ = True
+    named = diagnose_values(case, inputs(), actual)
+    if named:
+        record_details(deviation=named[0], deviations_matched=named)
+    diagnosis = f"; diagnosis: the spec's value under the deviation {', '.join(named)}" if named else ""
+    deviation = getattr(case, "spec_vs_xla", None) or {}
+    if deviation.get("kind") == WRONG_RESULT:
+        xla = xla_expected()
+        if xla is not None and mismatch(actual, xla) is None:
+            raise SharedDeviation(f"{message}; the output is exactly XLA's value (XLA deviates from the spec here: "
+                                  f"{deviation.get('explanation', '')}){diagnosis}", defect=named[0] if named else None)
+    raise AssertionError(message + diagnosis)
