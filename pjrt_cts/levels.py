@@ -15,6 +15,7 @@ waived by NOT_SUPPORTED. Documented for users in docs/levels.md.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ class GoldenSelection:
     tests: tuple[str, ...] = ()  # e.g. "execute.golden_cases.test_case_matches_reference"
     program_tests: tuple[str, ...] = ()  # e.g. "compile.golden_programs.test_golden_program_compiles"
     exclude_features: tuple[str, ...] = ()  # cases with any of these manifest features are not selected
+    corners: bool | None = None  # True: only attribute corners (ATTRIBUTE_CORNER); False: none of them; None: all
 
     def select(self, cases: Iterable[dict[str, Any]]) -> list[str]:
         chosen: list[str] = []
@@ -49,6 +51,8 @@ class GoldenSelection:
             parts = str(case["id"]).split(".")
             single_device = int(case.get("num_replicas", 1)) * int(case.get("num_partitions", 1)) == 1
             excluded = bool(set(self.exclude_features) & set(case.get("features") or ()))
+            if self.corners is not None and bool(ATTRIBUTE_CORNER.search(str(case["id"]))) != self.corners:
+                excluded = True
             if (case["family"] in self.families and single_device and not excluded
                     and any(d in parts[1:] for d in self.dtypes)):
                 chosen.extend(f"{test}[{case['id']}]" for test in self.tests)
@@ -100,6 +104,10 @@ _GOLDEN_BYTECODE = "compile.golden_programs.test_golden_program_compiles"
 # tier (the `spec` family and the spec mark) judges them, not the Core/Full contracts, which hold the core ops in
 # the forms frameworks emit on ordinary values (docs/levels.md, "What the levels hold").
 SPEC_TIER_FEATURES = ("nan_propagation", "signed_zero")
+# Attribute corners: op forms no framework lowering emits, mandatory from Full on (docs/levels.md). Today:
+# convolution with window_reversal (jax.lax.conv_general_dilated and PyTorch/XLA's convolutions cannot express it;
+# case ids carry `_rev<one flag per spatial dimension>`, e.g. `_rev01`).
+ATTRIBUTE_CORNER = re.compile(r"^conv\.[^.]*_rev[01]*1[01]*\.")
 # Element types every plugin moves: no 64-bit or complex types (TPUs lack them), no sub-byte floats.
 COMMON_TRANSFER_TYPES = ("pred", "s8", "s16", "s32", "u8", "u16", "u32", "f16", "bf16", "f32")
 
@@ -133,11 +141,12 @@ CORE = Level(
                 "family) compile from text",
                 ("compile.stablehlo_text.test_program_compiles_from_text[*]",),
                 GoldenSelection(CORE_OP_FAMILIES, ("f32",), program_tests=(_GOLDEN_TEXT,),
-                                exclude_features=SPEC_TIER_FEATURES)),
+                                exclude_features=SPEC_TIER_FEATURES, corners=False)),
         Feature("execute the core op set", "every golden case of the core op set in f32 matches its reference; "
                 "the hand-written programs match numpy",
                 ("execute.programs.test_program_matches_numpy[*]",),
-                GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_GOLDEN_EXECUTE,), exclude_features=SPEC_TIER_FEATURES)),
+                GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_GOLDEN_EXECUTE,), exclude_features=SPEC_TIER_FEATURES,
+                                corners=False)),
     ),
 )
 FULL = Level(
@@ -149,6 +158,10 @@ FULL = Level(
         Feature("portable artifacts", "every core golden program compiles from versioned StableHLO bytecode",
                 golden=GoldenSelection(CORE_OP_FAMILIES, ("f32",), program_tests=(_GOLDEN_BYTECODE,),
                                        exclude_features=SPEC_TIER_FEATURES)),
+        Feature("attribute corners", "the core golden cases in f32 whose attributes no framework lowering emits "
+                "(convolution window_reversal) match their references",
+                golden=GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_GOLDEN_EXECUTE,),
+                                       exclude_features=SPEC_TIER_FEATURES, corners=True)),
         Feature("executable introspection", "name, outputs, memory stats and optimized program of compiled programs",
                 ("executable.metadata.test_num_outputs_matches_the_program[*]",
                  "executable.metadata.test_output_dimensions_match_the_program[*]",

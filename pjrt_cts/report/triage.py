@@ -18,8 +18,9 @@ _WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERR
 
 
 def diagnosed_records(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """The run's records, each with its `defect` (recomputed where an older results file lacks it)."""
-    return [dict(record, defect=record.get("defect") or attribute(record)) for record in results.get("tests", [])]
+    """The run's records, each with its `defect` recomputed with this catalogue (it may name more defects than
+    the one the run had)."""
+    return [dict(record, defect=attribute(record)) for record in results.get("tests", [])]
 
 
 def triage_table(results: dict[str, Any]) -> list[dict[str, Any]]:

@@ -332,13 +332,14 @@ class Run:
 
     def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float) -> None:
         if judged.waivers:
-            by_reason: dict[str, list[str]] = {}
+            by_defect: dict[str, list[dict[str, Any]]] = {}
             for waiver in judged.waivers:
-                by_reason.setdefault(waiver["reason"], []).append(str(waiver["id"]))
-            self._say(f"waivers ({len(judged.waivers)} XFAIL accepted by the expectations file):")
-            for reason, ids in by_reason.items():
-                more = f" (+{len(ids) - 1} more)" if len(ids) > 1 else ""
-                self._say(f"  - {ids[0]}{more}: {reason[:160]}")
+                by_defect.setdefault(str(waiver.get("defect") or waiver["reason"]), []).append(waiver)
+            self._say(f"waived defects ({len(by_defect)} defects, {len(judged.waivers)} XFAIL tests accepted by the "
+                      "expectations file; `pjrt-cts triage` lists every defect):")
+            for defect, waivers in by_defect.items():
+                more = f" (+{len(waivers) - 1} more)" if len(waivers) > 1 else ""
+                self._say(f"  - {defect}: {waivers[0]['id']}{more}: {str(waivers[0]['reason'])[:160]}")
         for reason in judged.reasons[1:]:
             self._say(f"  also: {reason}")
         self._say(f"verdict: {judged.line()}  ({count} tests, {wall_seconds:.1f}s)")

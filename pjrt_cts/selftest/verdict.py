@@ -27,6 +27,7 @@ from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 
 BAD = frozenset(outcome.value for outcome in BAD_OUTCOMES)
+FINDINGS = BAD | {Outcome.XFAIL.value}  # outcomes of a wrong behaviour, waived or not
 # Outcomes of a mandatory test that meet a level's contract, as pjrt_cts.levels has them (a shared deviation
 # does, a waiver never does); the records here carry outcome strings.
 MEETS_CONTRACT = frozenset(outcome.value for outcome in LEVEL_CONTRACT_OUTCOMES)
@@ -97,6 +98,11 @@ class Baseline:
         """A results dict: the baseline's records with the mutant's in place of those it re-ran."""
         return {"tests": list({**self.records, **self.mutant_records(mutant)}.values())}
 
+    def new_findings(self, ran: dict[str, dict[str, Any]]) -> list[str]:
+        """Tests of `ran` (a mutant's records) that are findings (bad, or waived: XFAIL) where the baseline's are not."""
+        return sorted(test_id for test_id, record in ran.items()
+                      if str(record.get("outcome")) in FINDINGS and self.outcome(test_id) not in FINDINGS)
+
     def moves_verdict(self, test_id: str, outcome: str) -> bool:
         """The mutant's outcome of `test_id` counts against the verdict where the baseline's did not."""
         before = self.outcome(test_id)
@@ -112,7 +118,8 @@ class DefectVerdict:
     verdict: str | None = None  # the combined run's verdict (CONFORMANT, NON_CONFORMANT, INCOMPLETE)
     level: str | None = None  # the level it reached (CONFORMANT only)
     reasons: list[str] = field(default_factory=list)  # the verdict's reasons (why not CONFORMANT)
-    catching_tests: list[str] = field(default_factory=list)  # tests whose mutant outcome moved the verdict
+    # tests whose mutant outcome moved the verdict (a deviation mutant the profile waives: its new waived findings)
+    catching_tests: list[str] = field(default_factory=list)
     expected_hits: list[str] = field(default_factory=list)  # catching tests the catalogue expected
     outcomes: dict[str, str] = field(default_factory=dict)  # catching test id -> mutant outcome
     messages: dict[str, str] = field(default_factory=dict)
@@ -124,7 +131,7 @@ class DefectVerdict:
 
     @property
     def named(self) -> bool | None:
-        """None when the defect names no defect id or was not caught; else whether the diagnosis named it."""
+        """None when the defect names no defect id or its run found nothing; else whether the diagnosis named it."""
         return None if self.naming is None else self.naming.named
 
     @property
@@ -187,21 +194,46 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
             f"suite too strict: a deviation the contract allows turned the verdict {describe(combined)} "
             f"(the passthrough is {describe(baseline.verdict)})")
         return verdict
+    if defect.names:
+        return _judge_named(verdict, defect, combined, ran, baseline, present_layers)
     if reaches(combined, defect.breaks):
         verdict.status = MISSED
         verdict.explanation = explain_miss(defect, combined, ran, present_layers)
         return verdict
     verdict.status = CAUGHT
-    if defect.names:
-        verdict.naming = naming(defect.names, (ran[test_id] for test_id in catching))
-        if not verdict.naming.named:
-            verdict.status = UNNAMED
-            verdict.explanation = f"caught, but the diagnosis did not name {defect.names}: {verdict.naming.explanation}"
-            return verdict
     if catching and {verdict.outcomes[t] for t in catching} == {Outcome.ERROR.value}:
         verdict.explanation = "caught only through ERROR outcomes: the suite itself broke under the mutant"
     elif catching and not verdict.expected_hits:
         verdict.explanation = "caught, but not by the tests the catalogue names (update the catalogue)"
+    return verdict
+
+
+def _judge_named(verdict: DefectVerdict, defect: Defect, combined: RunVerdict, ran: dict[str, dict[str, Any]],
+                 baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
+    """A deviation mutant: caught when the verdict moved, or when the profile waives the very defect it injects
+    (`defect = "<names>"` in its expectations: the findings are XFAIL and the verdict stays) and its run has new
+    findings; right only when the diagnosis names the injected defect in either case."""
+    moved = not reaches(combined, defect.breaks)
+    found = verdict.catching_tests if moved else baseline.new_findings(ran)
+    if not moved and not found:
+        verdict.status = MISSED
+        verdict.explanation = explain_miss(defect, combined, ran, present_layers)
+        return verdict
+    verdict.naming = naming(defect.names, (ran[test_id] for test_id in found))
+    if not moved:  # waived findings: what the diagnosis says is all that tells this run from the passthrough
+        verdict.catching_tests = found
+        verdict.outcomes = {test_id: str(ran[test_id].get("outcome")) for test_id in found}
+        verdict.messages = {test_id: str(ran[test_id].get("message") or "")[:300] for test_id in found}
+        verdict.expected_hits = [test_id for test_id in found if matches_any(test_id, defect.catchers)]
+    if not verdict.naming.named:
+        verdict.status = UNNAMED if moved else MISSED
+        verdict.explanation = (f"{'caught' if moved else 'new findings, all waived'}, but the diagnosis did not name "
+                               f"{defect.names}: {verdict.naming.explanation}")
+        return verdict
+    verdict.status = CAUGHT
+    if not moved:
+        verdict.explanation = (f"{len(found)} new finding(s), waived: the profile waives {defect.names}, so the "
+                               f"verdict stays {describe(combined)}")
     return verdict
 
 

@@ -41,9 +41,8 @@ def raise_if_rejected_as_by_xla(unit: Any, error: BaseException) -> None:
 
 
 def diagnose_values(case: Any, inputs: list[np.ndarray], actual: list[np.ndarray]) -> list[str]:
-    """Defect ids whose variant of the spec reference reproduces `actual` ([] for cases without a spec op)."""
-    if getattr(case, "spec", None) is None:
-        return []
+    """Defect ids whose variant of the spec reference reproduces `actual` (explain() itself says [] for a case
+    it cannot recompute: a non-spec case other than a single convert)."""
     from pjrt_cts.golden.spec.deviations import explain
 
     try:

@@ -175,3 +175,29 @@ def test_xlas_own_deviations_are_named(cases, case_id, deviation):
     if not xla:
         pytest.skip("the corpus does not store XLA's outputs for this case")
     assert deviation in explain(case, [np.array(x) for x in case.input_rows()[0]], xla)
+
+
+def test_only_deviations_that_can_change_the_value_are_tested(cases):
+    from pjrt_cts.golden.spec.deviations import applicable
+
+    def tested(case_id: str) -> list[str]:
+        case = cases[case_id]
+        return applicable(case, list(case.input_rows()[0]))
+
+    assert tested("spec.add.s32") == []
+    assert tested("spec.maximum.f32") == ["nan-not-propagated-by-max-min", "signed-zero-ignored-by-max-min"]
+    assert tested("spec.maximum.subnormal.f32") == ["subnormals-flushed", "nan-not-propagated-by-max-min",
+                                                    "signed-zero-ignored-by-max-min"]
+    assert tested("spec.compare.GE_FLOAT.c64") == ["complex-ordered-by-real-part"]
+    assert "f64-computed-in-f32" in tested("spec.add.f64")
+    assert tested("convert.f32_to_bf16.rounding") == ["convert-rounds-toward-zero"]
+    assert tested("convert.bf16_to_s32.r1") == []  # float -> integer truncates by definition
+
+
+def test_the_diagnosis_needs_neither_the_runtime_nor_the_test_harness():
+    import subprocess
+    import sys
+
+    code = ("import sys, pjrt_cts.golden.spec.deviations; "
+            "print(sorted(m for m in sys.modules if m.startswith(('pjrt_cts.testing', 'pjrt_cts.runtime', 'jax'))))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"

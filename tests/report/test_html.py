@@ -85,8 +85,8 @@ def test_defects_section_has_one_row_per_defect(clean) -> None:
     assert page.by_id("spec-mark").text.strip().startswith("spec ✗")
     # a finding and a waiver link to their defect's row
     finding = page.by_id(anchor_for(SPEC_NAN))
-    assert "#defect-nan-not-propagated-by-max-min" in [l.attrs["href"] for l in page.links() if finding in l.ancestors]
-    waivers = [l.attrs["href"] for l in page.links() if any(a.attrs.get("id") == "levels" for a in l.ancestors)]
+    assert "#defect-nan-not-propagated-by-max-min" in [link.attrs["href"] for link in page.links() if finding in link.ancestors]
+    waivers = [link.attrs["href"] for link in page.links() if any(a.attrs.get("id") == "levels" for a in link.ancestors)]
     assert "#defect-subnormals-flushed" in waivers
 
 

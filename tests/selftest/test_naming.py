@@ -63,6 +63,20 @@ def test_a_missed_defect_is_judged_missed_not_unnamed() -> None:
     assert (verdict.status, verdict.named) == (MISSED, None)
 
 
+def test_new_findings_the_profile_waives_as_the_injected_defect_are_caught_and_named() -> None:
+    # The profile waives the defect itself (`defect = "..."`): the mutant's findings are XFAIL, the verdict stays.
+    shared = Baseline.from_run(_run(*(_record(test_id, "PASS", None) for test_id in all_mandatory_ids()),
+                                    _record(SPEC_MAX, "SHARED_DEVIATION", DEFECT_ID), _record(SPEC_MIN, "XFAIL", DEFECT_ID)))
+    verdict = judge(MUTANT, _run(_record(SPEC_MAX, "XFAIL", DEFECT_ID), _record(SPEC_MIN, "XFAIL", DEFECT_ID)),
+                    shared, ["execute"])
+    assert (verdict.status, verdict.named, verdict.verdict) == (CAUGHT, True, "CONFORMANT")
+    assert verdict.catching_tests == [SPEC_MAX]  # SPEC_MIN was a waived finding already
+    assert f"the profile waives {DEFECT_ID}" in verdict.explanation
+    unnamed = judge(MUTANT, _run(_record(SPEC_MAX, "XFAIL", "unclassified")), shared, ["execute"])
+    assert unnamed.status == MISSED and "all waived, but the diagnosis did not name" in unnamed.explanation
+    assert judge(MUTANT, _run(_record(SPEC_MIN, "XFAIL", DEFECT_ID)), shared, ["execute"]).status == MISSED
+
+
 def test_defects_that_name_nothing_are_judged_by_the_verdict_alone() -> None:
     plain = Defect("plain_demo", "execute", "demo", (SPEC_MAX,), ("execute",))
     verdict = judge(plain, _run(_record(SPEC_MAX, "FAIL", "unclassified")), BASELINE, ["execute"])

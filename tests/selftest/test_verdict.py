@@ -84,6 +84,14 @@ def test_a_level_below_the_one_broken_is_a_catch(lost: str, breaks: str, status:
     assert verdict.reasons, "the reasons name why the next level was not reached"
 
 
+@pytest.mark.parametrize("outcome, moves", [("XFAIL", True), ("SHARED_DEVIATION", False), ("WARNING", False)])
+def test_mandatory_outcomes_meet_the_contract_as_the_levels_say(outcome: str, moves: bool) -> None:
+    """A waived mandatory test no longer meets a level (pjrt_cts.levels); a deviation shared with XLA does."""
+    assert BASELINE.moves_verdict(CORE_TEST, outcome) is moves
+    verdict = judge(_defect(catchers=(CORE_TEST,)), _run({CORE_TEST: outcome}), BASELINE, ["transfer"])
+    assert (verdict.status, verdict.verdict) == ((CAUGHT, "INCOMPLETE") if moves else (MISSED, "CONFORMANT"))
+
+
 def test_an_optional_test_not_supported_is_missed() -> None:
     verdict = judge(_defect(), _run({OPTIONAL: "NOT_SUPPORTED"}), BASELINE, ["transfer"])
     assert (verdict.status, verdict.verdict, verdict.level) == (MISSED, "CONFORMANT", MULTI)

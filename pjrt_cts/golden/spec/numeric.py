@@ -130,7 +130,7 @@ def round_to(values: np.ndarray | float, name: str) -> np.ndarray:
         back = direct.astype(np.float64)
     # Values the type holds need no rounding (and ml_dtypes' double rounding cannot touch them); the rest are
     # rounded one by one from the table.
-    held = np.isfinite(flat) & (back == flat) & (np.signbit(back) == np.signbit(flat))
+    held = (back == flat) & (np.signbit(back) == np.signbit(flat))
     patterns = direct.view(t.storage).copy()
     for i in np.flatnonzero(~held):
         patterns[i] = _round_one(float(flat[i]), t, name)
