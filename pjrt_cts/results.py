@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.outcomes import LAYERS, Outcome, outcome_of
+from pjrt_cts.defects import defect_table
 from pjrt_cts.verdict import judge_results
 
 SCHEMA_VERSION = 1
@@ -131,6 +132,10 @@ def summarize(tests: Iterable[dict[str, Any]], *, complete: bool = True) -> dict
         "level": judged.level,
         "waivers": len(judged.waivers),
         "reasons": judged.reasons,
+        "line": judged.line(),
+        "spec_exact": judged.spec_exact,
+        "shared": judged.shared,
+        "waived_defects": judged.waived_defects,
     }
 
 
@@ -164,6 +169,7 @@ def build_results(
         "compatibility": compatibility,
         "tests": public,
         "summary": summarize(public, complete=complete),
+        "defects": defect_table(public),  # the findings as named defects (pjrt_cts.defects; `pjrt-cts triage`)
     }
 
 

@@ -30,6 +30,28 @@ def test_usage_errors_exit_2(fake_plugin: Path, tmp_path: Path, capsys: pytest.C
     assert not (tmp_path / "results.jsonl").exists()
 
 
+CATCH_ALL_EXPECTATIONS = """
+[[expectation]]
+id = "*"
+outcome = "FAIL"
+cause = "."
+reason = "everything"
+intermittent = true
+"""
+
+
+def test_a_catch_all_expectations_file_is_refused_before_any_test_runs(fake_plugin: Path, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27's reproduction: five lines that once certified a plugin whose every Execute failed."""
+    expectations = tmp_path / "catch_all.toml"
+    expectations.write_text(CATCH_ALL_EXPECTATIONS)
+    code = main(["run", str(fake_plugin), "--suites-dir", str(MIXED), "--out", str(tmp_path / "out"),
+                 "--expectations", str(expectations)])
+    assert code == 2
+    assert "must name one test function" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
 def test_missing_plugin_path_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(tmp_path / "missing.so"), "--out", str(tmp_path)]) == 2
     assert "missing.so: no such file" in capsys.readouterr().err
