@@ -75,7 +75,7 @@ def test_missing_suites_dir_is_a_usage_error(fake_plugin: Path, tmp_path: Path,
 def test_bad_expectations_file_is_a_usage_error(fake_plugin: Path, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text('[[expectation]]\nid = "x"\noutcome = "MAYBE"\nreason = "r"\n')
+    bad.write_text('[[expectation]]\nid = "client.x.test_y"\noutcome = "MAYBE"\nreason = "r"\n')
     assert main(["run", str(fake_plugin), "--suites-dir", str(MIXED), "--expectations", str(bad)]) == 2
     assert "MAYBE" in capsys.readouterr().err
 
