@@ -66,12 +66,8 @@ class FeatureNotSupported(Exception):
 
 
 class SharedDeviation(Exception):
-    """Raised by a test when the plugin deviates from the spec exactly as XLA does (Outcome.SHARED_DEVIATION);
-    `defect` names the deviation (a defect catalogue id) when the test could tell which one."""
-
-    def __init__(self, message: str, defect: str | None = None) -> None:
-        super().__init__(message)
-        self.defect = defect
+    """Raised by a test when the plugin deviates from the spec exactly as XLA does (Outcome.SHARED_DEVIATION); the
+    test records which deviation it recognised in its details (`deviation`, read by pjrt_cts.defects)."""
 
 
 class HardeningFinding(Exception):

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.defects import UNCLASSIFIED, attribute
+from pjrt_cts.defects import defect_of
 from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
 
@@ -65,11 +65,17 @@ class RunVerdict:
         reason = f": {self.reasons[0]}" if self.reasons else ""
         return f"{self.verdict}{reason}"
 
+    def spec_mark(self) -> str | None:
+        """`spec ✓` / `spec ✗` (None when no spec case ran): the one wording of the mark the line, the report and
+        the badge show."""
+        return None if self.spec_exact is None else "spec ✓" if self.spec_exact else "spec ✗"
+
     def marks(self) -> list[str]:
         """The spec mark and the waived defects, as the verdict line shows them."""
         marks = []
-        if self.spec_exact is not None:
-            marks.append("spec ✓" if self.spec_exact else f"spec ✗ ({self.spec_mark_detail()})")
+        mark = self.spec_mark()
+        if mark is not None:
+            marks.append(mark if self.spec_exact else f"{mark} ({self.spec_mark_detail()})")
         if self.waivers:
             marks.append(f"{_count(len(self.waived_defects), 'waived defect')} ({_count(len(self.waivers), 'test')})")
         return marks
@@ -131,8 +137,8 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
     # level's layers (robustness findings waived for CONFORMANT count too).
     waivers = [waiver_summary(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL]
-    waived = Counter(_defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
-    shared = Counter(_defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.SHARED_DEVIATION)
+    waived = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
+    shared = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.SHARED_DEVIATION)
     spec = [outcome for test, outcome in zip(tests, outcomes) if is_spec_test(test)]
     return RunVerdict(verdict=verdict, level=top.level.name if top else None, levels=levels, waivers=waivers,
                       reasons=reasons, bad=len(bad), passed=passed,
@@ -141,7 +147,3 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
                       shared={"defects": len(shared), "tests": sum(shared.values())},
                       waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
 
-
-def _defect_of(test: dict[str, Any]) -> str:
-    """The defect a record was attributed to (by the runner), or attributed now (older results files)."""
-    return str(test.get("defect") or attribute(test) or UNCLASSIFIED)

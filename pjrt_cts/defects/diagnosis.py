@@ -7,11 +7,10 @@ runner before it applies the expectations (a waiver can name a defect), `pjrt-ct
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Iterable
 
 from pjrt_cts.defects.catalogue import UNCLASSIFIED, Defect, catalogue_by_id, load_catalogue
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.outcomes import Outcome, outcome_of
 
 FINDING_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS,
                               Outcome.XFAIL, Outcome.SHARED_DEVIATION})
@@ -44,11 +43,10 @@ def attribute(record: dict[str, Any]) -> str | None:
     return UNCLASSIFIED
 
 
-def diagnose(record: dict[str, Any]) -> dict[str, Any]:
-    """`record` with its `defect` set (idempotent)."""
-    updated = dict(record)
-    updated["defect"] = attribute(record)
-    return updated
+def defect_of(record: dict[str, Any]) -> str:
+    """The defect a finding was attributed to by the runner (its `defect`), or attributed now (results files
+    written before the diagnosis existed)."""
+    return str(record.get("defect") or attribute(record) or UNCLASSIFIED)
 
 
 def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -58,10 +56,10 @@ def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     known = catalogue_by_id()
     rows: dict[str, dict[str, Any]] = {}
     for record in records:
-        outcome = _final_outcome(record)
+        outcome = outcome_of(record)
         if outcome not in FINDING_OUTCOMES:
             continue
-        defect_id = record.get("defect") or attribute(record) or UNCLASSIFIED
+        defect_id = defect_of(record)
         row = rows.get(defect_id)
         if row is None:
             row = rows[defect_id] = _row(known.get(defect_id), defect_id)
@@ -92,23 +90,3 @@ def _row(defect: Defect | None, defect_id: str) -> dict[str, Any]:
 def _simpler(candidate: str, current: str) -> bool:
     """The smallest reproduction: the shortest id (fewest attributes), then the first in order."""
     return (len(candidate), candidate) < (len(current), current)
-
-
-def _final_outcome(record: dict[str, Any]) -> Outcome:
-    try:
-        return Outcome(record.get("outcome"))
-    except ValueError:
-        return Outcome.ERROR
-
-
-def summary_counts(records: Iterable[dict[str, Any]]) -> dict[str, Counter[str]]:
-    """Per final-outcome kind (waived / shared / bad): tests per defect."""
-    counts: dict[str, Counter[str]] = {"waived": Counter(), "shared": Counter(), "bad": Counter()}
-    for record in records:
-        outcome = _final_outcome(record)
-        if outcome not in FINDING_OUTCOMES:
-            continue
-        defect_id = record.get("defect") or attribute(record) or UNCLASSIFIED
-        kind = "waived" if outcome is Outcome.XFAIL else "shared" if outcome is Outcome.SHARED_DEVIATION else "bad"
-        counts[kind][defect_id] += 1
-    return counts

@@ -59,8 +59,9 @@ def badge_message(results: dict[str, Any]) -> tuple[str, str]:
         return f"no level · {passed}/{total} pass", COLOR_NO_LEVEL
     color = COLOR_TOP if level == LEVELS[-1].name else COLOR_LEVEL
     parts = [level]
-    if judged.spec_exact is not None:
-        parts.append("spec ✓" if judged.spec_exact else "spec ✗")
+    mark = judged.spec_mark()
+    if mark is not None:
+        parts.append(mark)
     if judged.waived_defects:
         count = len(judged.waived_defects)
         parts.append(f"{count} waived defect{'' if count == 1 else 's'}")

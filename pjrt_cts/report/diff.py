@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.defects import defect_table
-from pjrt_cts.levels import highest_level
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
 from pjrt_cts.report.coverage import build_matrix
 from pjrt_cts.results import outcome_counts, severity_rank, tests_by_id
@@ -133,7 +132,7 @@ class RunStats:
             tests=len(tests),
             counts=outcome_counts(tests),
             verdict=judged.verdict,
-            level=highest_level(results),
+            level=judged.level,
             covered_pairs=build_matrix(results).covered_pairs,
             plugin_sha256=str((results.get("plugin") or {}).get("sha256") or ""),
             waived_defects=list(judged.waived_defects),

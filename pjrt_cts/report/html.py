@@ -19,7 +19,7 @@ from markupsafe import Markup
 from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.defects import defect_table
 from pjrt_cts.levels import LEVELS
-from pjrt_cts.verdict import CONFORMANT, judge_results
+from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
@@ -132,7 +132,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "verdict_ok": verdict == CONFORMANT,
         "level": judged.level,
         "verdict_line": judged.line(),
-        "spec_mark": _spec_mark(judged.spec_exact, judged.spec_mark_detail()),
+        "spec_mark": _spec_mark(judged),
         "waivers": [dict(w, defect_anchor=defect_anchor(str(w["defect"])) if w.get("defect") else "")
                     for w in judged.waivers],
         "waived_defects": judged.waived_defects,
@@ -165,11 +165,12 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
     }
 
 
-def _spec_mark(exact: bool | None, detail: str) -> dict[str, Any] | None:
+def _spec_mark(judged: RunVerdict) -> dict[str, Any] | None:
     """The spec mark beside the level: None when no spec case ran."""
-    if exact is None:
+    mark = judged.spec_mark()
+    if mark is None:
         return None
-    return {"exact": exact, "text": "spec ✓" if exact else "spec ✗", "detail": "" if exact else detail}
+    return {"exact": judged.spec_exact, "text": mark, "detail": "" if judged.spec_exact else judged.spec_mark_detail()}
 
 
 def _defects(results: dict[str, Any], tests: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -401,8 +401,6 @@ class WorkerPlugin:
                     report.outcome = "passed"
                     report.longrepr = None
                 info.update(outcome=kind, message=reason)
-                if isinstance(excinfo.value, outcomes.SharedDeviation) and excinfo.value.defect:
-                    item.stash.setdefault(DETAILS_KEY, {})["deviation"] = excinfo.value.defect
             elif kind in (outcomes.Outcome.FAIL.value, outcomes.Outcome.ERROR.value):
                 info.update(outcome=kind, message=reason)  # the report stays failed; setup or call alike
         details = item.stash.get(DETAILS_KEY, None)

@@ -66,5 +66,5 @@ def judge_mismatch(case: Any, actual: list[np.ndarray], message: str, *, inputs:
         xla = xla_expected()
         if xla is not None and mismatch(actual, xla) is None:
             raise SharedDeviation(f"{message}; the output is exactly XLA's value (XLA deviates from the spec here: "
-                                  f"{deviation.get('explanation', '')}){diagnosis}", defect=named[0] if named else None)
+                                  f"{deviation.get('explanation', '')}){diagnosis}")
     raise AssertionError(message + diagnosis)

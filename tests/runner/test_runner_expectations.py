@@ -237,6 +237,7 @@ CATCH_ALL = '[[expectation]]\nid = "*"\noutcome = "FAIL"\ncause = "."\nreason = 
     ('[[expectation]]\ndefect = "no-such-defect"\nreason = "r"\n', "not in the defect catalogue"),
     ('[[expectation]]\ndefect = "subnormals-flushed"\nid = "client.x.test_y"\nreason = "r"\n', "takes 'defect'"),
     ('[[expectation]]\ndefect = "subnormals-flushed"\n', "'reason' is required"),
+    ('[[expectation]]\ndefect = "subnormals-flushed"\noutcome = "CRASH"\nreason = "r"\n', "takes 'defect'"),
 ])
 def test_catch_alls_generic_causes_and_unknown_defects_are_rejected(tmp_path: Path, text: str, complaint: str) -> None:
     with pytest.raises(ExpectationsError, match=complaint):
