@@ -46,8 +46,10 @@ class Controller:
         done_nodeids: set[str],
         done_ids: list[str],
         blocks: BlockFile | None = None,
+        out_dir: Path | None = None,
     ) -> None:
         self.log_dir = log_dir
+        self.out_dir = out_dir  # the run's --out: where workers mark grouped-program attempts
         self.writer = writer
         self.expectations = expectations
         self.progress = progress
@@ -158,7 +160,10 @@ class Controller:
         if node is None:
             return
         segment = crashlog.read_segment(self._log_path(node), crashitem)
-        if segment.started or self.rescheduled[crashitem] >= 1 or not hasattr(sched, "mark_test_pending"):
+        if self.rescheduled[crashitem] >= 1 or not hasattr(sched, "mark_test_pending"):
+            return
+        if segment.started:
+            self._record_grouped_program_crash(crashitem, node, sched)
             return
         self.rescheduled[crashitem] += 1
         self.ignored_crashes.add(crashitem)
@@ -209,9 +214,34 @@ class Controller:
         except Exception:  # noqa: BLE001 - an exit status we cannot get is reported as unknown
             return None
 
+    def _record_grouped_program_crash(self, crashitem: str, node: Any, sched: Any) -> None:
+        """A golden case's test died inside its grouped program: the crash is recorded once, under the program's
+        identity (pjrt_cts.testing.corpus.grouped_program_crash), and the case runs again on its own program --
+        so the same plugin gets the same records whichever layers are selected."""
+        from pjrt_cts.testing.corpus import grouped_program_crash
+
+        program_nodeid = grouped_program_crash(crashitem, self.out_dir) if self.out_dir is not None else None
+        if program_nodeid is None:
+            return
+        self.rescheduled[crashitem] += 1
+        self.ignored_crashes.add(crashitem)
+        if program_nodeid not in self.recorded:
+            if program_nodeid not in self.pending_nodeids and self.progress.total is not None:
+                self.progress.set_total(self.progress.total + 1)  # its layer is not selected: one record more
+            verdict = self._crash_verdict(crashitem, node)
+            verdict.details["met_by"] = test_id_from_nodeid(crashitem)
+            self.collected_ids.add(test_id_from_nodeid(program_nodeid))
+            self._emit(make_record(program_nodeid, verdict, self.repro(program_nodeid)))
+        self.progress.note(f"warning: {test_id_from_nodeid(crashitem)} met the crash of its grouped program; "
+                           "recorded for the program, running the case on its own program")
+        sched.mark_test_pending(crashitem)
+
     def _record_worker_crash(self, report: pytest.TestReport) -> None:
-        nodeid = report.nodeid
         node = getattr(report, "node", None)
+        self._emit(make_record(report.nodeid, self._crash_verdict(report.nodeid, node), self.repro(report.nodeid)))
+
+    def _crash_verdict(self, nodeid: str, node: Any) -> Verdict:
+        """CRASH (or TIMEOUT) of the test `nodeid` that was running when `node`'s worker died."""
         worker_id = node.gateway.id if node is not None else "?"
         returncode = self._returncode(node) if node is not None else None
         segment = crashlog.read_segment(self.log_dir / f"{worker_id}.log", nodeid)
@@ -229,9 +259,8 @@ class Controller:
         details = dict(partial.details)
         details.update({"worker": worker_id, "exit_status": returncode, "signal": signal_name,
                         "stderr_tail": segment.tail()})
-        verdict = Verdict(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
-                          details=details, tags=partial.tags, compatibility=partial.compatibility)
-        self._emit(make_record(nodeid, verdict, self.repro(nodeid)))
+        return Verdict(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
+                       details=details, tags=partial.tags, compatibility=partial.compatibility)
 
     def _emit(self, record: dict[str, Any], progress_made: bool = True) -> None:
         if record["nodeid"] in self.recorded:

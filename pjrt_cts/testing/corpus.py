@@ -333,12 +333,41 @@ def compiled_for_framework(client: Any, unit: Any) -> tuple[Any, str]:
 _program_outputs: "weakref.WeakKeyDictionary[Any, dict[str, list[np.ndarray] | None]]" = weakref.WeakKeyDictionary()
 
 
+def attempt_markers(out: Path) -> Path:
+    """Where a run (`--out`) keeps one marker per grouped program attempt: `started` until the attempt ends."""
+    return out / ".run" / "golden-programs"
+
+
 def _attempt_marker(program: Any) -> Path:
     from pjrt_cts.testing.plugin_under_test import output_dir
 
-    directory = output_dir() / ".run" / "golden-programs"
+    directory = attempt_markers(output_dir())
     directory.mkdir(parents=True, exist_ok=True)
     return directory / program.id
+
+
+# The program-level identity of a grouped program: its compile test (whichever layer's test meets its crash).
+_PROGRAM_TEST = "compile/test_golden_programs.py::test_golden_program_compiles"
+_CASE_TEST = re.compile(r"^(?P<suites>.*?)execute/test_golden_cases\.py::test_case_matches_reference\[(?P<case>.+)\]$")
+
+
+def grouped_program_crash(nodeid: str, out: Path) -> str | None:
+    """The nodeid of the program-level identity of the grouped program that `nodeid` (a golden case's execute test)
+    was running when its process died, or None: the case's group left its attempt marker `started`.
+
+    The crash belongs to the program, not to the member case that happened to meet it first: recorded under the
+    program's compile test, it is judged (and waived) the same whichever layers run, and the case itself is run
+    again, on its own program (`crashed_before`)."""
+    match = _CASE_TEST.match(nodeid)
+    if match is None:
+        return None
+    program = program_unit_of().get(match["case"])
+    if program is None or program == match["case"]:
+        return None  # the case is its own program: the crash is the case's
+    marker = attempt_markers(out) / program
+    if not marker.exists() or marker.read_text() == "done":
+        return None
+    return f"{match['suites']}{_PROGRAM_TEST}[{program}]"
 
 
 def crashed_before(program: Any) -> bool:
@@ -459,7 +488,7 @@ def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
 
 __all__ = [
     "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
-    "attempt", "crashed_before", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
+    "attempt", "attempt_markers", "crashed_before", "grouped_program_crash", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
     "one_program_per_family", "program_of", "program_unit_of",
     "single_device_programs", "declared_unreadable_reason",
     "drop_empty_parametrizations", "first_line", "framework_artifact_version", "golden_manifest", "golden_param",
