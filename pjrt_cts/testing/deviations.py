@@ -4,7 +4,8 @@ The `spec` family's expected values are the StableHLO spec's. Where XLA itself d
 `spec_vs_xla`, golden/README.md), the corpus also keeps XLA's answer: its output values for a wrong result, its
 rejection for a valid program it cannot compile. A plugin that gives exactly XLA's answer deviates from the spec
 as XLA does -- the semantics JAX users get today -- and the test says so with Outcome.SHARED_DEVIATION (not bad,
-meets a level, costs the spec mark). An abort stays a CRASH: a crash on a valid program is never conformant.
+meets a level, costs the spec mark). For `rng`, whose draws are random, "XLA's value" is the set of values XLA
+returned: every element must be one of them. An abort stays a CRASH: a crash on a valid program is never conformant.
 
 Whatever the outcome, a wrong value is diagnosed: the spec reference is recomputed under each known deviation
 (pjrt_cts.golden.spec.deviations) and the first whose variant reproduces the output exactly names the defect
@@ -21,6 +22,9 @@ from pjrt_cts.outcomes import SharedDeviation
 # spec_vs_xla kinds: XLA's compile rejected the valid program / XLA computed another value
 REJECTED_BY_XLA = "compile_error"
 WRONG_RESULT = "wrong_result"
+# Ops whose values the spec leaves to chance (only their range is defined): a plugin cannot draw XLA's exact values,
+# so it shares XLA's deviation when every value it returns is one XLA returned for the same program.
+RANDOM_OPS = frozenset({"rng"})
 
 
 def xla_rejection(unit: Any) -> str | None:
@@ -67,4 +71,20 @@ def judge_mismatch(case: Any, actual: list[np.ndarray], message: str, *, inputs:
         if xla is not None and mismatch(actual, xla) is None:
             raise SharedDeviation(f"{message}; the output is exactly XLA's value (XLA deviates from the spec here: "
                                   f"{deviation.get('explanation', '')}){diagnosis}")
+        if xla is not None and (case.spec or {}).get("op") in RANDOM_OPS and drawn_from(actual, xla):
+            raise SharedDeviation(f"{message}; every value is one XLA returns for this program (its draws are random, "
+                                  f"so XLA's own values are the evidence: {deviation.get('explanation', '')}){diagnosis}")
     raise AssertionError(message + diagnosis)
+
+
+def drawn_from(actual: list[np.ndarray], xla: list[np.ndarray]) -> bool:
+    """Every element of each output is bitwise one of the values XLA returned for it (same types and shapes)."""
+    if len(actual) != len(xla):
+        return False
+    for got, theirs in zip(actual, xla):
+        if got.dtype != theirs.dtype or got.shape != theirs.shape:
+            return False
+        bits = np.dtype(f"u{got.dtype.itemsize}")
+        if not np.isin(got.view(bits), theirs.view(bits)).all():
+            return False
+    return True
