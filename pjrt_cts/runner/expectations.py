@@ -93,8 +93,10 @@ class Expectation:
         return self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None
 
     def as_record(self, actual: str) -> dict[str, Any]:
-        record: dict[str, Any] = {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause, "reason": self.reason,
-                  "url": self.url, "actual": actual}
+        # a defect waiver expects whichever failing outcome the diagnosis attributed to its defect
+        expected = actual if self.defect is not None else self.outcome.value
+        record: dict[str, Any] = {"pattern": self.pattern, "outcome": expected, "cause": self.cause,
+                                  "reason": self.reason, "url": self.url, "actual": actual}
         if self.defect is not None:
             record["defect"] = self.defect
         if self.intermittent:
