@@ -21,6 +21,9 @@ class Outcome(str, enum.Enum):
     # The plugin returned XLA's value (or rejected the program as XLA does) where XLA itself deviates from the
     # StableHLO spec: the semantics JAX users get today. Not bad, meets a level's contract; costs the spec mark.
     SHARED_DEVIATION = "SHARED_DEVIATION"
+    # The test was run twice (pjrt_cts.runner.confirmation) and the plugin answered differently: a conformant
+    # plugin is deterministic. The record keeps both observations.
+    FLAKY = "FLAKY"
 
     @property
     def is_bad(self) -> bool:
@@ -28,7 +31,7 @@ class Outcome(str, enum.Enum):
         return self in BAD_OUTCOMES
 
 
-BAD_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.XPASS, Outcome.ERROR})
+BAD_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.XPASS, Outcome.ERROR, Outcome.FLAKY})
 
 
 def outcome_of(test: dict[str, Any]) -> Outcome:
@@ -58,11 +61,19 @@ LAYERS = (
 
 
 class FeatureNotSupported(Exception):
-    """Raised by a test when the plugin legitimately lacks what the test checks; carries the plugin's reason."""
+    """Raised by a test when the plugin legitimately lacks what the test checks; carries the plugin's reason and
+    the kind of evidence (UNSUPPORTED_KINDS): only an UNIMPLEMENTED answer at run time can differ between runs or
+    between cases of one op, so only that kind is confirmed and checked for consistency (pjrt_cts.runner)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, kind: str = "unimplemented") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.kind = kind
+
+
+# What a NOT_SUPPORTED rests on (a record's details["unsupported_by"]).
+UNSUPPORTED_KINDS = ("unimplemented", "slot", "devices", "memory_kind", "element_type", "feature", "no_device",
+                     "declared")
 
 
 class SharedDeviation(Exception):

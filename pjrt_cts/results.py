@@ -26,7 +26,7 @@ SCHEMA_VERSION = 1
 
 # Keys of one test record, in results.json and in every results.jsonl line.
 TEST_KEYS = ("id", "nodeid", "layer", "outcome", "duration", "message", "details", "tags", "expected", "repro",
-             "defect")
+             "defect", "confirmation")  # confirmation: the second observation (pjrt_cts.runner.confirmation), or null
 # Extra keys results.jsonl lines may carry; they are folded elsewhere in results.json.
 PRIVATE_KEYS = ("compatibility",)
 
@@ -34,6 +34,7 @@ PRIVATE_KEYS = ("compatibility",)
 SEVERITY_ORDER: tuple[Outcome, ...] = (
     Outcome.CRASH,
     Outcome.TIMEOUT,
+    Outcome.FLAKY,
     Outcome.FAIL,
     Outcome.ERROR,
     Outcome.XPASS,
@@ -115,7 +116,13 @@ def public_record(record: dict[str, Any]) -> dict[str, Any]:
     return {key: record.get(key) for key in TEST_KEYS}
 
 
-def summarize(tests: Iterable[dict[str, Any]], *, complete: bool = True) -> dict[str, Any]:
+# Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard
+# and quick): what the records are bound to, what was selected, what confirming them cost.
+RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick")
+
+
+def summarize(tests: Iterable[dict[str, Any]], *, complete: bool = True,
+              facts: dict[str, Any] | None = None) -> dict[str, Any]:
     """Counts per layer and overall, and the verdict (pjrt_cts.verdict) with its level and waivers."""
     tests = list(tests)
     by_layer: dict[str, Counter[str]] = {}
@@ -123,7 +130,7 @@ def summarize(tests: Iterable[dict[str, Any]], *, complete: bool = True) -> dict
     for test in tests:
         by_layer.setdefault(test["layer"], Counter())[test["outcome"]] += 1
         totals[test["outcome"]] += 1
-    judged = judge_results({"tests": tests, "summary": {"complete": complete}})
+    judged = judge_results({**(facts or {}), "tests": tests, "summary": {"complete": complete}})
     return {
         "by_layer": {layer: dict(sorted(counts.items())) for layer, counts in sorted(by_layer.items())},
         "totals": dict(sorted(totals.items())),
@@ -153,8 +160,10 @@ def build_results(
     compatibility: dict[str, Any],
     tests: list[dict[str, Any]],
     complete: bool = True,
+    facts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     public = [public_record(test) for test in tests]
+    run_facts = {key: value for key, value in (facts or {}).items() if key in RUN_FACTS and value is not None}
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "pjrt-cts", "version": tool_version},
@@ -167,8 +176,9 @@ def build_results(
         "environment": environment,
         "expectations": expectations,
         "compatibility": compatibility,
+        **run_facts,
         "tests": public,
-        "summary": summarize(public, complete=complete),
+        "summary": summarize(public, complete=complete, facts=run_facts),
         "defects": defect_table(public),  # the findings as named defects (pjrt_cts.defects; `pjrt-cts triage`)
     }
 

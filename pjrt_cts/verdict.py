@@ -1,9 +1,11 @@
 """The verdict of a run — the one function every consumer uses (runner, report, gate, badge, diff, selftest).
 
 - NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR) anywhere in the run.
-- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was interrupted, nothing
-  PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing — e.g. no device,
-  a partial selection, a mandatory feature the plugin lacks), or the run was a `--quick` sample.
+- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was a partial selection (any
+  test left out by --layers, --id, -k/-m or a SKIP entry of the expectations file: `INCOMPLETE · partial selection
+  (execute): 10143 tests, nothing bad`; a verdict belongs to one complete selection), one shard, a `--quick` sample,
+  or interrupted, nothing PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
+  — e.g. no device, a mandatory feature the plugin lacks).
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
 
@@ -106,6 +108,40 @@ def is_spec_test(test: dict[str, Any]) -> bool:
 
 
 
+# SKIP messages the runner wrote before records carried `details.deselected_by` (older results files).
+_LEGACY_DESELECTION = (("not selected by --id", "--id"), ("deselected by -k", "-k"), ("deselected by -m", "-m"),
+                       ("skipped by the expectations file", "expectations"))
+
+
+def deselected_by(test: dict[str, Any]) -> str | None:
+    """What left `test` out of the run on purpose ("--id", "-k", "-m", "expectations", ...), None if it ran."""
+    if outcome_of(test) is not Outcome.SKIP:
+        return None
+    details = test.get("details") or {}
+    if isinstance(details, dict) and details.get("deselected_by"):
+        return str(details["deselected_by"])
+    message = str(test.get("message") or "")
+    return next((by for prefix, by in _LEGACY_DESELECTION if message.startswith(prefix)), None)
+
+
+def partial_selection(results: dict[str, Any]) -> str | None:
+    """`partial selection (execute): 10143 tests` when the run left tests out on purpose, else None."""
+    tests = list(results.get("tests", []))
+    parts: list[str] = []
+    selection = results.get("selection") or {}
+    if selection and not selection.get("all_layers", True):
+        parts.append(",".join(selection.get("layers") or []) or "no layer")
+    shard = results.get("shard") or {}
+    if shard:
+        parts.append(f"shard {shard.get('index')}/{shard.get('count')}")
+    kinds = Counter(by for by in map(deselected_by, tests) if by is not None)
+    parts += [f"{count} deselected by {by}" for by, count in sorted(kinds.items())]
+    if not parts:
+        return None
+    ran = sum(1 for test in tests if deselected_by(test) is None)
+    return f"partial selection ({'; '.join(parts)}): {ran} tests"
+
+
 def judge_results(results: dict[str, Any]) -> RunVerdict:
     tests = list(results.get("tests", []))
     outcomes = [outcome_of(test) for test in tests]
@@ -116,11 +152,16 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
     top = reached[-1] if reached else None
     interrupted = (results.get("summary") or {}).get("complete") is False
     reasons: list[str] = []
+    partial = partial_selection(results)
     if bad:
         kinds = sorted({outcome_of(test).value for test in bad})
         reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].get('id')}")
+        if partial:
+            reasons.append(partial)
         verdict = NON_CONFORMANT
     else:
+        if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
+            reasons.append(f"{partial}, nothing bad")
         if results.get("quick"):
             reasons.append(f"a --quick run ({(results['quick'] or {}).get('note', 'a sample')})")
         if interrupted:
@@ -131,7 +172,7 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
                           and outcome_of(test) is Outcome.NOT_SUPPORTED), None)
         if no_client is not None:  # the profile's documented no-device error: say that first
             reasons.append(f"the plugin could not be exercised: {no_client.get('message') or 'no device'}")
-        if top is None:
+        if top is None and not partial:  # a partial selection misses mandatory tests by construction
             reasons.append(f"level {levels[0].level.name} not reached: " + "; ".join(levels[0].reasons))
         verdict = INCOMPLETE if reasons else CONFORMANT
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the

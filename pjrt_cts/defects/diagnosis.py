@@ -13,7 +13,7 @@ from pjrt_cts.defects.catalogue import UNCLASSIFIED, Defect, catalogue_by_id, lo
 from pjrt_cts.outcomes import Outcome, outcome_of
 
 FINDING_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS,
-                              Outcome.XFAIL, Outcome.SHARED_DEVIATION})
+                              Outcome.XFAIL, Outcome.SHARED_DEVIATION, Outcome.FLAKY})
 # An expected failure is diagnosed by what actually happened.
 _DIAGNOSED_AS = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.SHARED_DEVIATION})
 
@@ -29,6 +29,8 @@ def actual_outcome(record: dict[str, Any]) -> Outcome:
 def attribute(record: dict[str, Any]) -> str | None:
     """The defect id of `record`'s finding, UNCLASSIFIED when no defect explains it, None when it is no finding."""
     actual = actual_outcome(record)
+    if actual is Outcome.FLAKY:
+        return _attribute_flaky(record)
     if actual not in _DIAGNOSED_AS:
         return None
     details = record.get("details") or {}
@@ -40,6 +42,21 @@ def attribute(record: dict[str, Any]) -> str | None:
     for defect in load_catalogue():
         if any(rule.matches(test_id, actual, message) for rule in defect.match):
             return defect.id
+    return UNCLASSIFIED
+
+
+def _attribute_flaky(record: dict[str, Any]) -> str:
+    """A FLAKY record (two different observations, pjrt_cts.runner.confirmation) is the defect either observation
+    shows, the first one's first."""
+    details = record.get("details") or {}
+    for seen in details.get("observations") or []:
+        if not isinstance(seen, dict):
+            continue
+        as_record = {"id": record.get("id"), "outcome": seen.get("outcome"), "message": seen.get("message"),
+                     "details": {key: value for key, value in details.items() if key != "observations"}}
+        defect = attribute(as_record)
+        if defect not in (None, UNCLASSIFIED):
+            return str(defect)
     return UNCLASSIFIED
 
 

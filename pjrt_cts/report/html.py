@@ -40,6 +40,7 @@ DISPLAY_ORDER: tuple[Outcome, ...] = (
     Outcome.PASS,
     Outcome.SHARED_DEVIATION,
     Outcome.FAIL,
+    Outcome.FLAKY,
     Outcome.CRASH,
     Outcome.TIMEOUT,
     Outcome.ERROR,
@@ -55,6 +56,7 @@ OUTCOME_COLORS: dict[Outcome, str] = {
     Outcome.SHARED_DEVIATION: "#1b7c83",  # teal: good (meets the levels), yet not the spec's answer
     Outcome.FAIL: "#d1242f",
     Outcome.CRASH: "#82071e",
+    Outcome.FLAKY: "#fb8f44",
     Outcome.TIMEOUT: "#e16f24",
     Outcome.ERROR: "#8250df",
     Outcome.XPASS: "#bf3989",
@@ -68,6 +70,7 @@ OUTCOME_HELP: dict[Outcome, str] = {
     Outcome.SHARED_DEVIATION: "deviates from the spec as XLA does (shared)",
     Outcome.FAIL: "assertion failed: wrong result or wrong error",
     Outcome.CRASH: "the test's process died (signal, abort, exit)",
+    Outcome.FLAKY: "run twice, the plugin answered differently (both observations recorded)",
     Outcome.TIMEOUT: "killed after the per-test timeout",
     Outcome.ERROR: "the suite's own bug (fixture or collection error)",
     Outcome.XPASS: "expected to fail by the expectations file, but passed",

@@ -108,10 +108,12 @@ class Controller:
         self.collected_ids.update(payload.get("outside_shard", []))
         self.pending_nodeids |= {nodeid for nodeid in ids if nodeid not in self.recorded}
         skips = []
-        for nodeid, reason, tags in payload.get("deselected", []):
+        for nodeid, reason, tags, *by in payload.get("deselected", []):
             self.collected_ids.add(test_id_from_nodeid(nodeid))
             if nodeid not in self.recorded:
-                skips.append(make_record(nodeid, Verdict(Outcome.SKIP, message=reason, tags=tags), self.repro(nodeid)))
+                # `deselected_by`: the run left this test out on purpose (a partial selection, pjrt_cts.verdict)
+                verdict = Verdict(Outcome.SKIP, message=reason, tags=tags, details={"deselected_by": by[0] if by else "?"})
+                skips.append(make_record(nodeid, verdict, self.repro(nodeid)))
         self._total_set = True
         self.progress.done = self._done_before
         self.progress.set_total(self._done_before + len(self.pending_nodeids) + len(skips))

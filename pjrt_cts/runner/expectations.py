@@ -7,6 +7,7 @@ covers exactly the findings the diagnosis attributes to it:
     defect = "narrow-float-compile-aborts"     # a catalogue id
     reason = "why it is accepted for this plugin"
     url = "https://..."                        # optional
+    intermittent = true                        # optional: the defect does not show on every run (see below)
 
 A *per-test entry* names one test function (layer.area.test_name written out; parameters may use wildcards):
 
@@ -26,7 +27,9 @@ that starts failing differently is reported as the failure it is. A cause must p
 matches the generic message of its kind ("differs from the reference", "SIGABRT", ".*") is rejected when the
 file is read. A waived test that passes is XPASS (bad: the entry is stale or matches too much) -- unless the
 entry says `intermittent = true`: a defect that does not show on every run is XFAIL when it shows and PASS when
-it does not, with the entry recorded on the passing test (`expected.intermittent`). A waiver never satisfies a
+it does not, with the entry recorded on the passing test (`expected.intermittent`); a FLAKY record (two runs of
+the test answered differently, pjrt_cts.runner.confirmation) is waived only by an intermittent entry whose failure
+one of its observations shows. Without `intermittent`, FLAKY stays bad. A waiver never satisfies a
 mandatory test of a level (pjrt_cts.levels): an expectations file cannot lift a plugin to a level.
 """
 from __future__ import annotations
@@ -85,7 +88,16 @@ class Expectation:
         return id_matches(test_id, self.pattern)
 
     def waives(self, actual: Outcome, message: str) -> bool:
-        """The same failure: the expected outcome exactly, and a message that shows the expected cause."""
+        """The same failure: the expected outcome exactly, and a message that shows the expected cause. A FLAKY
+        record (two different answers) is waived only by an `intermittent` entry, whose failure one of them showed
+        (its message names both observations)."""
+        if actual is Outcome.FLAKY:
+            if not self.intermittent:
+                return False
+            if self.defect is not None:
+                return True
+            return self.outcome.value in message and (
+                self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None)
         if self.defect is not None:  # the diagnosis pinned it: any failing outcome it attributed
             return actual in FAILING
         if actual is not self.outcome:
@@ -195,7 +207,7 @@ def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dic
     updated["expected"] = None
     updated["defect"] = attribute(updated)
     entry = expectations.match(record["id"], updated["defect"])
-    if entry is not None and entry.defect is not None and actual not in FAILING:
+    if entry is not None and entry.defect is not None and actual not in FAILING | {Outcome.FLAKY}:
         entry = None  # a defect waiver covers failures only: a shared deviation of the same defect needs none
     if entry is None:
         return updated
@@ -272,9 +284,12 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
 
 def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
     defect, reason, url = entry.get("defect"), entry.get("reason"), entry.get("url")
-    if set(entry) - {"defect", "reason", "url"}:
-        raise ExpectationsError(f"{where} ({defect}): a defect waiver takes 'defect', 'reason' and 'url' only (the "
-                                "diagnosis decides which tests it covers)")
+    if set(entry) - {"defect", "reason", "url", "intermittent"}:
+        raise ExpectationsError(f"{where} ({defect}): a defect waiver takes 'defect', 'reason', 'url' and "
+                                "'intermittent' only (the diagnosis decides which tests it covers)")
+    intermittent = entry.get("intermittent", False)
+    if not isinstance(intermittent, bool):
+        raise ExpectationsError(f"{where} ({defect}): 'intermittent' must be true or false")
     if defect not in defect_ids():
         raise ExpectationsError(f"{where}: 'defect' {defect!r} is not in the defect catalogue "
                                 "(pjrt_cts/defects/catalogue.toml; `pjrt-cts triage --catalogue` lists it)")
@@ -283,4 +298,5 @@ def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
     if url is not None and not isinstance(url, str):
         raise ExpectationsError(f"{where} ({defect}): 'url' must be a string")
     # `outcome` is not read for a defect waiver (waives() takes any failing outcome the diagnosis attributed)
-    return Expectation(pattern=f"defect:{defect}", outcome=Outcome.FAIL, reason=reason, url=url, defect=str(defect))
+    return Expectation(pattern=f"defect:{defect}", outcome=Outcome.FAIL, reason=reason, url=url, defect=str(defect),
+                       intermittent=intermittent)

@@ -13,7 +13,7 @@ from typing import Any
 
 from pjrt_cts.outcomes import Outcome
 
-_FAILURE = {Outcome.FAIL, Outcome.XPASS}
+_FAILURE = {Outcome.FAIL, Outcome.XPASS, Outcome.FLAKY}
 _ERROR = {Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR}
 _SKIPPED = {Outcome.NOT_SUPPORTED, Outcome.SKIP, Outcome.XFAIL}
 

@@ -7,12 +7,14 @@ build_results), so `report`, `gate` and `badge` read the merged file like any ot
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pjrt_cts.results import build_results, load_results
+from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import count_usage
 from pjrt_cts.runner.preflight import PREFLIGHT_AREA
 
@@ -44,7 +46,7 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
     _check_same_run(inputs)
     shards = sorted(inputs, key=lambda part: part.shard["index"])
     missing = _check_shard_set(shards, allow_partial)
-    tests = _union_of_tests(shards)
+    tests = apply_consistency(_union_of_tests(shards))  # a case's support may show in another shard
     first = shards[0].results
     complete = not missing and all((part.results.get("summary") or {}).get("complete") is True for part in shards)
     merged = build_results(
@@ -60,6 +62,8 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
         compatibility=_compatibility(shards),
         tests=tests,
         complete=complete,
+        facts={"binding": first.get("binding"), "selection": first.get("selection"),
+               "confirmation": _confirmation(shards)},
     )
     merged["merged_from"] = [
         {"file": part.name, "shard": {"index": part.shard["index"], "count": part.shard["count"]},
@@ -83,6 +87,10 @@ def _check_same_run(inputs: list[ShardResults]) -> None:
         "pjrt-cts version": lambda r: (r.get("tool") or {}).get("version"),
         # shards judged by different expectations files would merge into a verdict no file gave
         "expectations file (sha256)": lambda r: (r.get("expectations") or {}).get("sha256"),
+        "client create options": lambda r: (r.get("binding") or {}).get("create_options"),
+        "suites (sha256)": lambda r: (r.get("binding") or {}).get("suites_sha256"),
+        "golden corpus (sha256)": lambda r: (r.get("binding") or {}).get("corpus_sha256"),
+        "selection": lambda r: json.dumps(r.get("selection"), sort_keys=True),
     }
     for what, read in facts.items():
         values = {part.name: read(part.results) for part in inputs}
@@ -160,6 +168,18 @@ def _plugin_identity(shards: list[ShardResults]) -> dict[str, Any]:
     """The first shard's identity card, unless another shard's preflight saw the plugin die (keep that one)."""
     cards = [part.results.get("plugin") or {} for part in shards]
     return next((card for card in cards if card.get("failure")), cards[0])
+
+
+def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
+    """The shards' confirmation passes added up (pjrt_cts.runner.confirmation)."""
+    parts = [part.results.get("confirmation") for part in shards if part.results.get("confirmation")]
+    if not parts:
+        return None
+    summed: dict[str, Any] = {key: sum(int(part.get(key) or 0) for part in parts)
+                              for key in ("rerun", "confirmed", "flaky", "missing", "not_rerun")}
+    summed["seconds"] = round(sum(float(part.get("seconds") or 0.0) for part in parts), 1)
+    summed["flaky_ids"] = [test_id for part in parts for test_id in part.get("flaky_ids") or []][:50]
+    return summed
 
 
 def _compatibility(shards: list[ShardResults]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from pjrt_cts.outcomes import Outcome
 
-_NOTABLE = {Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS}
+_NOTABLE = {Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS, Outcome.FLAKY}
 _ORDER = [o.value for o in Outcome]
 _PLAIN_INTERVAL_SECONDS = 10.0
 

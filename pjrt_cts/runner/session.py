@@ -20,7 +20,10 @@ import pytest
 from pjrt_cts import __version__
 from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
+from pjrt_cts.runner.binding import RunBinding, bind
 from pjrt_cts.runner.blocks import ENV_BLOCKS, BlockFile, blocked_summary
+from pjrt_cts.runner.confirmation import ConfirmationSummary, apply_confirmations, needs_confirmation
+from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.junit import write_junit
@@ -31,12 +34,15 @@ from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_json_
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.verdict import RunVerdict, judge_results
+from pjrt_cts.verdict import EXIT_USAGE, RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
 BLOCKING_PLUGIN = "pjrt_cts.runner.blocking"
 EXIT_INTERRUPTED = 130  # the verdict's own exit codes: pjrt_cts.verdict (0, 1, 3)
 _OUTPUT_FILES = ("results.jsonl", "results.json", "junit.xml", "report.html")
+# Above this many findings to confirm, failures beyond it are not rerun (the verdict is NON_CONFORMANT on confirmed
+# ones already); waivers and UNIMPLEMENTED answers, which decide between verdicts, always are.
+CONFIRM_ALL_LIMIT = 400
 
 
 @dataclass
@@ -75,13 +81,20 @@ class Run:
         self.run_dir = self.out / ".run"
         self.log_dir = self.out / "logs"
         self.jsonl_path = self.out / "results.jsonl"
+        self.confirmation = ConfirmationSummary()
+        self.unconfirmed: list[str] = []  # bad results not rerun (CONFIRM_ALL_LIMIT)
 
     # -- entry point ----------------------------------------------------------------------------
 
     def execute(self) -> int:
         options = self.options
         began = time.monotonic()
-        meta = self._prepare_out_dir()
+        binding = self._binding()
+        refusal = self._resume_refusal(binding)
+        if refusal is not None:
+            self._say(f"pjrt-cts run: error: --resume refused: {refusal}")
+            return EXIT_USAGE
+        meta = self._prepare_out_dir(binding)
         done = read_jsonl(self.jsonl_path) if options.resume else []
         if done:
             self._say(f"resuming: {len(done)} tests already recorded in {self.jsonl_path}")
@@ -109,11 +122,16 @@ class Run:
             interrupted = True
         finally:
             progress.finish()
+        if not interrupted and controller.stop_reason is None:
+            writer.close()
+            interrupted = self._confirm(worker_env)
+            writer = JsonlWriter(self.jsonl_path)
         if not interrupted:
             for nodeid in sorted(controller.pending_nodeids):
                 reason = controller.stop_reason or "the run ended before this test ran"
                 writer.write(apply_expectation(
-                    make_record(nodeid, Verdict(Outcome.ERROR, message=f"not run: {reason}"), self.repro(nodeid)),
+                    make_record(nodeid, Verdict(Outcome.ERROR, message=f"not run: {reason}", details={"not_run": True}),
+                            self.repro(nodeid)),
                     options.expectations))
         writer.close()
         meta["wall_seconds"] = meta.get("wall_seconds_before", 0.0) + (time.monotonic() - began)
@@ -121,7 +139,33 @@ class Run:
 
     # -- setup ------------------------------------------------------------------------------------
 
-    def _prepare_out_dir(self) -> dict[str, Any]:
+    def _binding(self) -> RunBinding:
+        from pjrt_cts.resources import golden_dir
+
+        options = self.options
+        return bind(plugin_path=options.plugin_path, profile=options.profile, create_options=options.create_options,
+                    expectations_sha256=options.expectations.fingerprint(), suite_version=__version__,
+                    suites_dir=options.suites_dir, corpus_dir=golden_dir())
+
+    def _resume_refusal(self, binding: RunBinding) -> str | None:
+        """Why --resume may not continue the recorded run (None: it may, or there is nothing to resume)."""
+        if not self.options.resume or not read_jsonl(self.jsonl_path):
+            return None
+        try:
+            recorded = RunBinding.from_dict(json.loads((self.run_dir / "run.json").read_text(encoding="utf-8"))
+                                            .get("binding") or {})
+        except (OSError, json.JSONDecodeError, AttributeError):
+            recorded = None
+        if recorded is None:
+            return (f"{self.out} holds results that do not say which plugin binary, suite and corpus produced them; "
+                    "start a fresh run (without --resume) or use another --out")
+        differences = recorded.differences(binding)
+        if not differences:
+            return None
+        return (f"the recorded run in {self.out} was made with another " + "; ".join(differences)
+                + ": its records cannot be judged as this plugin's. Start a fresh run (without --resume) or use another --out")
+
+    def _prepare_out_dir(self, binding: RunBinding) -> dict[str, Any]:
         self.out.mkdir(parents=True, exist_ok=True)
         meta_path = self.run_dir / "run.json"
         previous: dict[str, Any] = {}
@@ -141,16 +185,85 @@ class Run:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         for stale in self.log_dir.glob("*.collection.json"):
             stale.unlink()
-        if previous.get("plugin_path") and previous["plugin_path"] != str(self.options.plugin_path):
-            self._say(f"warning: resuming a run of {previous['plugin_path']} with {self.options.plugin_path}")
         meta = {
             "started_at": previous.get("started_at") or now_iso(),
             "command": previous.get("command") or self.options.command,
             "plugin_path": str(self.options.plugin_path),
             "wall_seconds_before": float(previous.get("wall_seconds", 0.0) or 0.0),
+            "binding": binding.to_dict(),
         }
         meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
         return meta
+
+    # -- confirmation -----------------------------------------------------------------------------
+
+    @property
+    def confirmations_path(self) -> Path:
+        return self.run_dir / "confirmations.jsonl"
+
+    def _confirm(self, worker_env: dict[str, str]) -> bool:
+        """Rerun every finding observed once (pjrt_cts.runner.confirmation) in fresh worker processes; their
+        records go to .run/confirmations.jsonl and are folded in by _finish. Returns True when interrupted."""
+        began = time.monotonic()
+        chosen, self.unconfirmed = self._to_confirm()
+        if not chosen:
+            return False
+        self._say(f"confirming {len(chosen)} non-PASS result(s) in fresh processes")
+        log_dir = self.log_dir / "confirmation"
+        spec_path = self.run_dir / "confirmation-spec.json"
+        spec = self._spec([])
+        spec.log_dir = str(log_dir)
+        spec.select_ids, spec.expectation_skips, spec.shard, spec.quick = [], [], None, False
+        spec.only_nodeids = sorted(chosen)
+        root = self.options.suites_dir.parent
+        spec.suite_paths = sorted({str(root / nodeid.split("::", 1)[0]) for nodeid in chosen})
+        spec.write(spec_path)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        writer = JsonlWriter(self.confirmations_path)
+        progress = Progress(self.stream, enabled=self.options.show_progress)
+        controller = Controller(
+            log_dir=log_dir, writer=writer, expectations=Expectations(), progress=progress, repro=self.repro,
+            timeout=self.options.timeout, workers=max(1, min(self.options.workers, len(chosen))),
+            done_nodeids=set(), done_ids=[], blocks=None, out_dir=self.out,
+        )
+        interrupted = False
+        try:
+            with _environment(worker_env), _sigterm_as_interrupt():
+                args = self._pytest_args(spec_path)
+                if "-k" in args:  # the selection is the chosen node ids, nothing else
+                    del args[args.index("-k"):args.index("-k") + 2]
+                args[args.index("-n") + 1] = str(controller.workers)
+                exit_status = pytest.main(args, plugins=[controller])
+            interrupted = int(exit_status) == int(pytest.ExitCode.INTERRUPTED) and controller.stop_reason is None
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            progress.finish()
+            writer.close()
+        self.confirmation.seconds = time.monotonic() - began
+        return interrupted
+
+    def _to_confirm(self) -> tuple[set[str], list[str]]:
+        """(node ids to rerun, node ids of bad results left unconfirmed because of CONFIRM_ALL_LIMIT)."""
+        done = {str(r.get("nodeid")) for r in read_jsonl(self.confirmations_path)}
+        candidates = [r for r in read_jsonl(self.jsonl_path) if needs_confirmation(r) and r["nodeid"] not in done]
+        deciding = [r["nodeid"] for r in candidates if r.get("outcome") in ("XFAIL", "NOT_SUPPORTED")]
+        bad = [r["nodeid"] for r in candidates if r.get("outcome") not in ("XFAIL", "NOT_SUPPORTED")]
+        room = max(0, CONFIRM_ALL_LIMIT - len(deciding))
+        return set(deciding) | set(bad[:room]), bad[room:]
+
+    def _judged_records(self) -> list[dict[str, Any]]:
+        """The records of results.jsonl with their confirmations folded in, the consistency rules applied and
+        the expectations applied last (they waive what the record finally is)."""
+        summary = self.confirmation
+        second = {str(r.get("nodeid")): r for r in read_jsonl(self.confirmations_path)}
+        records = apply_confirmations(read_jsonl(self.jsonl_path), second, summary)
+        left_out = set(self.unconfirmed)
+        summary.rerun = len(second)
+        summary.missing = [str(r["id"]) for r in records if needs_confirmation(r) and r.get("confirmation") is None
+                           and r["nodeid"] not in left_out]
+        records = apply_consistency(records)
+        return [apply_expectation(r, self.options.expectations) for r in records]
 
     def _ini_file(self) -> Path:
         own = self.options.suites_dir / "pytest.ini"
@@ -262,7 +375,7 @@ class Run:
     def _finish(self, meta: dict[str, Any], preflight: Preflight, controller: Controller, interrupted: bool) -> int:
         options = self.options
         plugin = preflight.identity
-        records = [apply_expectation(r, options.expectations) for r in read_jsonl(self.jsonl_path)]
+        records = self._judged_records()
         compatibility: dict[str, Any] = {}
         for record in records:
             compatibility.update(record.get("compatibility") or {})
@@ -276,15 +389,15 @@ class Run:
             wall_seconds=meta["wall_seconds"], command=meta["command"], profile=options.profile, plugin=plugin,
             environment=identity.environment(), expectations=expectations_summary,
             compatibility=compatibility, tests=records, complete=complete,
+            facts={"binding": meta["binding"], "selection": self._selection_record(),
+                   "confirmation": dict(self.confirmation.to_dict(), not_rerun=len(self.unconfirmed)),
+                   "shard": self._shard_record(controller.collection) if options.shard is not None else None,
+                   "quick": dict(controller.collection.get("quick") or {}, note=QUICK_NOTE) if options.quick else None},
         )
-        if options.shard is not None:
-            results["shard"] = self._shard_record(controller.collection)
-        if options.quick:
-            results["quick"] = dict(controller.collection.get("quick") or {}, note=QUICK_NOTE)
         write_json_atomic(results, self.out / "results.json")
         write_junit(results["tests"], self.out / "junit.xml")
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
-                    "wall_seconds": meta["wall_seconds"]}
+                    "wall_seconds": meta["wall_seconds"], "binding": meta["binding"]}
         (self.run_dir / "run.json").write_text(json.dumps(meta_out, indent=1), encoding="utf-8")
         report_note = self._write_report(results)
 
@@ -292,6 +405,8 @@ class Run:
         self._say(terminal.summary_table(results["summary"]))
         for pattern in unknown:
             self._say(f"warning: expectation pattern matches no test: {pattern}")
+        self._say(self.confirmation.line() + (f"; {len(self.unconfirmed)} further bad result(s) not rerun (more than "
+                  f"{CONFIRM_ALL_LIMIT} findings: the verdict rests on those confirmed)" if self.unconfirmed else ""))
         for incident in controller.incidents:
             self._say(f"warning: {incident}")
         if plugin.get("error"):
@@ -320,6 +435,16 @@ class Run:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
             return EXIT_INTERRUPTED
         return judged.exit_code
+
+    def _selection_record(self) -> dict[str, Any]:
+        """results.json `selection`: what the user asked to run (the verdict reads `layers`; deselected tests
+        are SKIP records with `details.deselected_by`)."""
+        from pjrt_cts.outcomes import LAYERS
+
+        options = self.options
+        return {"layers": list(options.layers), "all_layers": set(LAYERS) <= set(options.layers),
+                "ids": list(options.ids), "keyword": options.keyword,
+                "expectation_skips": len(options.expectations.skip_patterns())}
 
     def _shard_record(self, collection: dict[str, Any]) -> dict[str, Any]:
         """results.json `shard`: which part of which split this run is (`pjrt-cts merge` checks the set)."""

@@ -21,6 +21,7 @@ class RunSpec:
     shard: list[int] | None = None  # [K, N] of `--shard K/N`: workers keep only shard K's tests (runner/shard.py)
     shard_durations: dict[str, float] = field(default_factory=dict)  # test id -> seconds, to balance shards
     quick: bool = False  # `--quick`: workers keep only a stratified sample of the mandatory contract (runner/quick.py)
+    only_nodeids: list[str] = field(default_factory=list)  # the confirmation pass: run exactly these, record no other
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

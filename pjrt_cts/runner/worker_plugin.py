@@ -52,6 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "isolated: run in a fresh subprocess; the test may crash the plugin")
     config.addinivalue_line("markers", "feature(*names): tag the result with these feature names")
     config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")
+    config.addinivalue_line("markers", "nondeterministic(why): the outcome may differ between runs by design (a race "
+                            "the suite provokes, a timing bound); not rerun by the confirmation pass")
     spec_path = config.getoption("pjrt_cts_spec", None)
     child_reports = config.getoption("pjrt_cts_child_reports", None)
     if spec_path is None:
@@ -113,6 +115,14 @@ def record_compatibility(request: pytest.FixtureRequest) -> Callable[..., None]:
 
 
 # -- helpers --------------------------------------------------------------------------------------
+
+
+def unsupported_kind(exc: BaseException) -> str:
+    """What a NOT_SUPPORTED exception rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS): a missing slot, or the
+    FeatureNotSupported's own kind."""
+    if type(exc).__name__ == "MissingFunction":
+        return "slot"
+    return str(getattr(exc, "kind", "") or "unimplemented")
 
 
 def classify_exception(exc: BaseException) -> tuple[str | None, str]:
@@ -226,7 +236,7 @@ class WorkerPlugin:
         self.child_reports = Path(child_reports) if child_reports else None
         self.worker_id = getattr(config, "workerinput", {}).get("workerid", "main")
         self.log_path = Path(spec.log_dir) / f"{self.worker_id}.log" if spec else None
-        self.deselected: dict[str, tuple[str, list[str]]] = {}
+        self.deselected: dict[str, tuple[str, list[str], str]] = {}  # nodeid -> (reason, tags, by)
         self.done: list[str] = []
         self.shard_split: dict[str, Any] | None = None
         self.outside_shard: list[str] = []
@@ -270,6 +280,10 @@ class WorkerPlugin:
                                       items: list[pytest.Item]) -> None:
         if self.role != "worker" or self.spec is None:
             return
+        if self.spec.only_nodeids:  # a confirmation pass (runner/confirmation.py): the rest is not this pass's
+            wanted = set(self.spec.only_nodeids)
+            items[:] = spread_long_tests([item for item in items if item.nodeid in wanted])
+            return
         if self.spec.quick:
             items[:] = self._keep_quick_sample(items)
         if self.spec.shard:
@@ -281,9 +295,9 @@ class WorkerPlugin:
             if item.nodeid in done:
                 self.done.append(item.nodeid)  # recorded by an earlier run: silently not rerun
                 continue
-            reason = self._deselection_reason(test_id_from_nodeid(item.nodeid))
+            reason, by = self._deselection_reason(test_id_from_nodeid(item.nodeid))
             if reason:
-                self.deselected[item.nodeid] = (reason, tags_of(item))
+                self.deselected[item.nodeid] = (reason, tags_of(item), by)
                 deselected.append(item)
             else:
                 keep.append(item)
@@ -320,14 +334,15 @@ class WorkerPlugin:
             del self.deselected[nodeid]
         return [item for item in items if assignment[ids[item.nodeid]] == index]
 
-    def _deselection_reason(self, test_id: str) -> str | None:
+    def _deselection_reason(self, test_id: str) -> tuple[str | None, str]:
+        """(why the test is left out, by what: "--id" / "expectations"), or (None, "") when it runs."""
         assert self.spec is not None
         if self.spec.select_ids and not any(id_matches(test_id, p) for p in self.spec.select_ids):
-            return "not selected by --id"
+            return "not selected by --id", "--id"
         for pattern, reason in self.spec.expectation_skips:
             if id_matches(test_id, pattern):
-                return f"skipped by the expectations file: {reason}"
-        return None
+                return f"skipped by the expectations file: {reason}", "expectations"
+        return None, ""
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         if self.role != "worker":
@@ -338,12 +353,12 @@ class WorkerPlugin:
                 continue
             option = self.config.option
             if getattr(option, "keyword", ""):
-                reason = f"deselected by -k {option.keyword}"
+                reason, by = f"deselected by -k {option.keyword}", "-k"
             elif getattr(option, "markexpr", ""):
-                reason = f"deselected by -m {option.markexpr}"
+                reason, by = f"deselected by -m {option.markexpr}", "-m"
             else:
-                reason = "deselected by the suite"
-            self.deselected[item.nodeid] = (reason, tags_of(item))
+                reason, by = "deselected by the suite", "suite"
+            self.deselected[item.nodeid] = (reason, tags_of(item), by)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -353,7 +368,7 @@ class WorkerPlugin:
         self.timer.stop()
         payload = {
             "items": [item.nodeid for item in session.items],
-            "deselected": [[nodeid, reason, tags] for nodeid, (reason, tags) in self.deselected.items()],
+            "deselected": [[nodeid, reason, tags, by] for nodeid, (reason, tags, by) in self.deselected.items()],
             "done": self.done,
             "shard": self.shard_split,  # the plan's fingerprint, recorded in results.json for `merge`
             "outside_shard": self.outside_shard,  # collected but another shard's (or outside --quick): no record
@@ -396,6 +411,8 @@ class WorkerPlugin:
                 lineno = (item.location[1] or 0) + 1
                 report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
                 info.update(outcome=kind, message=reason)
+                # what it rests on: only a run-time UNIMPLEMENTED is confirmed and checked for consistency
+                item.stash.setdefault(DETAILS_KEY, {})["unsupported_by"] = unsupported_kind(excinfo.value)
             elif kind in (outcomes.Outcome.WARNING.value, outcomes.Outcome.SHARED_DEVIATION.value):
                 if call.when == "call":  # a passed setup would let pytest run the call phase
                     report.outcome = "passed"

@@ -110,18 +110,18 @@ def resolve_requirements(request: pytest.FixtureRequest) -> None:
         client = request.getfixturevalue("client")
         devices = client.addressable_devices
         if len(devices) < needs.devices:
-            _not_supported(f"requires {needs.devices} addressable devices; the plugin has {len(devices)}")
+            _not_supported(f"requires {needs.devices} addressable devices; the plugin has {len(devices)}", "devices")
         kinds = [memory.kind for memory in devices[0].memories] if needs.memory_kinds else []
         for kind in needs.memory_kinds:
             if kind not in kinds:
                 _not_supported(f"requires memory kind {kind!r}; device {devices[0].id} has {kinds} "
-                               "(PJRT_Device_AddressableMemories)")
+                               "(PJRT_Device_AddressableMemories)", "memory_kind")
         if needs.element_type is not None:
             _require_element_type(client, needs.element_type)
     for feature in needs.features:
         probe: FeatureProbe = request.getfixturevalue(f"feature_{feature}")
         if not probe.available:
-            _not_supported(f"requires {probe.description}: {probe.evidence}")
+            _not_supported(f"requires {probe.description}: {probe.evidence}", "feature")
 
 
 @contextlib.contextmanager
@@ -145,7 +145,7 @@ def unsupported_if_unimplemented(*functions: str, declared_unsupported: str | No
         if error.code == "UNIMPLEMENTED":
             _not_supported(observed)
         if declared_unsupported:
-            _not_supported(f"{declared_unsupported}; {observed}")
+            _not_supported(f"{declared_unsupported}; {observed}", "declared")
         raise
     except Exception as error:
         code, message = framework_status(error)
@@ -212,15 +212,16 @@ def first_line(text: str) -> str:
 # ---- internals ---------------------------------------------------------------------------------
 
 
-def _not_supported(reason: str) -> None:
+def _not_supported(reason: str, kind: str = "unimplemented") -> None:
+    """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS)."""
     __tracebackhide__ = True
-    raise FeatureNotSupported(reason)
+    raise FeatureNotSupported(reason, kind)
 
 
 def _not_supported_if_no_device(error: Any) -> None:
     __tracebackhide__ = True
     if error.code in no_device_codes():
-        _not_supported(f"no device: PJRT_Client_Create: {error.code}: {first_line(error.message)}")
+        _not_supported(f"no device: PJRT_Client_Create: {error.code}: {first_line(error.message)}", "no_device")
 
 
 def _require_slot(plugin: Any, slot: str) -> None:
@@ -230,7 +231,7 @@ def _require_slot(plugin: Any, slot: str) -> None:
     try:
         plugin.function(slot)
     except MissingFunction as missing:
-        _not_supported(missing_slot_reason(missing))
+        _not_supported(missing_slot_reason(missing), "slot")
 
 
 def missing_slot_reason(missing: Any) -> str:
@@ -274,7 +275,7 @@ def _require_element_type(client: Any, buffer_type: Any) -> None:
                 _ELEMENT_TYPE_GAPS[key] = None  # another error: the test's own upload fails with it (a FAIL)
     reason = _ELEMENT_TYPE_GAPS[key]
     if reason is not None:
-        _not_supported(reason)
+        _not_supported(reason, "element_type")
 
 
 def _element_type_gap_in_child(buffer_type: Any, declared: str) -> str | None:

@@ -102,3 +102,61 @@ def test_quick_run_is_never_conformant(clean) -> None:
     judged = judge_results(clean)
     assert judged.verdict == INCOMPLETE and judged.exit_code == EXIT_INCOMPLETE
     assert judged.reasons[0].startswith("a --quick run")
+
+
+def _deselect_all_but_mandatory(results: dict[str, Any], by: str) -> dict[str, Any]:
+    """The reproduction of issue 28: a selection that keeps every mandatory test and drops the rest."""
+    from pjrt_cts.levels import all_mandatory_ids
+
+    mandatory = set(all_mandatory_ids())
+    partial = copy.deepcopy(results)
+    for test in partial["tests"]:
+        if test["id"] not in mandatory:
+            test.update(outcome="SKIP", message="not selected by --id", details={"deselected_by": by})
+    return partial
+
+
+@pytest.mark.parametrize("by", ["--id", "-k", "expectations"])
+def test_a_selection_of_only_the_mandatory_tests_is_incomplete_and_fails_the_gate(clean, by: str) -> None:
+    from pjrt_cts.report.gate import evaluate_gate
+
+    partial = _deselect_all_but_mandatory(clean, by)
+    judged = judge_results(partial)
+    assert (judged.verdict, judged.exit_code) == (INCOMPLETE, EXIT_INCOMPLETE)
+    assert judged.reasons[0].startswith("partial selection (")
+    assert f"deselected by {by}" in judged.reasons[0] and judged.reasons[0].endswith("nothing bad")
+    gate = evaluate_gate(partial)
+    assert not gate.passed and any("INCOMPLETE" in failure for failure in gate.failures)
+
+
+def test_deselection_in_results_written_before_the_detail_existed_still_counts(clean) -> None:
+    partial = _deselect_all_but_mandatory(clean, "--id")
+    for test in partial["tests"]:
+        (test.get("details") or {}).pop("deselected_by", None)
+    assert judge_results(partial).verdict == INCOMPLETE  # the runner's own SKIP message names the selection
+
+
+def test_a_layer_selection_reads_clean_and_says_what_it_is(clean) -> None:
+    partial = copy.deepcopy(clean)
+    partial["tests"] = [t for t in partial["tests"] if t["layer"] == "execute"]
+    partial["selection"] = {"layers": ["execute"], "all_layers": False}
+    judged = judge_results(partial)
+    assert judged.line() == f"INCOMPLETE: partial selection (execute): {len(partial['tests'])} tests, nothing bad"
+
+
+def test_a_partial_selection_with_a_failure_is_non_conformant(clean) -> None:
+    partial = _deselect_all_but_mandatory(clean, "-k")
+    set_outcome(partial, CLIENT_CREATE, Outcome.FAIL, "PJRT_Client_Create: INVALID_ARGUMENT: bogus_option")
+    judged = judge_results(partial)
+    assert judged.verdict == NON_CONFORMANT and judged.reasons[1].startswith("partial selection (")
+
+
+def test_an_environment_skip_is_no_partial_selection(clean) -> None:
+    tests = [t for t in clean["tests"] if t["outcome"] == "PASS" and t["layer"] == "client"]
+    tests[0].update(outcome="SKIP", message="test environment: torch is not installed", details={})
+    assert judge_results(clean).verdict == CONFORMANT
+
+
+def test_flaky_is_bad(clean) -> None:
+    set_outcome(clean, CLIENT_CREATE, Outcome.FLAKY, "FLAKY: first run FAIL: x | rerun in a fresh process PASS: ")
+    assert judge_results(clean).verdict == NON_CONFORMANT

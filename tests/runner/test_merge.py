@@ -27,13 +27,14 @@ def record(test_id: str, outcome: str = "PASS", nodeid: str | None = None, **ext
 def shard_results(index: int, count: int, tests: list[dict[str, Any]], *, sha256: str = "abc", profile: str = "cpu",
                   version: str = "0.1.0", digest: str = "d1", started: str = "2026-01-01T10:00:00+00:00",
                   wall: float = 10.0, entries: list[dict[str, Any]] | None = None,
-                  expectations_sha256: str = "e1") -> dict[str, Any]:
+                  expectations_sha256: str = "e1", binding: dict[str, Any] | None = None) -> dict[str, Any]:
     results = build_results(
         tool_version=version, started_at=started, finished_at="2026-01-01T10:05:00+00:00", wall_seconds=wall,
         command=["pjrt-cts", "run", "--shard", f"{index}/{count}"], profile=profile, plugin={"sha256": sha256},
         environment={}, expectations={"file": None, "sha256": expectations_sha256, "unknown_patterns": [],
                                       "entries": entries or []},
-        compatibility={f"from_shard_{index}": True}, tests=tests)
+        compatibility={f"from_shard_{index}": True}, tests=tests,
+        facts={"binding": binding or {"create_options": "{}", "suites_sha256": "s1", "corpus_sha256": "c1"}})
     results["shard"] = {"index": index, "count": count, "strategy": "hash", "tests_in_split": 9, "plan_digest": digest}
     return results
 
@@ -67,6 +68,9 @@ def test_merge_is_the_union_with_a_recomputed_summary() -> None:
     ({"version": "0.2.0"}, "pjrt-cts version"),
     ({"digest": "d2"}, "split different test sets"),
     ({"expectations_sha256": "e2"}, "expectations file"),  # judged by another waiver list: not one verdict
+    ({"binding": {"create_options": '{"x": 1}', "suites_sha256": "s1", "corpus_sha256": "c1"}}, "client create options"),
+    ({"binding": {"create_options": "{}", "suites_sha256": "s2", "corpus_sha256": "c1"}}, "suites"),
+    ({"binding": {"create_options": "{}", "suites_sha256": "s1", "corpus_sha256": "c2"}}, "golden corpus"),
 ])
 def test_shards_of_different_runs_are_refused(override: dict[str, Any], complaint: str) -> None:
     with pytest.raises(MergeError, match=complaint) as caught:

@@ -120,8 +120,8 @@ def test_details_tags_and_compatibility_reach_results(mixed_run: dict[str, Any])
 def test_results_json_follows_schema(mixed_run: dict[str, Any]) -> None:
     results = load_results(mixed_run["out"] / "results.json")
     assert list(results) == ["schema_version", "tool", "started_at", "finished_at", "wall_seconds", "command",
-                             "profile", "plugin", "environment", "expectations", "compatibility", "tests", "summary",
-                             "defects"]
+                             "profile", "plugin", "environment", "expectations", "compatibility", "binding",
+                             "selection", "confirmation", "tests", "summary", "defects"]
     for test in results["tests"]:
         assert tuple(test) == TEST_KEYS
         assert test["layer"] == test["id"].split(".")[0]

@@ -101,3 +101,31 @@ def test_interrupted_controller_writes_partial_results_and_exits_130(fake_plugin
     assert set(by_id(load_json(out / "results.json"))) == ALL_IDS
     runs = _runs_per_test(trace)
     assert all(runs[test_id] == 1 for test_id in done), runs
+
+
+def test_resume_refuses_another_binary_at_the_same_path(fake_plugin: Path, tmp_path: Path) -> None:
+    """Issue 28's reproduction: a rebuilt plugin at the same path is another plugin; its run starts fresh."""
+    plugin = tmp_path / "plug" / "libvendor.so"
+    plugin.parent.mkdir()
+    plugin.write_bytes(fake_plugin.read_bytes())
+    out, trace = tmp_path / "out", tmp_path / "trace.txt"
+    args = ("run", str(plugin), "--suites-dir", str(SLOW), "-n", "1", "--out", str(out), "--id", "client.slow.test_slow[0]")
+    first = run_cli(*args, env={"RUNNER_TEST_TRACE": str(trace)})
+    assert first.returncode == 3, first.stdout + first.stderr  # a partial selection: INCOMPLETE
+    assert run_cli(*args, "--resume", env={"RUNNER_TEST_TRACE": str(trace)}).returncode == 3  # same binary: resumes
+    before = (out / "results.json").read_bytes()
+    plugin.write_bytes(fake_plugin.read_bytes() + b"\0another build")
+    refused = run_cli(*args, "--resume", env={"RUNNER_TEST_TRACE": str(trace)})
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    lines = [line for line in refused.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--resume refused" in lines[0] and "plugin binary (SHA-256)" in lines[0]
+    assert (out / "results.json").read_bytes() == before  # the recorded run is left as it was
+    assert _runs_per_test(trace) == Counter({"client.slow.test_slow[0]": 1})  # nothing ran for the new binary
+
+
+def test_resume_refuses_other_create_options(fake_plugin: Path, tmp_path: Path) -> None:
+    out, trace = tmp_path / "out", tmp_path / "trace.txt"
+    args = ("run", str(fake_plugin), "--suites-dir", str(SLOW), "-n", "1", "--out", str(out), "--id", "client.slow.test_slow[1]")
+    run_cli(*args, env={"RUNNER_TEST_TRACE": str(trace)})
+    refused = run_cli(*args, "--resume", "--create-option", "cpu_device_count=2", env={"RUNNER_TEST_TRACE": str(trace)})
+    assert refused.returncode == 2 and "client create options" in refused.stdout

@@ -1,0 +1,96 @@
+"""What a run's records belong to: one plugin binary judged by one suite, corpus, profile and expectations file.
+
+`pjrt-cts run --resume` continues a run only when every fact here is the same as the recorded run's (a rebuilt
+plugin at the same path is another plugin), and `pjrt-cts merge` joins only shards that agree on them. The
+binding is written to out/.run/run.json and to results.json (`binding`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+# Fact -> how a refusal names it.
+_NAMES = {
+    "plugin_sha256": "plugin binary (SHA-256)",
+    "profile": "profile",
+    "create_options": "client create options",
+    "expectations_sha256": "expectations file (SHA-256)",
+    "suite_version": "pjrt-cts version",
+    "suites_sha256": "suites (SHA-256 of the test files)",
+    "corpus_sha256": "golden corpus (SHA-256 of its manifest)",
+}
+
+
+@dataclass(frozen=True)
+class RunBinding:
+    plugin_sha256: str | None
+    profile: str | None
+    create_options: str  # canonical JSON, so that the order of options does not matter
+    expectations_sha256: str
+    suite_version: str
+    suites_sha256: str
+    corpus_sha256: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunBinding | None":
+        names = {f.name for f in fields(cls)}
+        if not isinstance(data, dict) or not names <= set(data):
+            return None
+        return cls(**{name: data[name] for name in names})
+
+    def differences(self, other: "RunBinding") -> list[str]:
+        """One phrase per fact that differs: `plugin binary (SHA-256): 3f2a… recorded, 9b1c… now`."""
+        found = []
+        for name, label in _NAMES.items():
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine != theirs:
+                found.append(f"{label}: {_short(mine)} recorded, {_short(theirs)} now")
+        return found
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text[:12] + "…" if len(text) == 64 and all(c in "0123456789abcdef" for c in text) else repr(value)
+
+
+def file_digest(path: Path) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def tree_digest(root: Path, pattern: str = "*.py") -> str:
+    """SHA-256 over the relative paths and bytes of `root`'s files matching `pattern` (the suites' code)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob(pattern)):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    for ini in sorted(root.glob("*.ini")):
+        digest.update(ini.name.encode() + b"\0" + ini.read_bytes())
+    return digest.hexdigest()
+
+
+def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, Any], expectations_sha256: str,
+         suite_version: str, suites_dir: Path, corpus_dir: Path) -> RunBinding:
+    return RunBinding(
+        plugin_sha256=file_digest(plugin_path),
+        profile=profile,
+        create_options=json.dumps(create_options, sort_keys=True, default=str),
+        expectations_sha256=expectations_sha256,
+        suite_version=suite_version,
+        suites_sha256=tree_digest(suites_dir),
+        corpus_sha256=file_digest(corpus_dir / "manifest.json"),  # the manifest holds every file's SHA-256
+    )

@@ -1,0 +1,142 @@
+"""Confirm before judging: every finding is observed twice, in two processes, before the verdict.
+
+After the run, each record whose outcome rests on a failure or on a run-time UNIMPLEMENTED (CONFIRMED_OUTCOMES,
+judged on the actual outcome, so a waived failure is confirmed too) runs once more in fresh worker processes
+(pjrt_cts.runner.session). The two observations are then folded into one record:
+
+- the same outcome and the same cause class (`cause_class`): confirmed -- the record is the first observation,
+  with `confirmation` = the second one's outcome, message and duration;
+- anything else: FLAKY, a bad outcome (a conformant plugin is deterministic), whose `details.observations` holds
+  both, its message naming both.
+
+Tests that are nondeterministic by design (a race the suite provokes, a timing bound under load) carry the
+`nondeterministic` marker (its tag on the record) and keep their own rule: they are not rerun. Records that did
+not run (blocked by another finding, not reached because the run stopped, a collection error) are not rerun either:
+their finding is confirmed where it happened.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from pjrt_cts.outcomes import Outcome
+
+# What is rerun (by actual outcome): failures, and NOT_SUPPORTED that rests on an UNIMPLEMENTED answer at run time.
+CONFIRMED_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
+NONDETERMINISTIC_TAG = "nondeterministic"
+_MESSAGE_CHARS = 2000
+_CLASS_CHARS = 200
+_NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+_SPACE = re.compile(r"\s+")
+
+
+def actual_of(record: dict[str, Any]) -> Outcome:
+    expected = record.get("expected") or {}
+    try:
+        return Outcome(expected.get("actual") or record.get("outcome"))
+    except ValueError:
+        return Outcome.ERROR
+
+
+def needs_confirmation(record: dict[str, Any]) -> bool:
+    """Whether `record` is a finding observed once that a second run must confirm."""
+    if "::" not in str(record.get("nodeid", "")) or record.get("confirmation") is not None:
+        return False
+    details = record.get("details") or {}
+    if NONDETERMINISTIC_TAG in (record.get("tags") or []) or details.get("not_run") or details.get("blocked_by"):
+        return False
+    if str(record.get("id", "")).endswith(".<collection>"):
+        return False
+    actual = actual_of(record)
+    if actual is Outcome.NOT_SUPPORTED:
+        return details.get("unsupported_by") == "unimplemented"
+    return actual in CONFIRMED_OUTCOMES
+
+
+def cause_class(record: dict[str, Any]) -> str:
+    """What kind of failure an observation is, stable across runs of a deterministic plugin: the defect the
+    diagnosis named, else the signal of a crash, else the first line of the message with numbers and addresses
+    blanked (a wrong value's magnitude or index may differ; its kind of failure may not)."""
+    actual = actual_of(record)
+    details = record.get("details") or {}
+    if actual is Outcome.TIMEOUT:
+        return "timeout"
+    if actual is Outcome.CRASH:
+        return f"crash:{details.get('signal') or details.get('exit_status') or '?'}"
+    defect = record.get("defect")
+    if defect and defect != "unclassified":
+        return f"defect:{defect}"
+    message = str(record.get("message") or "").strip()
+    first = message.splitlines()[0] if message else ""
+    return _SPACE.sub(" ", _NUMBER.sub("#", first)).strip()[:_CLASS_CHARS]
+
+
+def observation(record: dict[str, Any]) -> dict[str, Any]:
+    """The part of a record that one observation contributes (kept on the folded record)."""
+    return {"outcome": actual_of(record).value, "message": str(record.get("message") or "")[:_MESSAGE_CHARS],
+            "duration": record.get("duration", 0.0), "cause": cause_class(record)}
+
+
+def fold(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """One record from two observations of the same test (both already diagnosed, neither with expectations)."""
+    one, two = observation(first), observation(second)
+    folded = dict(first)
+    folded["details"] = dict(first.get("details") or {})
+    if one["outcome"] == two["outcome"] and one["cause"] == two["cause"]:
+        folded["confirmation"] = {"outcome": two["outcome"], "message": two["message"][:500],
+                                  "duration": two["duration"], "confirmed": True}
+        return folded
+    folded["outcome"] = Outcome.FLAKY.value
+    folded["expected"] = None
+    folded["details"]["observations"] = [one, two]
+    folded["confirmation"] = {"outcome": two["outcome"], "message": two["message"][:500],
+                              "duration": two["duration"], "confirmed": False}
+    folded["message"] = (f"FLAKY: the same test gave two different answers (a conformant plugin is deterministic): "
+                         f"first run {one['outcome']}: {_first_line(one['message'])} | "
+                         f"rerun in a fresh process {two['outcome']}: {_first_line(two['message'])}")
+    return folded
+
+
+def _first_line(text: str) -> str:
+    text = text.strip()
+    return (text.splitlines()[0] if text else "")[:300]
+
+
+@dataclass
+class ConfirmationSummary:
+    """What confirming cost and found (results.json `confirmation`; the run summary prints it)."""
+
+    rerun: int = 0
+    confirmed: int = 0
+    flaky: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # selected for a rerun that produced no record
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rerun": self.rerun, "confirmed": self.confirmed, "flaky": len(self.flaky),
+                "flaky_ids": self.flaky[:50], "missing": len(self.missing), "seconds": round(self.seconds, 1)}
+
+    def line(self) -> str:
+        text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes in {self.seconds:.1f}s: "
+                f"{self.confirmed} confirmed, {len(self.flaky)} FLAKY")
+        if self.missing:
+            text += f", {len(self.missing)} without a second observation"
+        return text
+
+
+def apply_confirmations(records: Iterable[dict[str, Any]], second: dict[str, dict[str, Any]],
+                        summary: ConfirmationSummary | None = None) -> list[dict[str, Any]]:
+    """`records` with each one that has a second observation (by nodeid) folded with it."""
+    folded = []
+    for record in records:
+        again = second.get(str(record.get("nodeid")))
+        if again is not None and record.get("confirmation") is None and needs_confirmation(record):
+            record = fold(record, again)
+            if summary is not None:
+                if record["outcome"] == Outcome.FLAKY.value:
+                    summary.flaky.append(str(record["id"]))
+                else:
+                    summary.confirmed += 1
+        folded.append(record)
+    return folded

@@ -1,0 +1,111 @@
+"""NOT_SUPPORTED must be consistent: a plugin cannot both support a feature and answer UNIMPLEMENTED for it.
+
+Two rules over a run's records (after confirmation, before the expectations; `pjrt-cts merge` applies them again
+over the union of shards):
+
+1. Same op, same element types. A golden case whose compile answered UNIMPLEMENTED (NOT_SUPPORTED with
+   `unsupported_by = "unimplemented"`) while another golden case of the same main op on the same element types
+   ran to an accepted result (PASS, WARNING or SHARED_DEVIATION) is a FAIL that names those cases: the plugin
+   implements the op on that type, so this case is a defect of it (e.g. a sort along dimension -2 answered
+   "Stable sorting of more than 2^31-1 elements is not implemented" for two elements).
+2. Core is every plugin's floor. An UNIMPLEMENTED answer on a test mandatory for level Core is a FAIL: a plugin
+   that does not implement what Core holds is not a plugin with fewer features. (Higher levels' features may be
+   absent: their NOT_SUPPORTED keeps the level from being reached, and the verdict says so.)
+
+The rules are pure functions of the records and the shipped golden manifest, idempotent (a converted record
+keeps what it was in `details.consistency`), so every consumer recomputes the same records.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Iterable
+
+from pjrt_cts.outcomes import Outcome
+
+_GOLDEN_EXECUTE = "execute.golden_cases.test_case_matches_reference"
+ACCEPTED = frozenset({Outcome.PASS.value, Outcome.WARNING.value, Outcome.SHARED_DEVIATION.value})
+_NAMED = 3  # supporting cases named in the message
+_STRUCTURAL_OPS = frozenset({"stablehlo.return", "func.return", "func.func", "stablehlo.tuple",
+                             "stablehlo.get_tuple_element"})
+
+
+@functools.lru_cache(maxsize=1)
+def _case_keys() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """golden case id -> (main op, element types). Empty when the corpus cannot be read (nothing to compare)."""
+    from pjrt_cts.golden.corpus import CorpusError, load_manifest
+
+    try:
+        manifest = load_manifest()
+    except (CorpusError, OSError, ValueError):
+        return {}
+    keys: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for case in manifest.cases:
+        op = str(case.raw.get("op") or "") or "+".join(o for o in case.ops if o not in _STRUCTURAL_OPS)
+        keys[case.id] = (op, tuple(case.dtypes))
+    return keys
+
+
+def case_param(test_id: str) -> str | None:
+    """The golden case a test id is parametrized by (its bracketed parameter), if it names one."""
+    if not test_id.endswith("]") or "[" not in test_id:
+        return None
+    param = test_id.split("[", 1)[1][:-1]
+    return param if param in _case_keys() else None
+
+
+@functools.lru_cache(maxsize=1)
+def _core_mandatory() -> frozenset[str]:
+    from pjrt_cts.levels import CORE
+
+    return frozenset(CORE.mandatory_ids())
+
+
+def _unimplemented(record: dict[str, Any]) -> bool:
+    details = record.get("details") or {}
+    expected = record.get("expected") or {}
+    actual = expected.get("actual") or record.get("outcome")
+    return actual == Outcome.NOT_SUPPORTED.value and details.get("unsupported_by") == "unimplemented"
+
+
+def apply_consistency(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`records` with every inconsistent NOT_SUPPORTED turned into a FAIL that says why."""
+    records = list(records)
+    keys = _case_keys()
+    supported: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for record in records:
+        test_id = str(record.get("id", ""))
+        if test_id.startswith(_GOLDEN_EXECUTE + "[") and record.get("outcome") in ACCEPTED:
+            case = case_param(test_id)
+            if case is not None:
+                supported.setdefault(keys[case], []).append(case)
+    return [_judged(record, keys, supported) for record in records]
+
+
+def _judged(record: dict[str, Any], keys: dict[str, tuple[str, tuple[str, ...]]],
+            supported: dict[tuple[str, tuple[str, ...]], list[str]]) -> dict[str, Any]:
+    if not _unimplemented(record):
+        return record
+    test_id = str(record.get("id", ""))
+    message = str(record.get("message") or "")
+    case = case_param(test_id)
+    others = [other for other in supported.get(keys[case], []) if other != case] if case is not None else []
+    if others:
+        op, dtypes = keys[case]  # type: ignore[index]  # case is not None when others is not empty
+        names = ", ".join(sorted(others)[:_NAMED]) + (f" (+{len(others) - _NAMED} more)" if len(others) > _NAMED else "")
+        why = (f"UNIMPLEMENTED for one case of an op the plugin implements on this element type: {message}; "
+               f"the plugin ran {len(others)} other case(s) of {op} on {'/'.join(dtypes)}: {names}")
+        return _as_fail(record, why, {"rule": "op_element_type", "op": op, "dtypes": list(dtypes),
+                                      "supported_by": sorted(others)[:20]})
+    if test_id in _core_mandatory():
+        why = f"UNIMPLEMENTED on a test mandatory for level Core (every plugin's floor): {message}"
+        return _as_fail(record, why, {"rule": "core_mandatory"})
+    return record
+
+
+def _as_fail(record: dict[str, Any], message: str, why: dict[str, Any]) -> dict[str, Any]:
+    converted = dict(record)
+    details = dict(record.get("details") or {})
+    details["consistency"] = {**why, "was": Outcome.NOT_SUPPORTED.value, "message": str(record.get("message") or "")}
+    details["unsupported_by"] = None  # no longer a NOT_SUPPORTED: the rules do not apply twice
+    converted.update(outcome=Outcome.FAIL.value, expected=None, message=message, details=details)
+    return converted

@@ -1,0 +1,63 @@
+"""Confirm before judging, end to end: every finding is run twice, in two processes, before the verdict."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
+
+pytestmark = pytest.mark.slow  # runs `pjrt-cts run` end to end in subprocesses
+
+CONFIRM = FIXTURE_SUITES / "confirm" / "suites"
+T = "client.confirm."
+
+
+@pytest.fixture(scope="module")
+def confirmed_run(fake_plugin: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    tmp = tmp_path_factory.mktemp("confirm")
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "2", "--out", str(tmp / "out"),
+                   env={"RUNNER_TEST_TRACE": str(tmp / "trace.txt")})
+    results = load_json(tmp / "out" / "results.json")
+    return {"proc": proc, "results": results, "tests": by_id(results), "counts": tmp}
+
+
+def _runs(run: dict, name: str) -> int:
+    return int((run["counts"] / f"{name}.count").read_text())
+
+
+def test_a_failure_seen_twice_the_same_way_is_confirmed(confirmed_run: dict) -> None:
+    test = confirmed_run["tests"][T + "test_fails_the_same_way_every_time"]
+    assert test["outcome"] == "FAIL"
+    assert test["confirmation"]["confirmed"] is True and test["confirmation"]["outcome"] == "FAIL"
+    assert _runs(confirmed_run, "same") == 2
+
+
+def test_a_failure_seen_once_is_flaky_with_both_observations(confirmed_run: dict) -> None:
+    test = confirmed_run["tests"][T + "test_fails_every_other_time"]
+    assert test["outcome"] == "FLAKY"
+    assert [seen["outcome"] for seen in test["details"]["observations"]] == ["FAIL", "PASS"]
+    assert "wrong on odd runs" in test["message"] and "PASS" in test["message"]
+
+
+def test_a_run_time_unimplemented_is_confirmed_and_flaky_when_it_changes(confirmed_run: dict) -> None:
+    test = confirmed_run["tests"][T + "test_unimplemented_the_first_time_only"]
+    assert test["outcome"] == "FLAKY"
+    assert [seen["outcome"] for seen in test["details"]["observations"]] == ["NOT_SUPPORTED", "PASS"]
+
+
+def test_static_gaps_passes_and_declared_races_are_not_rerun(confirmed_run: dict) -> None:
+    tests = confirmed_run["tests"]
+    assert tests[T + "test_missing_slot_is_not_rerun"]["outcome"] == "NOT_SUPPORTED"
+    assert tests[T + "test_race_keeps_its_own_rule"]["outcome"] == "FAIL"
+    for name in ("slot", "race", "passes"):
+        assert _runs(confirmed_run, name) == 1, name
+    assert tests[T + "test_race_keeps_its_own_rule"]["confirmation"] is None
+
+
+def test_the_summary_reports_the_cost_and_flaky_is_bad(confirmed_run: dict) -> None:
+    results, proc = confirmed_run["results"], confirmed_run["proc"]
+    assert results["confirmation"]["rerun"] == 3 and results["confirmation"]["flaky"] == 2
+    assert results["confirmation"]["confirmed"] == 1
+    assert "confirmation: 3 non-PASS test(s) rerun in fresh processes" in proc.stdout
+    assert results["summary"]["verdict"] == "NON_CONFORMANT" and proc.returncode == 1

@@ -1,0 +1,137 @@
+"""Confirmation, consistency and the run binding as pure functions (pjrt_cts.runner.confirmation, .consistency,
+.binding); the end-to-end runs are in test_confirmation_run.py and test_runner_resume.py."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pjrt_cts.runner.binding import RunBinding, bind
+from pjrt_cts.runner.confirmation import ConfirmationSummary, apply_confirmations, cause_class, fold, needs_confirmation
+from pjrt_cts.runner.consistency import apply_consistency
+from pjrt_cts.runner.expectations import Expectation, Expectations, apply_expectation
+from pjrt_cts.outcomes import Outcome
+
+GOLDEN = "execute.golden_cases.test_case_matches_reference"
+
+
+def record(test_id: str, outcome: str, message: str = "", **details: Any) -> dict[str, Any]:
+    return {"id": test_id, "nodeid": f"suites/execute/test_golden_cases.py::x[{test_id}]", "layer": "execute",
+            "outcome": outcome, "message": message, "details": dict(details), "tags": [], "expected": None,
+            "duration": 0.1, "defect": None, "confirmation": None}
+
+
+# -- confirmation ---------------------------------------------------------------------------------
+
+
+def test_what_is_rerun() -> None:
+    assert needs_confirmation(record("a", "FAIL"))
+    assert needs_confirmation(record("a", "CRASH"))
+    assert needs_confirmation(dict(record("a", "XFAIL"), expected={"actual": "FAIL"}))
+    assert needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="unimplemented"))
+    assert not needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="devices"))
+    assert not needs_confirmation(record("a", "PASS"))
+    assert not needs_confirmation(record("a", "SHARED_DEVIATION"))
+    assert not needs_confirmation(record("a", "FAIL", blocked_by="abi.preflight.x"))
+    assert not needs_confirmation(record("a", "ERROR", not_run=True))
+    assert not needs_confirmation(dict(record("a", "FAIL"), tags=["nondeterministic"]))
+
+
+def test_the_cause_class_ignores_magnitudes_and_indexes_but_not_the_kind_of_failure() -> None:
+    one = record("a", "FAIL", "max abs error 0.0123 (rel 1e-3) at index (3, 2)")
+    two = record("a", "FAIL", "max abs error 7.5 (rel 0.2) at index (0, 1)")
+    other = record("a", "FAIL", "PJRT_Client_Compile: INTERNAL: iota dimension cannot go beyond the rank")
+    assert cause_class(one) == cause_class(two) != cause_class(other)
+    assert cause_class(record("a", "CRASH", signal="SIGSEGV")) != cause_class(record("a", "CRASH", signal="SIGABRT"))
+
+
+def test_two_equal_observations_confirm_two_different_ones_are_flaky_with_both() -> None:
+    first = record("a", "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: Stable sorting of more than 2^31-1",
+                   unsupported_by="unimplemented")
+    confirmed = fold(first, dict(first))
+    assert confirmed["outcome"] == "NOT_SUPPORTED" and confirmed["confirmation"]["confirmed"] is True
+    second = record("a", "FAIL", "PJRT_Client_Compile: INTERNAL: iota dimension cannot go beyond the operation rank")
+    flaky = fold(first, second)
+    assert flaky["outcome"] == "FLAKY"
+    assert "Stable sorting" in flaky["message"] and "iota dimension" in flaky["message"]
+    assert [o["outcome"] for o in flaky["details"]["observations"]] == ["NOT_SUPPORTED", "FAIL"]
+
+
+def test_apply_confirmations_counts() -> None:
+    summary = ConfirmationSummary()
+    records = [record("a", "FAIL", "x"), record("b", "FAIL", "y"), record("c", "PASS")]
+    second = {records[0]["nodeid"]: record("a", "FAIL", "x"), records[1]["nodeid"]: record("b", "PASS")}
+    folded = apply_confirmations(records, second, summary)
+    assert [r["outcome"] for r in folded] == ["FAIL", "FLAKY", "PASS"]
+    assert (summary.confirmed, summary.flaky) == (1, ["b"])
+
+
+def test_a_flaky_record_is_waived_only_by_an_intermittent_entry() -> None:
+    flaky = fold(record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "FAIL", "off by 2^32"),
+                 record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "PASS"))
+    steady = Expectation(pattern="defect:sort-negative-dimension-mishandled", outcome=Outcome.FAIL, reason="r",
+                         defect="sort-negative-dimension-mishandled")
+    assert apply_expectation(flaky, Expectations(entries=[steady]))["outcome"] == "FLAKY"
+    intermittent = Expectation(pattern=steady.pattern, outcome=Outcome.FAIL, reason="r", defect=steady.defect,
+                               intermittent=True)
+    waived = apply_expectation(flaky, Expectations(entries=[intermittent]))
+    assert waived["outcome"] == "XFAIL" and waived["defect"] == "sort-negative-dimension-mishandled"
+    assert waived["expected"]["actual"] == "FLAKY"
+
+
+# -- consistency ----------------------------------------------------------------------------------
+
+
+def test_unimplemented_for_one_case_of_a_supported_op_and_type_is_a_fail_naming_the_others() -> None:
+    unimplemented = record(f"{GOLDEN}[sort.dim0_stable_cmp_gt.s32]", "NOT_SUPPORTED",
+                           "PJRT_Client_Compile: UNIMPLEMENTED: Stable sorting of more than 2^31-1 elements",
+                           unsupported_by="unimplemented")
+    passing = record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")
+    judged = apply_consistency([unimplemented, passing])
+    assert judged[0]["outcome"] == "FAIL"
+    assert "sort.dim0_stable_cmp_lt.s32" in judged[0]["message"] and "Stable sorting" in judged[0]["message"]
+    assert judged[0]["details"]["consistency"]["was"] == "NOT_SUPPORTED"
+    assert apply_consistency(judged) == judged  # idempotent
+    # without a passing case of that op and type, it is a gap the plugin may have
+    alone = apply_consistency([unimplemented, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "FAIL")])
+    assert alone[0]["outcome"] == "NOT_SUPPORTED"
+
+
+def test_a_static_gap_is_never_converted() -> None:
+    gap = record(f"{GOLDEN}[sort.dim0_stable_cmp_gt.s32]", "NOT_SUPPORTED", "requires 2 devices", unsupported_by="devices")
+    assert apply_consistency([gap, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")])[0]["outcome"] == "NOT_SUPPORTED"
+
+
+def test_unimplemented_on_a_core_mandatory_test_is_a_fail() -> None:
+    core = record(f"{GOLDEN}[conv.1d.f32]", "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: no conv",
+                  unsupported_by="unimplemented")
+    judged = apply_consistency([core])[0]
+    assert judged["outcome"] == "FAIL" and "mandatory for level Core" in judged["message"]
+
+
+# -- binding --------------------------------------------------------------------------------------
+
+
+def _bind(tmp_path: Path, plugin: bytes, **changes: Any) -> RunBinding:
+    path = tmp_path / "libvendor.so"
+    path.write_bytes(plugin)
+    suites = tmp_path / "suites"
+    suites.mkdir(exist_ok=True)
+    (suites / "test_x.py").write_text("def test_x(): pass\n")
+    corpus = tmp_path / "golden"
+    corpus.mkdir(exist_ok=True)
+    (corpus / "manifest.json").write_text("{}")
+    facts = dict(plugin_path=path, profile="cpu", create_options={"a": 1}, expectations_sha256="e",
+                 suite_version="1", suites_dir=suites, corpus_dir=corpus)
+    facts.update(changes)
+    return bind(**facts)
+
+
+def test_the_binding_names_every_fact_that_differs(tmp_path: Path) -> None:
+    old = _bind(tmp_path, b"build 1")
+    assert old.differences(_bind(tmp_path, b"build 1")) == []
+    new = _bind(tmp_path, b"build 2", create_options={"a": 2}, expectations_sha256="f")
+    differences = old.differences(new)
+    assert [d.split(":")[0] for d in differences] == ["plugin binary (SHA-256)", "client create options",
+                                                      "expectations file (SHA-256)"]
+    assert RunBinding.from_dict(old.to_dict()) == old
+    assert RunBinding.from_dict({"plugin_sha256": "x"}) is None
