@@ -172,12 +172,12 @@ def _plugin_identity(shards: list[ShardResults]) -> dict[str, Any]:
 
 def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
     """The shards' confirmation passes added up (pjrt_cts.runner.confirmation)."""
-    parts = [part.results.get("confirmation") for part in shards if part.results.get("confirmation")]
+    parts: list[dict[str, Any]] = [part.results["confirmation"] for part in shards if part.results.get("confirmation")]
     if not parts:
         return None
-    summed: dict[str, Any] = {key: sum(int(part.get(key) or 0) for part in parts)
+    summed: dict[str, Any] = {key: sum((int(part.get(key) or 0) for part in parts), 0)
                               for key in ("rerun", "confirmed", "flaky", "missing", "not_rerun")}
-    summed["seconds"] = round(sum(float(part.get("seconds") or 0.0) for part in parts), 1)
+    summed["seconds"] = round(sum((float(part.get("seconds") or 0.0) for part in parts), 0.0), 1)
     summed["flaky_ids"] = [test_id for part in parts for test_id in part.get("flaky_ids") or []][:50]
     return summed
 
