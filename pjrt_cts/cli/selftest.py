@@ -82,7 +82,7 @@ def handle(args: argparse.Namespace) -> int:
         print()
         print(render_table(report))
         print(f"results: {options.out_dir / 'selftest.json'}")
-    ok = report.score >= args.min_score and report.passthrough_green
+    ok = report.score >= args.min_score and report.passthrough_green and report.run_hatches_caught
     return 0 if ok else 1
 
 

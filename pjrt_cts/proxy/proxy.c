@@ -8,12 +8,15 @@
  * what it names. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "pjrt_proxy_abi.h"
 
@@ -293,6 +296,8 @@ enum {
     D_SERIALIZE_UNIMPLEMENTED,
     D_EXTERNAL_REFERENCES_UNIMPLEMENTED,
     D_STABLEHLO_VERSION_OVERCLAIMED,
+    D_UNIMPLEMENTED_FOR_ONE_CASE,
+    D_FAILS_EVERY_OTHER_TIME,
     D_COUNT
 };
 
@@ -366,6 +371,8 @@ static const char *const g_defect_names[D_COUNT] = {
     "serialize_unimplemented",
     "external_references_unimplemented",
     "stablehlo_version_overclaimed",
+    "unimplemented_for_one_case",
+    "fails_every_other_time",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -883,8 +890,43 @@ static int program_is_transcendental(const void *program) {
     return 0;
 }
 
+/* unimplemented_for_one_case: a sort whose comparator takes absolute values (the golden sort.*_cmp_absval.* cases)
+ * is "not implemented", while every other sort of the same element type compiles. */
+static int program_sorts_by_absolute_value(const void *program) {
+    return program_uses_op(program, "sort") && program_uses_op(program, "abs");
+}
+
+/* fails_every_other_time: the how-many-th execution of a marked program this run is, counted across processes in
+ * a file under the run's --out (PJRT_CTS_OUT, set for the runner's workers), so that a test and its rerun in a
+ * fresh process see different answers; per process when the variable is unset. */
+static unsigned long next_marked_execution(void) {
+    static unsigned long in_process;
+    const char *out = getenv("PJRT_CTS_OUT");
+    char path[4096];
+    if (!out || !*out || snprintf(path, sizeof path, "%s/.proxy-marked-executions", out) >= (int)sizeof path) {
+        pthread_mutex_lock(&g_lock);
+        unsigned long call = ++in_process;
+        pthread_mutex_unlock(&g_lock);
+        return call;
+    }
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    if (fd < 0) return 1;
+    flock(fd, LOCK_EX);
+    char text[32] = {0};
+    ssize_t got = pread(fd, text, sizeof text - 1, 0);
+    unsigned long call = (got > 0 ? strtoul(text, NULL, 10) : 0) + 1;
+    int length = snprintf(text, sizeof text, "%lu\n", call);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)length, 0) != length) call = 1;
+    flock(fd, LOCK_UN);
+    close(fd);
+    return call;
+}
+
 static void *w_client_compile(void *args) {
     const void *program = F(args, PJRT_Client_Compile_Args, program, const void *);
+    if (g_defect == D_UNIMPLEMENTED_FOR_ONE_CASE && program_sorts_by_absolute_value(program))
+        return make_error(ERR_UNIMPLEMENTED, "proxy defect unimplemented_for_one_case: sorting with this comparator "
+                                             "is not implemented");
     const char *op = rejected_op();
     if (op && program_uses_op(program, op)) {
         char message[160];
@@ -931,6 +973,7 @@ static void *w_client_compile(void *args) {
     int marked = g_defect == D_TINY_RESULTS_IMPRECISE ? program_has_tiny_result_ops(program)
                : g_defect == D_NAN_NOT_PROPAGATED_BY_MAX ? program_uses_op(program, "maximum") || program_uses_op(program, "minimum")
                : g_defect == D_CONVERTS_ROUND_TOWARD_ZERO ? program_uses_op(program, "convert")
+               : g_defect == D_FAILS_EVERY_OTHER_TIME ? program_uses_op(program, "cosine")
                : (g_defect == D_TRANSCENDENTAL_2ULP || g_defect == D_TRANSCENDENTAL_64ULP) && program_is_transcendental(program);
     if (marked) mark_handle(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
     return NULL;
@@ -991,6 +1034,18 @@ static void blur_tiny_results(void *buffer) {
             value *= 1 + TINY_RESULT_RELATIVE_ERROR;
             memcpy(data + offset, &value, sizeof value);
         }
+    }
+}
+
+/* Every f32 output gains 1.0: wrong by any tolerance. */
+static void add_one_to_f32_results(void *buffer) {
+    size_t bytes = 0;
+    unsigned char *data = buffer_element_type(buffer) == BT_F32 ? host_data(buffer, &bytes) : NULL;
+    for (size_t offset = 0; data && offset + sizeof(float) <= bytes; offset += sizeof(float)) {
+        float value;
+        memcpy(&value, data + offset, sizeof value);
+        value += 1.0f;
+        memcpy(data + offset, &value, sizeof value);
     }
 }
 
@@ -1322,6 +1377,11 @@ static void *w_execute(void *args) {
         for (size_t d = 0; d < num_devices; d++)
             for (size_t j = 0; j < count; j++) blur_tiny_results(outputs[d][j]);
     }
+    if (g_defect == D_FAILS_EVERY_OTHER_TIME && outputs && is_marked(loaded) && next_marked_execution() % 2 == 1) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) add_one_to_f32_results(outputs[d][j]);
+    }
     if (g_defect == D_SUBNORMAL_RESULTS_FLUSHED && outputs) {
         size_t count = executable_num_outputs(loaded);
         for (size_t d = 0; d < num_devices; d++)
@@ -1545,7 +1605,9 @@ static void install_defect(void) {
         case D_SUBNORMAL_RESULTS_FLUSHED: case D_F64_RESULTS_ROUNDED_TO_F32:
             WRAP(LoadedExecutable_Execute, w_execute); break;
         case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
+        case D_UNIMPLEMENTED_FOR_ONE_CASE: WRAP(Client_Compile, w_client_compile); break;
         case D_TINY_RESULTS_IMPRECISE: case D_NAN_NOT_PROPAGATED_BY_MAX: case D_CONVERTS_ROUND_TOWARD_ZERO:
+        case D_FAILS_EVERY_OTHER_TIME:
             WRAP(Client_Compile, w_client_compile);
             WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
             WRAP(LoadedExecutable_Execute, w_execute);

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from pjrt_cts.levels import all_mandatory_ids
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
+from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
 from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
 from pjrt_cts.selftest.verdict import (
     BAD, Baseline, DefectVerdict, judge, matches_any, mutation_score, proxy_differences,
@@ -55,10 +56,15 @@ class SelftestReport:
     wall_seconds: float
     options: SelftestOptions
     present_layers: list[str]
+    run_hatches: list[HatchResult] = field(default_factory=list)  # the runner's own escape hatches (run_hatches.py)
 
     @property
     def score(self) -> float:
         return mutation_score(self.verdicts)
+
+    @property
+    def run_hatches_caught(self) -> bool:
+        return all(hatch.caught for hatch in self.run_hatches)
 
     @property
     def passthrough_green(self) -> bool:
@@ -99,6 +105,7 @@ class SelftestReport:
             },
             "proxy_differences": {k: {"real": a, "passthrough": b} for k, (a, b) in self.differences.items()},
             "defects": [v.to_json() for v in self.verdicts],
+            "run_hatches": [hatch.to_json() for hatch in self.run_hatches],
         }
 
 
@@ -187,8 +194,11 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
     judged = {verdict.defect.name: verdict for verdict in skipped}
     verdicts = [judged.get(defect.name) or judge(defect, results[defect.name], baseline, layers_present)
                 for defect in options.defects]
+    hatches = try_run_hatches(proxy, options.target, options.profile, out, out / "baseline-passthrough")
+    for hatch in hatches:
+        say(f"selftest: runner escape hatch {hatch.name}: {'caught' if hatch.caught else 'NOT CAUGHT'} ({hatch.evidence})")
     report = SelftestReport(verdicts, passthrough, baseline, real, differences, time.monotonic() - began, options,
-                            layers_present)
+                            layers_present, hatches)
     (out / "selftest.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
     return report
 

@@ -50,11 +50,14 @@ def render_table(report: "SelftestReport") -> str:
         unnamed = [v.defect.name for v in naming if not v.named]
         lines.append(f"deviation mutants named by the diagnosis: {len(naming) - len(unnamed)}/{len(naming)}"
                      + (f" (not named: {', '.join(unnamed)})" if unnamed else ""))
-    hatches = [v for v in report.verdicts if v.defect.escape_hatch]
+    hatches = [v.defect.name for v in report.verdicts if v.defect.escape_hatch]
+    hatches += [hatch.name for hatch in report.run_hatches]
     if hatches:
-        escaped = [v.defect.name for v in hatches if not v.correct]
+        escaped = [v.defect.name for v in report.verdicts if v.defect.escape_hatch and not v.correct]
+        escaped += [hatch.name for hatch in report.run_hatches if not hatch.caught]
         lines.append(f"escape hatches caught: {len(hatches) - len(escaped)}/{len(hatches)}"
-                     + (f" (not caught: {', '.join(escaped)})" if escaped else ""))
+                     + (f" (not caught: {', '.join(escaped)})" if escaped else "")
+                     + (f"; the runner's own: {', '.join(h.name for h in report.run_hatches)}" if report.run_hatches else ""))
     passthrough = report.passthrough
     if report.real is not None:
         state = "same outcomes as the real plugin" if not report.differences else \

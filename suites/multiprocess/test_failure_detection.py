@@ -9,7 +9,8 @@ import pytest
 from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.testing import requires
 
-pytestmark = requires(feature="nodes")
+# Detection bounds are timings under the machine's load: a miss is not rerun by the confirmation pass.
+pytestmark = [requires(feature="nodes"), pytest.mark.nondeterministic("detection within a time bound under load")]
 
 MISSING_PEER_BOUND_S = 90.0
 # Runner timeouts leave room for the shared topology run (up to 90 s) that may happen in the same test.
