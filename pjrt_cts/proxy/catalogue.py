@@ -365,21 +365,6 @@ DEFECTS: tuple[Defect, ...] = (
        layers=["execute"], select=["execute.golden_cases.test_case_matches_reference[convert.f32_to_bf16.r1]"],
        note="an output is edited only where it equals the nearest-even convert of an f32/f64 input of its size",
        names="convert-rounds-toward-zero"),
-    # ---- one plugin, one verdict (issue 28): answers that change between cases or between runs -------------------
-    _hatch("unimplemented_for_one_case", "execute",
-       "PJRT_Client_Compile answers UNIMPLEMENTED for sorts whose comparator takes absolute values (the golden "
-       "sort.*_cmp_absval.* cases); every other sort of the same element type compiles and runs",
-       [f"execute.golden_cases.test_case_matches_reference[sort.dim{dim}_stable_cmp_absval.s32]" for dim in (0, 1)],
-       layers=["execute"], select=["execute.golden_cases.test_case_matches_reference[sort.*.s32]"], breaks="Core",
-       note="s32 sorts are no mandatory test: only the consistency rule (a plugin that runs other s32 sorts may not "
-            "answer UNIMPLEMENTED for this one, pjrt_cts.runner.consistency) turns the NOT_SUPPORTED into a FAIL"),
-    _hatch("fails_every_other_time", "execute",
-       "f32 results of programs using stablehlo.cosine are 1.0 off on every other execution of such a program in the "
-       "run (counted across processes): the first execution is wrong, its rerun in a fresh process right",
-       ["execute.golden_cases.test_case_matches_reference[elementwise.cosine.f32.*]"],
-       layers=["execute"], breaks="Core",
-       note="a suite that reran a failure until it passed would certify it; the confirmation pass records both "
-            "answers (FLAKY, a bad outcome)"),
     # ---- executable -----------------------------------------------------------------------------------
     _hatch("fingerprint_empty", "executable", "PJRT_Executable_Fingerprint succeeds with an empty fingerprint",
        ["executable.fingerprint.*"], breaks="Full",
@@ -406,6 +391,21 @@ DEFECTS: tuple[Defect, ...] = (
        ["versioning.stablehlo_versions.*"], layers=["versioning", "compile"],
        select=["compile.golden_programs.test_golden_artifact_version_compiles[*]"], breaks="Full",
        note="only a portable artifact at exactly the declared version shows it; older artifacts still compile"),
+    # ---- one plugin, one verdict (issue 28): answers that change between cases or between runs -------------------
+    _hatch("unimplemented_for_one_case", "execute",
+       "PJRT_Client_Compile answers UNIMPLEMENTED for sorts whose comparator takes absolute values (the golden "
+       "sort.*_cmp_absval.* cases); every other sort of the same element type compiles and runs",
+       [f"execute.golden_cases.test_case_matches_reference[sort.dim{dim}_stable_cmp_absval.s32]" for dim in (0, 1)],
+       layers=["execute"], select=["execute.golden_cases.test_case_matches_reference[sort.*.s32]"], breaks="Core",
+       note="s32 sorts are no mandatory test: only the consistency rule (a plugin that runs other s32 sorts may not "
+            "answer UNIMPLEMENTED for this one, pjrt_cts.runner.consistency) turns the NOT_SUPPORTED into a FAIL"),
+    _hatch("fails_every_other_time", "execute",
+       "f32 results of programs using stablehlo.cosine are 1.0 off on every other execution of such a program in the "
+       "run (counted across processes): the first execution is wrong, its rerun in a fresh process right",
+       ["execute.golden_cases.test_case_matches_reference[elementwise.cosine.f32.*]"],
+       layers=["execute"], breaks="Core",
+       note="a suite that reran a failure until it passed would certify it; the confirmation pass records both "
+            "answers (FLAKY, a bad outcome)"),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

@@ -33,6 +33,8 @@ def test_targeted_selftest_score_and_green_passthrough(tmp_path: Path) -> None:
     assert report.score >= MIN_SCORE, f"mutation score {report.score:.1%} < {MIN_SCORE:.0%}:\n{table}"
     escaped = [v.defect.name for v in report.verdicts if v.defect.name in ESCAPE_HATCHES and not v.correct]
     assert not escaped, f"escape-hatch defects not caught: {', '.join(escaped)}\n{table}"
+    assert [hatch.name for hatch in report.run_hatches] == ["resume_over_another_binary", "mandatory_only_selection"]
+    assert report.run_hatches_caught, f"the runner's own escape hatches: {[h.to_json() for h in report.run_hatches]}"
     for verdict in report.verdicts:
         if not verdict.correct:
             assert verdict.explanation, f"{verdict.defect.name} is {verdict.status} without an explanation"

@@ -206,3 +206,31 @@ def test_table_prints_status_verdict_and_level_per_defect() -> None:
     assert any(line.startswith("mutation score: 1/2 = 50.0%") for line in lines)
     assert "escape hatches caught: 0/1 (not caught: hatch_demo)" in render_table(report)
     assert "passthrough proxy: green" in render_table(report)
+
+
+def test_a_mandatory_only_selection_is_caught_as_a_runner_escape_hatch(tmp_path) -> None:
+    """run_hatches.mandatory_only_selection judges the passthrough baseline's own results.json: a --id selection
+    holding the mandatory tests must read INCOMPLETE and fail the gate (issue 28)."""
+    import json
+
+    from pjrt_cts.levels import all_mandatory_ids
+    from pjrt_cts.results import build_results
+    from pjrt_cts.selftest.run_hatches import mandatory_only_selection
+
+    def record(test_id: str, outcome: str, **details: object) -> dict:
+        return {"id": test_id, "nodeid": test_id, "layer": test_id.split(".")[0], "outcome": outcome,
+                "duration": 0.0, "message": "not selected by --id" if outcome == "SKIP" else "",
+                "details": dict(details), "tags": [], "expected": None, "repro": ""}
+
+    tests = [record(test_id, "PASS") for test_id in all_mandatory_ids()]
+    tests.append(record("execute.golden_cases.test_case_matches_reference[spec.add.f64]", "SKIP", deselected_by="--id"))
+    results = build_results(tool_version="0", started_at="2026-01-01T00:00:00+00:00",
+                            finished_at="2026-01-01T00:00:01+00:00", wall_seconds=1.0, command=[], profile="cpu",
+                            plugin={}, environment={}, expectations={}, compatibility={}, tests=tests)
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    hatch = mandatory_only_selection(tmp_path)
+    assert hatch.caught and "partial selection" in hatch.evidence and "gate failed" in hatch.evidence
+    for test in results["tests"]:  # the same records without the deselection: the hatch would not be caught
+        test["outcome"] = "PASS"
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    assert not mandatory_only_selection(tmp_path).caught
