@@ -1,8 +1,15 @@
-"""Spawn N node processes around one loopback key-value server; collect their events within hard bounds."""
+"""Spawn N node processes around one key-value store; collect their events within hard bounds.
+
+The store behind the nodes' KV callbacks is jaxlib's distributed runtime service (a child process) or the
+suite's loopback KeyValueServer (pjrt_cts.kvstore.backends); the launcher's own control keys (ready / go of
+the peer-loss scenario) always go through the loopback server: the launcher is no task of jaxlib's service
+(a task's process is aborted by jaxlib when the service reports an error, and the launcher is a pytest worker).
+"""
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,11 +20,22 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pjrt_cts
-from pjrt_cts.kvstore import KeyNotFound, KeyValueServer, KeyValueStore
+from pjrt_cts.kvstore import (JAXLIB, KV_BACKEND_ENV, LOOPBACK, BackendUnavailable, DistributedRuntimeService,
+                              KeyNotFound, KeyValueServer, KeyValueStore, ServiceSettings, jaxlib_unavailable_reason,
+                              requested_backend)
 from pjrt_cts.multiprocess.node import GO_KEY, MARKER, READY_KEY
 
 _STDERR_TAIL_LINES = 40
 _EXIT_GRACE_S = 30.0  # after a peer-loss run has reported, time left for destroying clients and exiting
+# jaxlib's service declares a task dead after heartbeat_timeout and then aborts every other task's process
+# (jaxlib 0.10.2: LOG(QFATAL) in the client; a Python missed_heartbeat_callback ends in std::terminate). A
+# SIGKILLed peer would then kill the survivors before they report the loss, and the peer-loss tests would
+# measure jaxlib, not the plugin. So the timeout outlasts the whole run (the launcher kills nodes at timeout_s,
+# their own watchdog fires at timeout_s + 30): within a run only the plugin's own handling of the loss counts.
+_HEARTBEAT_MARGIN_S = 120.0
+_REGISTER_TIMEOUT_S = (5.0, 30.0)  # every node connects to the service within this (clamped to the run)
+
+NodeKv = Callable[[int, str], dict[str, Any]]  # (task index, control server address) -> the node's `kv` spec
 
 
 @dataclass
@@ -33,6 +51,8 @@ class LaunchSpec:
     kv_callbacks: bool = True
     started_nodes: Sequence[int] | None = None  # default: all; fewer to leave a peer missing
     namespace: str = "pjrt/"
+    kv_backend: str | None = None  # "auto" | "jaxlib" | "loopback"; None: $PJRT_CTS_KV_BACKEND, else auto
+    repeats: int = 1  # executions of a collective scenario's program (timed one by one)
 
 
 @dataclass
@@ -43,6 +63,8 @@ class NodeReport:
     killed_by_launcher: str = ""  # why the launcher killed it ("" if it exited by itself)
     released_at: float | None = None  # wall-clock time the go key was put (after_peer_loss runs)
     stderr_lines: list[str] = field(default_factory=list)
+    kv_backend: str = ""  # JAXLIB or LOOPBACK: the store behind the KV callbacks in this run
+    kv_backend_reason: str = ""  # why that one (requested, auto, or the fallback's cause)
 
     def event(self, name: str) -> dict[str, Any] | None:
         return next((e for e in self.events if e["event"] == name), None)
@@ -137,21 +159,54 @@ def run_nodes(spec: LaunchSpec, *, timeout_s: float, kill_node: int | None = Non
     With `kill_node`, once every node has put its ready key the launcher SIGKILLs that node, then
     puts the go key: the survivors run a collective that needs the dead node and must report an
     error within `detection_bound_s` (they are killed, and marked so, past it).
+
+    The KV backend: jaxlib's service when requested or (auto) importable; auto falls back to the loopback
+    server, saying why, when jaxlib is missing, its service does not start, or a node fails to connect
+    (that run is then repeated on the loopback store). An explicit "jaxlib" never falls back.
     """
+    requested = requested_backend(spec.kv_backend)
     started_nodes = list(range(spec.num_nodes)) if spec.started_nodes is None else list(spec.started_nodes)
+    env = _node_environment(spec.environment)
+
+    def launch(node_kv: NodeKv) -> list[NodeReport]:
+        return _launch(spec, started_nodes, env, node_kv, timeout_s, kill_node, detection_bound_s)
+
+    if requested == "loopback":
+        return _stamp(launch(_loopback_kv), LOOPBACK, f"requested ({KV_BACKEND_ENV} or LaunchSpec.kv_backend)")
+    why_not = jaxlib_unavailable_reason()
+    if why_not is None:
+        settings = _service_settings(len(started_nodes), timeout_s)
+        try:
+            with DistributedRuntimeService(settings, env) as service:
+                reports = launch(_jaxlib_kv(service.address, settings))
+        except BackendUnavailable as error:
+            why_not = str(error)
+        else:
+            unconnected = _not_connected(reports)
+            if not unconnected or requested == "jaxlib":
+                return _stamp(reports, JAXLIB, "requested" if requested == "jaxlib" else "auto: jaxlib is importable")
+            why_not = "nodes did not connect to the jaxlib service: " + " | ".join(unconnected)
+    if requested == "jaxlib":
+        raise BackendUnavailable(f"key-value backend jaxlib requested, but {why_not}")
+    return _stamp(launch(_loopback_kv), LOOPBACK, f"auto fallback: {why_not}")
+
+
+def _launch(spec: LaunchSpec, started_nodes: list[int], env: dict[str, str], node_kv: NodeKv, timeout_s: float,
+            kill_node: int | None, detection_bound_s: float | None) -> list[NodeReport]:
+    """One run of the started nodes around a loopback control server (also their store with `_loopback_kv`)."""
     deadline = time.monotonic() + timeout_s
     store = KeyValueStore()
     with KeyValueServer(store, lifetime_s=timeout_s + 30, max_get_timeout_s=max(timeout_s, spec.max_get_timeout_s)) as server:
-        env = _node_environment(spec.environment)
         nodes: list[_Node] = []
         try:
-            for node_id in started_nodes:
+            for task, node_id in enumerate(started_nodes):
                 node_spec = {
                     "node_id": node_id, "plugin": spec.plugin, "options": dict(spec.node_options[node_id]),
-                    "preload": [str(p) for p in spec.preload], "kv_address": server.address_string,
+                    "preload": [str(p) for p in spec.preload], "control_address": server.address_string,
+                    "kv": node_kv(task, server.address_string),
                     "namespace": spec.namespace, "max_get_timeout_s": spec.max_get_timeout_s,
                     "fail_puts": spec.fail_puts, "kv_callbacks": spec.kv_callbacks, "scenario": spec.scenario,
-                    "go_timeout_s": timeout_s, "watchdog_s": timeout_s + 30,
+                    "go_timeout_s": timeout_s, "watchdog_s": timeout_s + 30, "repeats": spec.repeats,
                 }
                 command = [sys.executable, "-m", "pjrt_cts.multiprocess.node", json.dumps(node_spec)]
                 nodes.append(_Node(node_id, command, env))
@@ -165,6 +220,45 @@ def run_nodes(spec: LaunchSpec, *, timeout_s: float, kill_node: int | None = Non
             for node in nodes:
                 node.kill("launcher cleanup")
         return [node.collect() for node in nodes]
+
+
+def _loopback_kv(_task: int, control_address: str) -> dict[str, Any]:
+    return {"backend": LOOPBACK, "address": control_address}
+
+
+def _service_settings(num_tasks: int, timeout_s: float) -> ServiceSettings:
+    low, high = _REGISTER_TIMEOUT_S
+    return ServiceSettings(num_tasks=num_tasks, heartbeat_timeout_s=timeout_s + _HEARTBEAT_MARGIN_S,
+                           register_timeout_s=min(max(low, timeout_s / 3), high),
+                           lifetime_s=timeout_s + _HEARTBEAT_MARGIN_S)
+
+
+def _jaxlib_kv(address: str, settings: ServiceSettings) -> NodeKv:
+    def node_kv(task: int, _control_address: str) -> dict[str, Any]:
+        return {"backend": JAXLIB, "address": address, "task_id": task, "num_tasks": settings.num_tasks,
+                "init_timeout_s": settings.register_timeout_s, "heartbeat_timeout_s": settings.heartbeat_timeout_s}
+    return node_kv
+
+
+def _not_connected(reports: list[NodeReport]) -> list[str]:
+    """Nodes that never reported their store (jaxlib aborts a node whose connect fails), one line each."""
+    return [f"node {r.node_id}: exit {r.returncode}{' (' + r.killed_by_launcher + ')' if r.killed_by_launcher else ''}, "
+            f"last event {r.events[-1]['event'] if r.events else '(none)'}: {_fatal_line(r.stderr_lines)}"
+            for r in reports if r.event("kv_backend") is None]
+
+
+def _fatal_line(lines: list[str]) -> str:
+    """The line that says why a process ended: absl's FATAL log line (F<mmdd> ...), else the last line that is
+    not part of a stack dump."""
+    text = [line for line in lines if line.strip() and not line.startswith(("    @", "*** "))]
+    fatal = [line for line in text if re.match(r"F\d{4} ", line)]
+    return ((fatal or text or ["(no stderr)"])[-1]).strip()[:400]
+
+
+def _stamp(reports: list[NodeReport], backend: str, reason: str) -> list[NodeReport]:
+    for report in reports:
+        report.kv_backend, report.kv_backend_reason = backend, reason
+    return reports
 
 
 def _kill_and_release(store: KeyValueStore, nodes: list[_Node], victim: int, deadline: float, bound_s: float) -> None:

@@ -1,7 +1,8 @@
 """One node of a multi-process run: `python -m pjrt_cts.multiprocess.node SPEC_JSON`.
 
 Prints one `PJRT_CTS_NODE {json}` line per event on stdout (plugin logs may share the stream):
-started, client (topology) or error, then scenario events, then done. Exits 0 unless it crashed.
+started, kv_connecting, kv_backend (the store behind the KV callbacks is open), client (topology) or error,
+then scenario events, then done. Exits 0 unless it crashed.
 """
 from __future__ import annotations
 
@@ -47,37 +48,56 @@ def error_fields(error: BaseException) -> dict[str, Any]:
 COLLECTIVES = ("all_reduce", "all_reduce_partitions", "spmd_sum")
 
 
-def run_collective(client: Any, scenario: str) -> None:
-    """A program with one participant per device of the global topology (ordered by id): an all_reduce
-    over N replicas or N partitions, or a GSPMD sum of an argument sharded over N partitions. Each node
-    feeds its own devices (participant p gets replica_input(p)) and reports what they computed."""
+def _compile_collective(client: Any, scenario: str, devices: list[Any]) -> Any:
+    from pjrt_cts.multiprocess.collective_programs import all_reduce_program, spmd_sum_program
+
+    count = len(devices)
+    if scenario == "all_reduce":
+        return client.compile(all_reduce_program(count), num_replicas=count, device_assignment=[[d.id] for d in devices])
+    program = spmd_sum_program(count) if scenario == "spmd_sum" else all_reduce_program(count, True)
+    return client.compile(program, num_partitions=count, device_assignment=[[d.id for d in devices]],
+                          use_spmd_partitioning=True)
+
+
+def _execute_once(exe: Any, rows: list[list[Any]]) -> dict[str, Any]:
+    """One execution, waited for, results back on the host (what one step of a framework does)."""
     import numpy as np
 
-    from pjrt_cts.multiprocess.collective_programs import all_reduce_program, replica_input, spmd_sum_program
+    outputs, events = exe.execute_sharded(rows, want_device_events=True)
+    for event in events:
+        event.wait()
+        event.close()
+    return {str(d.id): np.asarray(row[0].to_numpy()).tolist() for d, row in zip(exe.addressable_devices, outputs)}
+
+
+def run_collective(client: Any, scenario: str, repeats: int = 1) -> None:
+    """A program with one participant per device of the global topology (ordered by id): an all_reduce
+    over N replicas or N partitions, or a GSPMD sum of an argument sharded over N partitions. Each node
+    feeds its own devices (participant p gets replica_input(p)) and reports what they computed.
+
+    Timings: compile_seconds; execute_seconds of each of `repeats` executions (the first one also sets up
+    the plugin's communicators, e.g. NCCL cliques through the KV store); results are the last execution's."""
+    from pjrt_cts.multiprocess.collective_programs import replica_input
 
     devices = sorted(client.devices, key=lambda d: d.id)
     participant_of = {device.id: p for p, device in enumerate(devices)}
-    count = len(devices)
     started = time.monotonic()
+    compile_seconds: float | None = None  # None in an error event: the compile did not finish
+    execute_seconds: list[float] = []
     try:
-        if scenario == "all_reduce":
-            exe = client.compile(all_reduce_program(count), num_replicas=count,
-                                 device_assignment=[[d.id] for d in devices])
-        else:
-            program = spmd_sum_program(count) if scenario == "spmd_sum" else all_reduce_program(count, True)
-            exe = client.compile(program, num_partitions=count, device_assignment=[[d.id for d in devices]],
-                                 use_spmd_partitioning=True)
-        local = exe.addressable_devices
-        rows = [[client.buffer_from_numpy(replica_input(participant_of[d.id]), d)] for d in local]
-        outputs, events = exe.execute_sharded(rows, want_device_events=True)
-        for event in events:
-            event.wait()
-            event.close()
-        results = {str(d.id): np.asarray(row[0].to_numpy()).tolist() for d, row in zip(local, outputs)}
+        exe = _compile_collective(client, scenario, devices)
+        compile_seconds = time.monotonic() - started
+        rows = [[client.buffer_from_numpy(replica_input(participant_of[d.id]), d)] for d in exe.addressable_devices]
+        for _ in range(max(1, repeats)):
+            begun = time.monotonic()
+            results = _execute_once(exe, rows)
+            execute_seconds.append(time.monotonic() - begun)
     except Exception as error:  # noqa: BLE001 - any failure of the collective is reported as an event for the launcher
-        emit("collective_error", scenario=scenario, seconds=time.monotonic() - started, **error_fields(error))
+        emit("collective_error", scenario=scenario, seconds=time.monotonic() - started,
+             compile_seconds=compile_seconds, execute_seconds=execute_seconds, **error_fields(error))
         return
-    emit("collective", scenario=scenario, participants=count, results=results, seconds=time.monotonic() - started)
+    emit("collective", scenario=scenario, participants=len(devices), results=results,
+         seconds=time.monotonic() - started, compile_seconds=compile_seconds, execute_seconds=execute_seconds)
 
 
 def start_watchdog(seconds: float) -> None:
@@ -91,6 +111,19 @@ def start_watchdog(seconds: float) -> None:
     timer.start()
 
 
+def open_store(spec: dict[str, Any]) -> Any:
+    """The store behind the KV callbacks (pjrt_cts.kvstore.backends), reported as a `kv_backend` event.
+    `kv_connecting` first: jaxlib aborts the process when connecting fails, so a node whose last event is
+    `kv_connecting` never reached the service (the launcher then falls back: launcher._not_connected)."""
+    from pjrt_cts.kvstore.backends import open_node_store
+
+    kv = spec.get("kv") or {"backend": "pjrt-cts-loopback", "address": spec["control_address"]}
+    emit("kv_connecting", backend=kv["backend"])
+    store, facts = open_node_store(kv)
+    emit("kv_backend", backend=kv["backend"], **facts)
+    return store
+
+
 def main(spec: dict[str, Any]) -> int:
     node_id = int(spec["node_id"])
     start_watchdog(float(spec.get("watchdog_s", 600.0)))
@@ -98,7 +131,9 @@ def main(spec: dict[str, Any]) -> int:
     from pjrt_cts.kvstore import KeyValueCallbacks, RemoteKeyValueStore
     from pjrt_cts.runtime import Plugin
 
-    store = RemoteKeyValueStore(spec["kv_address"], io_timeout_s=float(spec.get("io_timeout_s", 10.0)))
+    # The launcher's ready / go keys: always its loopback server, whichever store the plugin's callbacks use.
+    control = RemoteKeyValueStore(spec["control_address"], io_timeout_s=float(spec.get("io_timeout_s", 10.0)))
+    store = open_store(spec)
     callbacks = KeyValueCallbacks(store, namespace=spec.get("namespace", "pjrt/"),
                                   max_get_timeout_s=spec.get("max_get_timeout_s"), fail_puts=bool(spec.get("fail_puts")))
     plugin = Plugin.load(spec["plugin"], preload=spec.get("preload", ()))
@@ -114,11 +149,11 @@ def main(spec: dict[str, Any]) -> int:
          addressable=describe_devices(client.addressable_devices), kv=kv_summary(callbacks))
     scenario = spec.get("scenario", "topology")
     if scenario in COLLECTIVES:
-        run_collective(client, scenario)
+        run_collective(client, scenario, int(spec.get("repeats", 1)))
     elif scenario == "after_peer_loss":
-        store.put(READY_KEY.format(node_id).encode(), b"1")
+        control.put(READY_KEY.format(node_id).encode(), b"1")
         try:
-            store.get(GO_KEY, float(spec.get("go_timeout_s", 30.0)))  # the launcher kills the victim first
+            control.get(GO_KEY, float(spec.get("go_timeout_s", 30.0)))  # the launcher kills the victim first
         except Exception as error:  # noqa: BLE001 - any failure waiting for the go key is reported as an event for the launcher
             emit("error", stage="wait_for_go", **error_fields(error))
         else:

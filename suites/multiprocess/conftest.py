@@ -1,9 +1,11 @@
 """Multi-process layer fixtures: the plugin's multi-node scheme, a node launcher, one topology run per worker,
 and the layer's feature probes (`requires(feature=...)`, pjrt_cts.testing.requirements).
 
-Nodes are `python -m pjrt_cts.multiprocess.node` children sharing one loopback key-value store; each
-creates a client with the scheme's options (pjrt_cts.multiprocess.schemes) plus the KV callbacks.
-`PJRT_CTS_NUM_NODES` sets N (default 2).
+Nodes are `python -m pjrt_cts.multiprocess.node` children sharing one key-value store; each creates a client
+with the scheme's options (pjrt_cts.multiprocess.schemes) plus the KV callbacks. The store is jaxlib's
+distributed runtime service when jaxlib is importable, else the suite's loopback server
+(`PJRT_CTS_KV_BACKEND` = auto | jaxlib | loopback); every test that ran nodes records which one in its
+results.json `details.kv_backend` (and `details.kv_backend_reason`). `PJRT_CTS_NUM_NODES` sets N (default 2).
 
 Probes decide from a real N-node run: `nodes` (the host has a device per node where the scheme splits devices),
 `node_ids` (distinct process indices), `multi_node_topology` (one global device list), `kv_callbacks` (the plugin
@@ -18,9 +20,15 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.testing import BlockedByFailure, FeatureProbe, not_applicable, profile_name
+from pjrt_cts.testing.requirements import requirements_of
 
 NUM_NODES_ENV = "PJRT_CTS_NUM_NODES"
 TOPOLOGY_BOUND_S = 90.0  # client creation on every node; CPU takes ~2 s, GPUs with NCCL more
+# For details.kv_backend: every node run of this worker (lists of NodeReports), the shared topology run once it
+# happened, and how many runs there were when a test started.
+_NODE_RUNS = pytest.StashKey[list]()
+_TOPOLOGY_RUN = pytest.StashKey[list]()
+_RUNS_BEFORE = pytest.StashKey[int]()
 
 
 @pytest.fixture(scope="session")
@@ -57,27 +65,54 @@ def profile_setup() -> tuple[list[str], dict[str, str]]:
 
 
 @pytest.fixture(scope="session")
-def launch(plugin_path: Any, create_options: dict[str, Any], scheme: Any, num_nodes: int, local_device_count: int,
+def launch(request: pytest.FixtureRequest, plugin_path: Any, create_options: dict[str, Any], scheme: Any,
+           num_nodes: int, local_device_count: int,
            profile_setup: tuple[list[str], dict[str, str]]) -> Callable[..., list[Any]]:
     """launch(scenario, timeout_s, **LaunchSpec fields / kill_node / detection_bound_s) -> NodeReports."""
     from pjrt_cts.multiprocess import LaunchSpec, run_nodes
 
     node_options = [{**create_options, **scheme.node_options(i, num_nodes, local_device_count)} for i in range(num_nodes)]
     preload, environment = profile_setup
+    node_runs = request.config.stash.setdefault(_NODE_RUNS, [])
 
     def run(scenario: str, timeout_s: float, *, kill_node: int | None = None, detection_bound_s: float | None = None,
             **fields: Any) -> list[Any]:
         spec = LaunchSpec(str(plugin_path), num_nodes, node_options, scenario=scenario, preload=preload,
                           environment=environment, **fields)
-        return run_nodes(spec, timeout_s=timeout_s, kill_node=kill_node, detection_bound_s=detection_bound_s)
+        reports = run_nodes(spec, timeout_s=timeout_s, kill_node=kill_node, detection_bound_s=detection_bound_s)
+        node_runs.append(reports)
+        return reports
 
     return run
 
 
+# -- details.kv_backend ----------------------------------------------------------------------------------------
+# Hooks, not a fixture: a test made NOT_SUPPORTED by its probes stops in the setup hook of suites/conftest.py
+# before any fixture of this layer is set up, and its record must still say which store its probes' run used.
+# `user_properties` of every phase land in results.json `details` (pjrt_cts.runner.records).
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_RUNS_BEFORE] = len(item.config.stash.get(_NODE_RUNS, []))
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """The runs this test launched itself, else (a test resting on nodes) the shared topology run."""
+    runs = item.config.stash.get(_NODE_RUNS, [])[item.stash.get(_RUNS_BEFORE, 0):]
+    topology = item.config.stash.get(_TOPOLOGY_RUN, None)
+    if not runs and topology is not None and "nodes" in requirements_of(item).features:
+        runs = [topology]
+    backends = {(r.kv_backend, r.kv_backend_reason) for reports in runs for r in reports}
+    if backends:
+        item.user_properties.append(("kv_backend", ", ".join(sorted({name for name, _ in backends}))))
+        item.user_properties.append(("kv_backend_reason", "; ".join(sorted({why for _, why in backends}))))
+
+
 @pytest.fixture(scope="session")
-def topology_run(launch: Callable[..., list[Any]]) -> list[Any]:
+def topology_run(request: pytest.FixtureRequest, launch: Callable[..., list[Any]]) -> list[Any]:
     """One N-node run that only creates clients (shared by the topology and callback tests and the probes)."""
-    return launch("topology", TOPOLOGY_BOUND_S)
+    reports = launch("topology", TOPOLOGY_BOUND_S)
+    request.config.stash[_TOPOLOGY_RUN] = reports
+    return reports
 
 
 @pytest.fixture

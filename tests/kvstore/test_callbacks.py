@@ -1,5 +1,6 @@
-"""KeyValueCallbacks alone, called the way a plugin calls them: through C function pointers taken from a
-PJRT_Client_Create_Args, with a C-callable PJRT_CallbackError made here that records the errors it builds.
+"""KeyValueCallbacks alone (over the in-process, loopback and jaxlib stores), called the way a plugin calls them:
+through C function pointers taken from a PJRT_Client_Create_Args, with a C-callable PJRT_CallbackError made here
+that records the errors it builds.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from pjrt_cts.abi import structs
 from pjrt_cts.abi.callbacks import CallbackErrorFunction, KeyValueCallback, ValueDeleterCallback
 from pjrt_cts.abi.enums import ErrorCode
-from pjrt_cts.kvstore import KeyValueCallbacks, KeyValueServer, KeyValueStore, RemoteKeyValueStore
+from pjrt_cts.kvstore import (DistributedRuntimeStore, KeyValueCallbacks, KeyValueServer, KeyValueStore,
+                              RemoteKeyValueStore)
 
 
 @dataclass
@@ -197,3 +199,39 @@ def test_null_callback_error_is_recorded_not_dereferenced(plugin_side: FakePlugi
     error, _ = plugin_side.get(b"absent", try_get=True, callback_error=0)
     assert error == 0
     assert any("callback_error=NULL" in p for p in plugin_side.callbacks.stats.problems)
+
+
+# ---- the same callbacks over jaxlib's distributed runtime (tests/kvstore/conftest.py: a real service) ----------
+
+def test_callbacks_over_jaxlib_round_trip(jaxlib_store: DistributedRuntimeStore) -> None:
+    plugin_side = FakePlugin(KeyValueCallbacks(jaxlib_store, namespace="ns/"))
+    assert plugin_side.put(b"k", b"\x00jaxlib\xff") == 0
+    assert jaxlib_store.try_get(b"ns/k") == b"\x00jaxlib\xff"
+    for try_get in (False, True):
+        error, args = plugin_side.get(b"k", try_get=try_get)
+        assert error == 0 and plugin_side.take_value(args) == b"\x00jaxlib\xff"
+    assert plugin_side.callbacks.outstanding_values == 0 and plugin_side.callbacks.stats.problems == []
+
+
+def test_jaxlib_try_get_miss_is_not_found(jaxlib_store: DistributedRuntimeStore) -> None:
+    plugin_side = FakePlugin(KeyValueCallbacks(jaxlib_store))
+    error, args = plugin_side.get(b"absent", try_get=True)
+    assert plugin_side.errors[error][0] == "NOT_FOUND" and "absent" in plugin_side.errors[error][1]
+    assert not args.value
+
+
+def test_jaxlib_get_timeout_is_deadline_exceeded_capped(jaxlib_store: DistributedRuntimeStore) -> None:
+    plugin_side = FakePlugin(KeyValueCallbacks(jaxlib_store, max_get_timeout_s=0.2))
+    start = time.monotonic()
+    error, _ = plugin_side.get(b"absent", timeout_ms=3_600_000)
+    assert plugin_side.errors[error][0] == "DEADLINE_EXCEEDED"
+    assert 0.19 <= time.monotonic() - start < 3.0
+
+
+def test_jaxlib_get_waits_for_a_put_from_another_plugin_thread(jaxlib_store: DistributedRuntimeStore) -> None:
+    plugin_side = FakePlugin(KeyValueCallbacks(jaxlib_store))
+    other = threading.Timer(0.1, plugin_side.put, args=(b"late", b"value"))
+    other.start()
+    error, args = plugin_side.get(b"late", timeout_ms=5000)
+    other.join()
+    assert error == 0 and plugin_side.take_value(args) == b"value"
