@@ -7,7 +7,9 @@ over the union of shards):
    `unsupported_by = "unimplemented"`) while another golden case of the same main op on the same element types
    ran to an accepted result (PASS, WARNING or SHARED_DEVIATION) is a FAIL that names those cases: the plugin
    implements the op on that type, so this case is a defect of it (e.g. a sort along dimension -2 answered
-   "Stable sorting of more than 2^31-1 elements is not implemented" for two elements).
+   "Stable sorting of more than 2^31-1 elements is not implemented" for two elements). A grouped program (many
+   cases compiled as one) answered UNIMPLEMENTED is a FAIL when the plugin ran some case of every op x type its
+   member cases hold.
 2. Core is every plugin's floor. An UNIMPLEMENTED answer on a test mandatory for level Core is a FAIL: a plugin
    that does not implement what Core holds is not a plugin with fewer features. (Higher levels' features may be
    absent: their NOT_SUPPORTED keeps the level from being reached, and the verdict says so.)
@@ -29,28 +31,39 @@ _STRUCTURAL_OPS = frozenset({"stablehlo.return", "func.return", "func.func", "st
                              "stablehlo.get_tuple_element"})
 
 
+Key = tuple[str, tuple[str, ...]]  # (main op, element types) of a golden case
+
+
 @functools.lru_cache(maxsize=1)
-def _case_keys() -> dict[str, tuple[str, tuple[str, ...]]]:
-    """golden case id -> (main op, element types). Empty when the corpus cannot be read (nothing to compare)."""
+def _corpus() -> tuple[dict[str, Key], dict[str, tuple[str, ...]]]:
+    """(golden case id -> its key, grouped program id -> its member cases). Empty when the corpus cannot be read
+    (nothing to compare)."""
     from pjrt_cts.golden.corpus import CorpusError, load_manifest
 
     try:
         manifest = load_manifest()
     except (CorpusError, OSError, ValueError):
-        return {}
-    keys: dict[str, tuple[str, tuple[str, ...]]] = {}
+        return {}, {}
+    keys: dict[str, Key] = {}
     for case in manifest.cases:
         op = str(case.raw.get("op") or "") or "+".join(o for o in case.ops if o not in _STRUCTURAL_OPS)
         keys[case.id] = (op, tuple(case.dtypes))
-    return keys
+    groups = {program.id: tuple(case.id for case in program.cases) for program in manifest.programs if program.grouped}
+    return keys, groups
+
+
+def _case_keys() -> dict[str, Key]:
+    return _corpus()[0]
+
+
+def _param(test_id: str) -> str | None:
+    return test_id.split("[", 1)[1][:-1] if test_id.endswith("]") and "[" in test_id else None
 
 
 def case_param(test_id: str) -> str | None:
     """The golden case a test id is parametrized by (its bracketed parameter), if it names one."""
-    if not test_id.endswith("]") or "[" not in test_id:
-        return None
-    param = test_id.split("[", 1)[1][:-1]
-    return param if param in _case_keys() else None
+    param = _param(test_id)
+    return param if param is not None and param in _case_keys() else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -89,6 +102,14 @@ def _judged(record: dict[str, Any], keys: dict[str, tuple[str, tuple[str, ...]]]
     message = str(record.get("message") or "")
     case = case_param(test_id)
     others = [other for other in supported.get(keys[case], []) if other != case] if case is not None else []
+    group = _corpus()[1].get(_param(test_id) or "") if case is None else None
+    if group and all(supported.get(keys[member]) for member in group):
+        held = sorted({keys[member] for member in group})
+        names = "; ".join(f"{op} on {'/'.join(dtypes)}" for op, dtypes in held[:_NAMED])
+        why = (f"UNIMPLEMENTED for a grouped program of ops the plugin implements on these element types: {message}; "
+               f"the plugin ran other cases of every op x type its {len(group)} cases hold ({names}"
+               + (f", +{len(held) - _NAMED} more" if len(held) > _NAMED else "") + ")")
+        return _as_fail(record, why, {"rule": "grouped_program", "members": list(group)[:20]})
     if others:
         op, dtypes = keys[case]  # type: ignore[index]  # case is not None when others is not empty
         names = ", ".join(sorted(others)[:_NAMED]) + (f" (+{len(others) - _NAMED} more)" if len(others) > _NAMED else "")

@@ -135,3 +135,14 @@ def test_the_binding_names_every_fact_that_differs(tmp_path: Path) -> None:
                                                       "expectations file (SHA-256)"]
     assert RunBinding.from_dict(old.to_dict()) == old
     assert RunBinding.from_dict({"plugin_sha256": "x"}) is None
+
+
+def test_a_grouped_program_unimplemented_while_every_op_and_type_it_holds_runs_is_a_fail() -> None:
+    program = record("compile.golden_programs.test_golden_program_compiles[sort.custom_cmp.s32]", "NOT_SUPPORTED",
+                     "PJRT_Client_Compile: UNIMPLEMENTED: Stable sorting of more than 2^31-1 elements",
+                     unsupported_by="unimplemented")
+    evidence = record(f"{GOLDEN}[sort.dim0_stable_keyonly.s32]", "PASS")
+    judged = apply_consistency([program, evidence])[0]
+    assert judged["outcome"] == "FAIL" and judged["details"]["consistency"]["rule"] == "grouped_program"
+    assert "stablehlo.sort on s32" in judged["message"]
+    assert apply_consistency([program])[0]["outcome"] == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
