@@ -11,6 +11,12 @@ from pjrt_cts.testing import requires
 
 # Detection bounds are timings under the machine's load: a miss is not rerun by the confirmation pass.
 pytestmark = [requires(feature="nodes"), pytest.mark.nondeterministic("detection within a time bound under load")]
+# These tests measure how the *plugin* reports a failure through its KV callbacks (a get that times out, a put that
+# fails, a peer that dies), so they run on the suite's own store. jaxlib's coordination service answers a dead node
+# by aborting the survivors itself (its heartbeat), which would measure jaxlib instead, and with its heartbeat held
+# off (pjrt_cts.kvstore.jaxlib_store) a survivor waiting in its collective is told nothing: on two H200s with
+# jax-cuda13-pjrt 0.11.2 node 0 never learned of node 1's death there (issue 28). Recorded as details.kv_backend.
+FAILURE_STORE = "loopback"
 
 MISSING_PEER_BOUND_S = 90.0
 # Runner timeouts leave room for the shared topology run (up to 90 s) that may happen in the same test.
@@ -37,7 +43,8 @@ def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]],
                                             num_nodes: int) -> None:
     """Only node 0 of N starts: its KV gets for the others time out (DEADLINE_EXCEEDED from the callback),
     and PJRT_Client_Create must return an error, not a client and not a hang."""
-    [report] = launch("topology", MISSING_PEER_BOUND_S, started_nodes=[0], max_get_timeout_s=KV_GET_CAP_S)
+    [report] = launch("topology", MISSING_PEER_BOUND_S, started_nodes=[0], max_get_timeout_s=KV_GET_CAP_S,
+                       kv_backend=FAILURE_STORE)
     assert report.event("client") is None, (
         f"PJRT_Client_Create succeeded on node 0 with num_nodes={num_nodes} while no other node ever started")
     error = _assert_reported_error(report, MISSING_PEER_BOUND_S, "missing peer")
@@ -49,7 +56,8 @@ def test_kv_get_timeout_fails_client_create(launch: Callable[..., list[Any]],
 @requires(feature="kv_callbacks")
 def test_failed_kv_put_fails_client_create(launch: Callable[..., list[Any]]) -> None:
     """Every put answers UNAVAILABLE: each node's PJRT_Client_Create must fail (within the bound)."""
-    reports = launch("topology", MISSING_PEER_BOUND_S, fail_puts=True, max_get_timeout_s=KV_GET_CAP_S)
+    reports = launch("topology", MISSING_PEER_BOUND_S, fail_puts=True, max_get_timeout_s=KV_GET_CAP_S,
+                     kv_backend=FAILURE_STORE)
     for report in reports:
         assert report.event("client") is None or not any(c[0] == "put" for c in _kv_calls(report)), (
             f"node {report.node_id}: PJRT_Client_Create succeeded although its KV put failed with UNAVAILABLE")
@@ -69,7 +77,7 @@ def test_peer_death_is_reported_within_bound(launch: Callable[..., list[Any]], n
     time but then hangs destroying its client is a WARNING."""
     victim_id = 0 if victim == "first" else num_nodes - 1
     reports = launch("after_peer_loss", MISSING_PEER_BOUND_S + PEER_LOSS_BOUND_S, kill_node=victim_id,
-                     detection_bound_s=PEER_LOSS_BOUND_S, max_get_timeout_s=KV_GET_CAP_S * 4)
+                     detection_bound_s=PEER_LOSS_BOUND_S, max_get_timeout_s=KV_GET_CAP_S * 4, kv_backend=FAILURE_STORE)
     not_ready = [r for r in reports if r.event("client") is None]
     assert not not_ready, "nodes failed before the victim was killed:\n" + "\n".join(r.summary() for r in not_ready)
     hung_after_reporting = []
