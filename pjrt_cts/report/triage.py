@@ -14,7 +14,7 @@ from pjrt_cts.defects import UNCLASSIFIED, actual_outcome, attribute, defect_tab
 from pjrt_cts.outcomes import Outcome
 
 _PINNED_MISMATCH = re.compile(r"(\d+ of \d+ elements differ|first mismatch at index \[[^\]]*\]: actual [^,]+, expected \S+)")
-_WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
+_WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.FLAKY})
 
 
 def diagnosed_records(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -64,14 +64,26 @@ def draft_expectations(results: dict[str, Any], plugin: str) -> str:
         if defect_id == UNCLASSIFIED:
             continue
         reason = f"{row['title']} ({row['tests']} tests, e.g. {row['example']})"
-        out += ["[[expectation]]", f"defect = {_toml(defect_id)}", f"reason = {_toml(reason)}", ""]
+        out += ["[[expectation]]", f"defect = {_toml(defect_id)}", f"reason = {_toml(reason)}"]
+        if row["outcomes"].get(Outcome.FLAKY.value):  # it answered differently on a rerun: waived only as such
+            out.append("intermittent = true  # FLAKY in this run: the defect does not show on every run")
+        out.append("")
     for record in waivable:
         if record["defect"] != UNCLASSIFIED:
             continue
-        outcome = actual_outcome(record)
+        outcome, message = actual_outcome(record), str(record.get("message") or "")
+        intermittent = outcome is Outcome.FLAKY
+        if intermittent:  # waive the failing one of its two observations
+            failing = [seen for seen in (record.get("details") or {}).get("observations") or []
+                       if seen.get("outcome") in {o.value for o in _WAIVABLE - {Outcome.FLAKY}}]
+            if not failing:
+                continue
+            outcome, message = Outcome(failing[0]["outcome"]), str(failing[0].get("message") or "")
         out += ["[[expectation]]", f"id = {_toml(str(record['id']))}", f"outcome = {_toml(outcome.value)}"]
         if outcome is not Outcome.TIMEOUT:
-            out.append(f"cause = {_toml(pinned_cause(str(record.get('message') or '')))}")
+            out.append(f"cause = {_toml(pinned_cause(message))}")
+        if intermittent:
+            out.append("intermittent = true")
         out += [f"reason = {_toml('unclassified finding: describe the defect')}", ""]
     return "\n".join(out)
 

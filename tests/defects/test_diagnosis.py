@@ -91,3 +91,25 @@ def test_the_verdict_line_speaks_in_defects_and_carries_the_spec_mark() -> None:
                     "1 waived defect (1 test)")
     assert judge_results(_passing_run([_record(f"{GOLDEN}[spec.add.f32]", "PASS")])).line() == (
         "CONFORMANT · level Multi-device · spec ✓")
+
+
+def _flaky(test_id: str, first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    return _record(test_id, "FLAKY", f"FLAKY: first run {first['outcome']}: {first['message']} | rerun {second['outcome']}",
+                   observations=[first, second])
+
+
+def test_a_flaky_finding_is_the_defect_either_observation_shows_and_the_draft_waives_it_as_intermittent() -> None:
+    from pjrt_cts.report.triage import draft_expectations
+
+    illegal = {"outcome": "FAIL", "message": "PjrtError: PJRT_Buffer_ToHostBuffer event failed: INTERNAL: "
+                                             "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access"}
+    named = _flaky(f"{GOLDEN}[spec.fft.FFT.rank1.c64]", illegal, {"outcome": "PASS", "message": ""})
+    assert attribute(named) == "illegal-address-poisons-later-executions"
+    odd = _flaky(f"{GOLDEN}[dot.matmul.f32]", {"outcome": "FAIL", "message": "first mismatch at index [3]: actual 2.0, "
+                                                                              "expected 1.0"},
+                 {"outcome": "PASS", "message": ""})
+    assert attribute(odd) == UNCLASSIFIED
+    draft = draft_expectations({"tests": [named, odd]}, "vendor")
+    assert 'defect = "illegal-address-poisons-later-executions"' in draft
+    assert draft.count("intermittent = true") == 2
+    assert f'id = "{GOLDEN}[dot.matmul.f32]"' in draft and 'outcome = "FAIL"' in draft
