@@ -135,6 +135,7 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "verdict_ok": verdict == CONFORMANT,
         "level": judged.level,
         "verdict_line": judged.line(),
+        "confirmation": results.get("confirmation"),  # the second observations of the findings (runner/confirmation.py)
         "spec_mark": _spec_mark(judged),
         "waivers": [dict(w, defect_anchor=defect_anchor(str(w["defect"])) if w.get("defect") else "")
                     for w in judged.waivers],
