@@ -65,10 +65,11 @@ class FeatureNotSupported(Exception):
     the kind of evidence (UNSUPPORTED_KINDS): only an UNIMPLEMENTED answer at run time can differ between runs or
     between cases of one op, so only that kind is confirmed and checked for consistency (pjrt_cts.runner)."""
 
-    def __init__(self, reason: str, kind: str = "unimplemented") -> None:
+    def __init__(self, reason: str, kind: str = "unimplemented", subject: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.kind = kind
+        self.subject = subject  # what is missing, where a rule needs it: the element type's name (`f8e4m3fn`)
 
 
 # What a NOT_SUPPORTED rests on (a record's details["unsupported_by"]).

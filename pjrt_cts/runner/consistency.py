@@ -10,7 +10,10 @@ over the union of shards):
    "Stable sorting of more than 2^31-1 elements is not implemented" for two elements). A grouped program (many
    cases compiled as one) answered UNIMPLEMENTED is a FAIL when the plugin ran some case of every op x type its
    member cases hold.
-2. Core is every plugin's floor. An UNIMPLEMENTED answer on a test mandatory for level Core is a FAIL: a plugin
+2. Same element type. A test NOT_SUPPORTED because a probe upload of its element type failed (`unsupported_by =
+   "element_type"`, `unsupported_subject` the type) while a golden case on that type ran to an accepted result is a
+   FAIL: the plugin computes on the type elsewhere.
+3. Core is every plugin's floor. An UNIMPLEMENTED answer on a test mandatory for level Core is a FAIL: a plugin
    that does not implement what Core holds is not a plugin with fewer features. (Higher levels' features may be
    absent: their NOT_SUPPORTED keeps the level from being reached, and the verdict says so.)
 
@@ -73,6 +76,14 @@ def _core_mandatory() -> frozenset[str]:
     return frozenset(CORE.mandatory_ids())
 
 
+def _element_type_gap(record: dict[str, Any]) -> str | None:
+    """The element type a NOT_SUPPORTED record says the plugin lacks (from its upload probe), if that is its reason."""
+    details = record.get("details") or {}
+    if record.get("outcome") != Outcome.NOT_SUPPORTED.value or details.get("unsupported_by") != "element_type":
+        return None
+    return str(details.get("unsupported_subject") or "") or None
+
+
 def _unimplemented(record: dict[str, Any]) -> bool:
     details = record.get("details") or {}
     expected = record.get("expected") or {}
@@ -85,13 +96,27 @@ def apply_consistency(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]
     records = list(records)
     keys = _case_keys()
     supported: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    by_type: dict[str, list[str]] = {}
     for record in records:
         test_id = str(record.get("id", ""))
         if test_id.startswith(_GOLDEN_EXECUTE + "[") and record.get("outcome") in ACCEPTED:
             case = case_param(test_id)
             if case is not None:
                 supported.setdefault(keys[case], []).append(case)
-    return [_judged(record, keys, supported) for record in records]
+                for dtype in keys[case][1]:
+                    by_type.setdefault(dtype, []).append(case)
+    return [_element_type_judged(record, by_type) or _judged(record, keys, supported) for record in records]
+
+
+def _element_type_judged(record: dict[str, Any], by_type: dict[str, list[str]]) -> dict[str, Any] | None:
+    dtype = _element_type_gap(record)
+    cases = sorted(by_type.get(dtype or "", []))
+    if dtype is None or not cases:
+        return None
+    names = ", ".join(cases[:_NAMED]) + (f" (+{len(cases) - _NAMED} more)" if len(cases) > _NAMED else "")
+    why = (f"NOT_SUPPORTED for element type {dtype}, which the plugin computes on elsewhere: "
+           f"{record.get('message') or ''}; {len(cases)} golden case(s) on {dtype} ran: {names}")
+    return _as_fail(record, why, {"rule": "element_type", "dtype": dtype, "supported_by": cases[:20]})
 
 
 def _judged(record: dict[str, Any], keys: dict[str, tuple[str, tuple[str, ...]]],

@@ -412,7 +412,11 @@ class WorkerPlugin:
                 report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
                 info.update(outcome=kind, message=reason)
                 # what it rests on: only a run-time UNIMPLEMENTED is confirmed and checked for consistency
-                item.stash.setdefault(DETAILS_KEY, {})["unsupported_by"] = unsupported_kind(excinfo.value)
+                stash = item.stash.setdefault(DETAILS_KEY, {})
+                stash["unsupported_by"] = unsupported_kind(excinfo.value)
+                subject = getattr(excinfo.value, "subject", None)
+                if subject:
+                    stash["unsupported_subject"] = str(subject)
             elif kind in (outcomes.Outcome.WARNING.value, outcomes.Outcome.SHARED_DEVIATION.value):
                 if call.when == "call":  # a passed setup would let pytest run the call phase
                     report.outcome = "passed"

@@ -212,10 +212,10 @@ def first_line(text: str) -> str:
 # ---- internals ---------------------------------------------------------------------------------
 
 
-def _not_supported(reason: str, kind: str = "unimplemented") -> None:
-    """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS)."""
+def _not_supported(reason: str, kind: str = "unimplemented", subject: str | None = None) -> None:
+    """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS), `subject` what is missing."""
     __tracebackhide__ = True
-    raise FeatureNotSupported(reason, kind)
+    raise FeatureNotSupported(reason, kind, subject)
 
 
 def _not_supported_if_no_device(error: Any) -> None:
@@ -275,7 +275,7 @@ def _require_element_type(client: Any, buffer_type: Any) -> None:
                 _ELEMENT_TYPE_GAPS[key] = None  # another error: the test's own upload fails with it (a FAIL)
     reason = _ELEMENT_TYPE_GAPS[key]
     if reason is not None:
-        _not_supported(reason, "element_type")
+        _not_supported(reason, "element_type", buffer_type.name.lower())
 
 
 def _element_type_gap_in_child(buffer_type: Any, declared: str) -> str | None:

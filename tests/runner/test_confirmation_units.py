@@ -146,3 +146,14 @@ def test_a_grouped_program_unimplemented_while_every_op_and_type_it_holds_runs_i
     assert judged["outcome"] == "FAIL" and judged["details"]["consistency"]["rule"] == "grouped_program"
     assert "stablehlo.sort on s32" in judged["message"]
     assert apply_consistency([program])[0]["outcome"] == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
+
+
+def test_an_element_type_gap_contradicted_by_a_golden_case_on_that_type_is_a_fail() -> None:
+    gap = record("transfer.dtypes.test_round_trip_is_bit_exact[f8e4m3fn]", "NOT_SUPPORTED",
+                 "requires element type F8E4M3FN: PJRT_Client_BufferFromHostBuffer: UNIMPLEMENTED: no",
+                 unsupported_by="element_type", unsupported_subject="f8e4m3fn")
+    evidence = record(f"{GOLDEN}[spec.add.f8e4m3fn]", "PASS")
+    judged = apply_consistency([gap, evidence])[0]
+    assert judged["outcome"] == "FAIL" and judged["details"]["consistency"]["rule"] == "element_type"
+    assert "spec.add.f8e4m3fn" in judged["message"]
+    assert apply_consistency([gap])[0]["outcome"] == "NOT_SUPPORTED"
