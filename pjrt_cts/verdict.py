@@ -164,6 +164,9 @@ def judge_results(results: dict[str, Any]) -> RunVerdict:
             reasons.append(f"{partial}, nothing bad")
         if results.get("quick"):
             reasons.append(f"a --quick run ({(results['quick'] or {}).get('note', 'a sample')})")
+        skipped = (results.get("confirmation") or {}).get("skipped")
+        if skipped:  # a verdict rests on confirmed findings (pjrt_cts.runner.confirmation)
+            reasons.append(f"{skipped} finding(s) not confirmed by a second run (--no-confirmation)")
         if interrupted:
             reasons.append("the run was interrupted before every selected test had a result")
         if not passed:

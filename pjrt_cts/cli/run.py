@@ -46,6 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "never a conformance verdict (INCOMPLETE at best)")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
     parser.add_argument("--suites-dir", metavar="DIR", help=argparse.SUPPRESS)
+    # For the selftest's mutant runs, judged by their records alone: a run that skips confirming its findings is
+    # never CONFORMANT (pjrt_cts.verdict), so the option cannot earn a verdict.
+    parser.add_argument("--no-confirmation", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=handle)
 
 
@@ -93,6 +96,7 @@ def handle(args: argparse.Namespace) -> int:
         shard=shard,
         shard_durations=_shard_durations(args.shard_durations),
         quick=args.quick,
+        confirm=not args.no_confirmation,
     )
     return run(options)
 

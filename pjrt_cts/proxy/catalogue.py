@@ -42,6 +42,9 @@ class Defect:
     breaks: str = LEVEL_NAMES[0]  # the lowest level a plugin with this defect must not reach
     escape_hatch: bool = False  # a way issue 14 names to look CONFORMANT without working: must always be caught
     names: str = ""  # the defect id (pjrt_cts/defects/catalogue.toml) the run's diagnosis must attribute it to
+    # Whether its mutant run confirms findings by a rerun (runner/confirmation.py). Confirmation can only add
+    # catches (a finding stays bad or becomes FLAKY), so other mutant runs skip it to save the second session.
+    confirm: bool = False
 
     @property
     def selection(self) -> tuple[str, ...]:
@@ -405,7 +408,7 @@ DEFECTS: tuple[Defect, ...] = (
        ["execute.golden_cases.test_case_matches_reference[elementwise.cosine.f32.*]"],
        layers=["execute"], breaks="Core",
        note="a suite that reran a failure until it passed would certify it; the confirmation pass records both "
-            "answers (FLAKY, a bad outcome)"),
+            "answers (FLAKY, a bad outcome)", confirm=True),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

@@ -112,10 +112,12 @@ class ConfirmationSummary:
     flaky: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # selected for a rerun that produced no record
     seconds: float = 0.0
+    skipped: int = 0  # findings not rerun because the run said --no-confirmation (the verdict is then INCOMPLETE)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rerun": self.rerun, "confirmed": self.confirmed, "flaky": len(self.flaky),
-                "flaky_ids": self.flaky[:50], "missing": len(self.missing), "seconds": round(self.seconds, 1)}
+        found = {"rerun": self.rerun, "confirmed": self.confirmed, "flaky": len(self.flaky),
+                 "flaky_ids": self.flaky[:50], "missing": len(self.missing), "seconds": round(self.seconds, 1)}
+        return {**found, "skipped": self.skipped} if self.skipped else found
 
     def line(self) -> str:
         text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes in {self.seconds:.1f}s: "

@@ -67,6 +67,7 @@ class RunOptions:
     shard: ShardSpec | None = None  # `--shard K/N`: run only shard K's tests (pjrt_cts.runner.shard)
     shard_durations: dict[str, float] = field(default_factory=dict)  # balance shards by these (test id -> s)
     quick: bool = False  # `--quick`: a stratified sample of the mandatory contract (pjrt_cts.runner.quick)
+    confirm: bool = True  # rerun every finding before the verdict (runner/confirmation.py); off: never CONFORMANT
 
 
 def now_iso() -> str:
@@ -208,6 +209,10 @@ class Run:
         chosen, self.unconfirmed = self._to_confirm()
         if not chosen:
             return False
+        if not self.options.confirm:
+            self.confirmation.skipped = len(chosen)
+            self.unconfirmed = []
+            return False
         self._say(f"confirming {len(chosen)} non-PASS result(s) in fresh processes")
         log_dir = self.log_dir / "confirmation"
         spec_path = self.run_dir / "confirmation-spec.json"
@@ -260,8 +265,9 @@ class Run:
         records = apply_confirmations(read_jsonl(self.jsonl_path), second, summary)
         left_out = set(self.unconfirmed)
         summary.rerun = len(second)
-        summary.missing = [str(r["id"]) for r in records if needs_confirmation(r) and r.get("confirmation") is None
-                           and r["nodeid"] not in left_out]
+        if not summary.skipped:
+            summary.missing = [str(r["id"]) for r in records if needs_confirmation(r) and r.get("confirmation") is None
+                               and r["nodeid"] not in left_out]
         records = apply_consistency(records)
         return [apply_expectation(r, self.options.expectations) for r in records]
 
@@ -405,8 +411,11 @@ class Run:
         self._say(terminal.summary_table(results["summary"]))
         for pattern in unknown:
             self._say(f"warning: expectation pattern matches no test: {pattern}")
-        self._say(self.confirmation.line() + (f"; {len(self.unconfirmed)} further bad result(s) not rerun (more than "
-                  f"{CONFIRM_ALL_LIMIT} findings: the verdict rests on those confirmed)" if self.unconfirmed else ""))
+        if self.confirmation.skipped:
+            self._say(f"confirmation: skipped (--no-confirmation): {self.confirmation.skipped} finding(s) observed once")
+        else:
+            self._say(self.confirmation.line() + (f"; {len(self.unconfirmed)} further bad result(s) not rerun (more than "
+                      f"{CONFIRM_ALL_LIMIT} findings: the verdict rests on those confirmed)" if self.unconfirmed else ""))
         for incident in controller.incidents:
             self._say(f"warning: {incident}")
         if plugin.get("error"):

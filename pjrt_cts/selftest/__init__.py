@@ -170,7 +170,7 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
             continue
         timeout = None if options.full else defect.timeout
         jobs.append(SuiteJob(defect.name, proxy, proxy_environment(options.target, defect.name),
-                             out / "mutants" / defect.name, selection, timeout))
+                             out / "mutants" / defect.name, selection, timeout, confirm=defect.confirm))
 
     def progress(result: SuiteRunResult) -> None:
         bad = sum(1 for o in result.selected().values() if o in BAD)

@@ -27,6 +27,7 @@ class SuiteJob:
     out_dir: Path
     selection: SuiteSelection
     test_timeout: float | None = None  # overrides the runner's per-test timeout
+    confirm: bool = True  # False: `--no-confirmation` (a mutant judged by its records alone, Defect.confirm)
 
 
 @dataclass
@@ -79,6 +80,8 @@ class SuiteRunner:
             command += ["--layers", ",".join(selection.layers)]
         for pattern in selection.patterns:
             command += ["--id", pattern]
+        if not job.confirm:
+            command.append("--no-confirmation")
         return command
 
     def start(self, job: SuiteJob) -> "RunningSuite":

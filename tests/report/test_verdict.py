@@ -160,3 +160,11 @@ def test_an_environment_skip_is_no_partial_selection(clean) -> None:
 def test_flaky_is_bad(clean) -> None:
     set_outcome(clean, CLIENT_CREATE, Outcome.FLAKY, "FLAKY: first run FAIL: x | rerun in a fresh process PASS: ")
     assert judge_results(clean).verdict == NON_CONFORMANT
+
+
+def test_a_run_that_skipped_confirming_its_findings_is_never_conformant(clean) -> None:
+    """`--no-confirmation` (the selftest's mutant runs) cannot earn a verdict: observed-once findings decide nothing."""
+    unconfirmed = dict(clean, confirmation={"rerun": 0, "skipped": 3})
+    judged = judge_results(unconfirmed)
+    assert judged.verdict == INCOMPLETE and "3 finding(s) not confirmed by a second run" in judged.reasons[0]
+    assert judge_results(dict(clean, confirmation={"rerun": 3, "confirmed": 3})).verdict == CONFORMANT

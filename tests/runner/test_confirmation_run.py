@@ -61,3 +61,13 @@ def test_the_summary_reports_the_cost_and_flaky_is_bad(confirmed_run: dict) -> N
     assert results["confirmation"]["confirmed"] == 1
     assert "confirmation: 3 non-PASS test(s) rerun in fresh processes" in proc.stdout
     assert results["summary"]["verdict"] == "NON_CONFORMANT" and proc.returncode == 1
+
+
+def test_without_confirmation_the_run_is_never_conformant(fake_plugin: Path, tmp_path: Path) -> None:
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--out", str(tmp_path / "out"),
+                   "--id", "client.confirm.test_unimplemented_the_first_time_only", "--no-confirmation",
+                   env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
+    results = load_json(tmp_path / "out" / "results.json")
+    assert results["confirmation"]["skipped"] == 1 and "skipped (--no-confirmation)" in proc.stdout
+    assert by_id(results)[T + "test_unimplemented_the_first_time_only"]["outcome"] == "NOT_SUPPORTED"
+    assert any("1 finding(s) not confirmed by a second run" in reason for reason in results["summary"]["reasons"])
