@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from pjrt_cts.runner.probe import file_sha256
+
 # Fact -> how a refusal names it.
 _NAMES = {
     "plugin_sha256": "plugin binary (SHA-256)",
@@ -60,14 +62,11 @@ def _short(value: Any) -> str:
 
 
 def file_digest(path: Path) -> str | None:
-    digest = hashlib.sha256()
+    """SHA-256 of a file (pjrt_cts.runner.probe.file_sha256), None when it cannot be read."""
     try:
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        return file_sha256(path)
     except OSError:
         return None
-    return digest.hexdigest()
 
 
 def tree_digest(root: Path, pattern: str = "*.py") -> str:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from pjrt_cts.defects import actual_outcome
 from pjrt_cts.outcomes import Outcome
 
 # What is rerun (by actual outcome): failures, and NOT_SUPPORTED that rests on an UNIMPLEMENTED answer at run time.
@@ -31,14 +32,6 @@ _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _SPACE = re.compile(r"\s+")
 
 
-def actual_of(record: dict[str, Any]) -> Outcome:
-    expected = record.get("expected") or {}
-    try:
-        return Outcome(expected.get("actual") or record.get("outcome"))
-    except ValueError:
-        return Outcome.ERROR
-
-
 def needs_confirmation(record: dict[str, Any]) -> bool:
     """Whether `record` is a finding observed once that a second run must confirm."""
     if "::" not in str(record.get("nodeid", "")) or record.get("confirmation") is not None:
@@ -48,7 +41,7 @@ def needs_confirmation(record: dict[str, Any]) -> bool:
         return False
     if str(record.get("id", "")).endswith(".<collection>"):
         return False
-    actual = actual_of(record)
+    actual = actual_outcome(record)
     if actual is Outcome.NOT_SUPPORTED:
         return details.get("unsupported_by") == "unimplemented"
     return actual in CONFIRMED_OUTCOMES
@@ -58,7 +51,7 @@ def cause_class(record: dict[str, Any]) -> str:
     """What kind of failure an observation is, stable across runs of a deterministic plugin: the defect the
     diagnosis named, else the signal of a crash, else the first line of the message with numbers and addresses
     blanked (a wrong value's magnitude or index may differ; its kind of failure may not)."""
-    actual = actual_of(record)
+    actual = actual_outcome(record)
     details = record.get("details") or {}
     if actual is Outcome.TIMEOUT:
         return "timeout"
@@ -74,24 +67,21 @@ def cause_class(record: dict[str, Any]) -> str:
 
 def observation(record: dict[str, Any]) -> dict[str, Any]:
     """The part of a record that one observation contributes (kept on the folded record)."""
-    return {"outcome": actual_of(record).value, "message": str(record.get("message") or "")[:_MESSAGE_CHARS],
+    return {"outcome": actual_outcome(record).value, "message": str(record.get("message") or "")[:_MESSAGE_CHARS],
             "duration": record.get("duration", 0.0), "cause": cause_class(record)}
 
 
 def fold(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     """One record from two observations of the same test (both already diagnosed, neither with expectations)."""
     one, two = observation(first), observation(second)
-    folded = dict(first)
-    folded["details"] = dict(first.get("details") or {})
-    if one["outcome"] == two["outcome"] and one["cause"] == two["cause"]:
-        folded["confirmation"] = {"outcome": two["outcome"], "message": two["message"][:500],
-                                  "duration": two["duration"], "confirmed": True}
+    confirmed = one["outcome"] == two["outcome"] and one["cause"] == two["cause"]
+    folded = dict(first, confirmation={"outcome": two["outcome"], "message": two["message"][:500],
+                                       "duration": two["duration"], "confirmed": confirmed})
+    if confirmed:
         return folded
     folded["outcome"] = Outcome.FLAKY.value
     folded["expected"] = None
-    folded["details"]["observations"] = [one, two]
-    folded["confirmation"] = {"outcome": two["outcome"], "message": two["message"][:500],
-                              "duration": two["duration"], "confirmed": False}
+    folded["details"] = dict(first.get("details") or {}, observations=[one, two])
     folded["message"] = (f"FLAKY: the same test gave two different answers (a conformant plugin is deterministic): "
                          f"first run {one['outcome']}: {_first_line(one['message'])} | "
                          f"rerun in a fresh process {two['outcome']}: {_first_line(two['message'])}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterable
 
+from pjrt_cts.defects import actual_outcome
 from pjrt_cts.outcomes import Outcome
 
 _GOLDEN_EXECUTE = "execute.golden_cases.test_case_matches_reference"
@@ -86,16 +87,14 @@ def _element_type_gap(record: dict[str, Any]) -> str | None:
 
 def _unimplemented(record: dict[str, Any]) -> bool:
     details = record.get("details") or {}
-    expected = record.get("expected") or {}
-    actual = expected.get("actual") or record.get("outcome")
-    return actual == Outcome.NOT_SUPPORTED.value and details.get("unsupported_by") == "unimplemented"
+    return actual_outcome(record) is Outcome.NOT_SUPPORTED and details.get("unsupported_by") == "unimplemented"
 
 
 def apply_consistency(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """`records` with every inconsistent NOT_SUPPORTED turned into a FAIL that says why."""
     records = list(records)
     keys = _case_keys()
-    supported: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    supported: dict[Key, list[str]] = {}
     by_type: dict[str, list[str]] = {}
     for record in records:
         test_id = str(record.get("id", ""))
@@ -119,8 +118,7 @@ def _element_type_judged(record: dict[str, Any], by_type: dict[str, list[str]]) 
     return _as_fail(record, why, {"rule": "element_type", "dtype": dtype, "supported_by": cases[:20]})
 
 
-def _judged(record: dict[str, Any], keys: dict[str, tuple[str, tuple[str, ...]]],
-            supported: dict[tuple[str, tuple[str, ...]], list[str]]) -> dict[str, Any]:
+def _judged(record: dict[str, Any], keys: dict[str, Key], supported: dict[Key, list[str]]) -> dict[str, Any]:
     if not _unimplemented(record):
         return record
     test_id = str(record.get("id", ""))

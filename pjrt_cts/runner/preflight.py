@@ -81,11 +81,15 @@ class Preflight:
 
 
 def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Mapping[str, str], *,
-                  step_timeout: float, repro: str) -> Preflight:
-    with ThreadPoolExecutor(max_workers=1) as pool:  # hashing overlaps the child's work
-        digest = pool.submit(_sha256_or_none, plugin_path)
+                  step_timeout: float, repro: str, sha256: str | None = None) -> Preflight:
+    """`sha256`: the plugin file's digest when the caller has it (the run's binding); else hashed here."""
+    if sha256 is not None:
         result = probe_plugin(plugin_path, create_options, steps=STEPS, step_timeout=step_timeout, env=env)
-        sha256 = digest.result()
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:  # hashing overlaps the child's work
+            digest = pool.submit(_sha256_or_none, plugin_path)
+            result = probe_plugin(plugin_path, create_options, steps=STEPS, step_timeout=step_timeout, env=env)
+            sha256 = digest.result()
     identity = result.identity_card()
     identity["sha256"] = sha256
     if result.load_error:

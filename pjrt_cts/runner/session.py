@@ -104,7 +104,7 @@ class Run:
 
         worker_env = self._worker_environment()
         writer = JsonlWriter(self.jsonl_path)
-        preflight = self._preflight(worker_env, writer, {r["nodeid"] for r in done})
+        preflight = self._preflight(worker_env, writer, {r["nodeid"] for r in done}, binding.plugin_sha256)
         progress = Progress(self.stream, enabled=options.show_progress)
         controller = Controller(
             log_dir=self.log_dir, writer=writer, expectations=options.expectations, progress=progress,
@@ -340,12 +340,14 @@ class Run:
             env["OPENBLAS_NUM_THREADS"] = "1"
         return env
 
-    def _preflight(self, worker_env: dict[str, str], writer: JsonlWriter, done_nodeids: set[str]) -> Preflight:
+    def _preflight(self, worker_env: dict[str, str], writer: JsonlWriter, done_nodeids: set[str],
+                   plugin_sha256: str | None) -> Preflight:
         """The shared steps, probed once in a child before workers start (pjrt_cts.runner.preflight): a step
-        that crashes or hangs is recorded once and blocks the tests that depend on it."""
+        that crashes or hangs is recorded once and blocks the tests that depend on it. The plugin's digest comes
+        from the run's binding (hashed once per run)."""
         options = self.options
         result = run_preflight(options.plugin_path, options.create_options, {**os.environ, **worker_env},
-                               step_timeout=options.timeout, repro=self._preflight_repro())
+                               step_timeout=options.timeout, repro=self._preflight_repro(), sha256=plugin_sha256)
         result.write_blocks(self.run_dir / "blocks.json")
         if result.finding is not None:
             self._say(result.announcement())
