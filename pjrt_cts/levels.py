@@ -32,7 +32,8 @@ MUSTPASS_DIR = Path(__file__).resolve().parent / "mustpass"
 # 2: a waiver never meets a mandatory test; NaN/signed-zero corners moved to the spec tier.
 # 3: each level has a minimum device count (Core 1, Full 1, Multi-device 2) and no mandatory test declares more:
 #    the copies between devices 2 and 3 left Multi-device (informative), so a 2-GPU host can reach it.
-CONTRACT_VERSION = 3
+# 4: Core requires five mid-size programs (dot_general, reduce, convolution past one kernel tile; issue 29 item 6).
+CONTRACT_VERSION = 4
 
 # Outcomes of a mandatory test that count towards a level; a waiver (XFAIL) never does.
 MEETS_CONTRACT = frozenset({Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION})
@@ -123,6 +124,15 @@ SPEC_TIER_FEATURES = ("nan_propagation", "signed_zero")
 # convolution with window_reversal (jax.lax.conv_general_dilated and PyTorch/XLA's convolutions cannot express it;
 # case ids carry `_rev<one flag per spatial dimension>`, e.g. `_rev01`).
 ATTRIBUTE_CORNER = re.compile(r"^conv\.[^.]*_rev[01]*1[01]*\.")
+# The mid-size programs Core requires (pjrt_cts.testing.mid_sizes; the golden corpus is tiny-shaped, so a kernel
+# wrong only past its first tile passes every golden case): a plain and a split-K matmul, a 1 Mi-element sum and a
+# sum over several dimensions, a convolution with many output tiles. The other mid-size tests are informative (a
+# failure is still a FAIL).
+CORE_MID_SIZES = (
+    "dot_general.matmul.128x256x64.f32", "dot_general.split_k.64x4096x64.f32",
+    "reduce.sum.1048576.f32", "reduce.sum_dims02.64x32x64.f32",
+    "convolution.same.2x32x32x16_3x3x16x32.f32",
+)
 # Element types every plugin moves: no 64-bit or complex types (TPUs lack them), no sub-byte floats.
 COMMON_TRANSFER_TYPES = ("pred", "s8", "s16", "s32", "u8", "u16", "u32", "f16", "bf16", "f32")
 
@@ -163,6 +173,9 @@ CORE = Level(
                 ("execute.programs.test_program_matches_numpy[*]",),
                 GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_GOLDEN_EXECUTE,), exclude_features=SPEC_TIER_FEATURES,
                                 corners=False)),
+        Feature("the core op set at mid sizes", "dot_general, reduce and convolution in f32 with operands past one "
+                "kernel tile (4 Ki to 1 Mi elements) match numpy",
+                tuple(f"execute.mid_sizes.test_mid_size_matches_numpy[{name}]" for name in CORE_MID_SIZES)),
     ),
 )
 FULL = Level(
