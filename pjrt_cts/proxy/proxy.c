@@ -32,6 +32,12 @@ typedef void *(*slot_fn)(void *args);
 #define TINY_RESULT_LIMIT 1e-4          /* tiny_results_imprecise edits outputs with 0 < |y| < this */
 #define TINY_RESULT_RELATIVE_ERROR 1e-3 /* ... by this relative error (what a naive log(1 + x) gives) */
 #define MLIR_BYTECODE_MAGIC "ML\xefR"
+/* mid_size_dot_reduce_off edits programs whose largest argument has MID_SIZE_MIN_ELEMENTS <= n < MID_SIZE_END_ELEMENTS
+ * elements (past a kernel's first tile; the golden corpus's large.row_sum.f32, 4096 x 4096 = 16 Mi, stays untouched),
+ * multiplying their f32 results by MID_SIZE_FACTOR (1% off). */
+#define MID_SIZE_MIN_ELEMENTS 1024
+#define MID_SIZE_END_ELEMENTS (16LL * 1024 * 1024)
+#define MID_SIZE_FACTOR 1.01f
 
 static uint64_t g_api_storage[API_COPY_CAPACITY / 8];
 static uint64_t g_api_twin_storage[API_COPY_CAPACITY / 8]; /* second copy for get_api_unstable */
@@ -298,6 +304,7 @@ enum {
     D_STABLEHLO_VERSION_OVERCLAIMED,
     D_UNIMPLEMENTED_FOR_ONE_CASE,
     D_FAILS_EVERY_OTHER_TIME,
+    D_MID_SIZE_DOT_REDUCE_OFF,
     D_COUNT
 };
 
@@ -373,6 +380,7 @@ static const char *const g_defect_names[D_COUNT] = {
     "stablehlo_version_overclaimed",
     "unimplemented_for_one_case",
     "fails_every_other_time",
+    "mid_size_dot_reduce_off",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -974,6 +982,7 @@ static void *w_client_compile(void *args) {
                : g_defect == D_NAN_NOT_PROPAGATED_BY_MAX ? program_uses_op(program, "maximum") || program_uses_op(program, "minimum")
                : g_defect == D_CONVERTS_ROUND_TOWARD_ZERO ? program_uses_op(program, "convert")
                : g_defect == D_FAILS_EVERY_OTHER_TIME ? program_uses_op(program, "cosine")
+               : g_defect == D_MID_SIZE_DOT_REDUCE_OFF ? program_uses_op(program, "dot_general") || program_uses_op(program, "reduce")
                : (g_defect == D_TRANSCENDENTAL_2ULP || g_defect == D_TRANSCENDENTAL_64ULP) && program_is_transcendental(program);
     if (marked) mark_handle(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
     return NULL;
@@ -1034,6 +1043,37 @@ static void blur_tiny_results(void *buffer) {
             value *= 1 + TINY_RESULT_RELATIVE_ERROR;
             memcpy(data + offset, &value, sizeof value);
         }
+    }
+}
+
+/* mid_size_dot_reduce_off: the most elements any one argument of an Execute has (what a kernel tiles over; a
+ * grouped golden program's many small arguments do not add up). Read through the real Buffer_Dimensions. */
+static long long largest_argument_elements(void *const *arguments, size_t count) {
+    long long largest = 0;
+    for (size_t i = 0; arguments && i < count; i++) {
+        if (!arguments[i]) continue;
+        ARGS(a, PJRT_Buffer_Dimensions_Args);
+        F(a, PJRT_Buffer_Dimensions_Args, buffer, void *) = arguments[i];
+        void *error = CALL(Buffer_Dimensions, a);
+        if (error) { destroy_error(error); continue; }
+        size_t rank = F(a, PJRT_Buffer_Dimensions_Args, num_dims, size_t);
+        const int64_t *dims = F(a, PJRT_Buffer_Dimensions_Args, dims, const int64_t *);
+        long long elements = 1;
+        for (size_t k = 0; k < rank && dims; k++) elements *= (long long)dims[k];
+        if (elements > largest) largest = elements;
+    }
+    return largest;
+}
+
+/* mid_size_dot_reduce_off: every f32 output scaled by MID_SIZE_FACTOR (a tiled kernel wrong past its first tile). */
+static void scale_f32_results(void *buffer) {
+    size_t bytes = 0;
+    unsigned char *data = buffer_element_type(buffer) == BT_F32 ? host_data(buffer, &bytes) : NULL;
+    for (size_t offset = 0; data && offset + sizeof(float) <= bytes; offset += sizeof(float)) {
+        float value;
+        memcpy(&value, data + offset, sizeof value);
+        value *= MID_SIZE_FACTOR;
+        memcpy(data + offset, &value, sizeof value);
     }
 }
 
@@ -1348,6 +1388,11 @@ static void *w_execute(void *args) {
         is_marked(F(args, PJRT_LoadedExecutable_Execute_Args, executable, void *)) &&
         (inputs = calloc(num_devices ? num_devices : 1, sizeof *inputs)))
         for (size_t d = 0; d < num_devices; d++) inputs[d] = copy_float_inputs(arguments[d], num_args);
+    /* Sized before Execute: a donated argument may be gone after it. */
+    long long mid_size = 0;
+    if (g_defect == D_MID_SIZE_DOT_REDUCE_OFF && arguments && num_devices > 0 &&
+        is_marked(F(args, PJRT_LoadedExecutable_Execute_Args, executable, void *)))
+        mid_size = largest_argument_elements(arguments[0], num_args);
     void *error = CALL(LoadedExecutable_Execute, args);
     F(args, PJRT_LoadedExecutable_Execute_Args, options, void *) = options;
     F(args, PJRT_LoadedExecutable_Execute_Args, execute_device, void *) = device;
@@ -1381,6 +1426,12 @@ static void *w_execute(void *args) {
         size_t count = executable_num_outputs(loaded);
         for (size_t d = 0; d < num_devices; d++)
             for (size_t j = 0; j < count; j++) add_one_to_f32_results(outputs[d][j]);
+    }
+    if (g_defect == D_MID_SIZE_DOT_REDUCE_OFF && outputs && mid_size >= MID_SIZE_MIN_ELEMENTS &&
+        mid_size < MID_SIZE_END_ELEMENTS) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) scale_f32_results(outputs[d][j]);
     }
     if (g_defect == D_SUBNORMAL_RESULTS_FLUSHED && outputs) {
         size_t count = executable_num_outputs(loaded);
@@ -1607,7 +1658,7 @@ static void install_defect(void) {
         case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
         case D_UNIMPLEMENTED_FOR_ONE_CASE: WRAP(Client_Compile, w_client_compile); break;
         case D_TINY_RESULTS_IMPRECISE: case D_NAN_NOT_PROPAGATED_BY_MAX: case D_CONVERTS_ROUND_TOWARD_ZERO:
-        case D_FAILS_EVERY_OTHER_TIME:
+        case D_FAILS_EVERY_OTHER_TIME: case D_MID_SIZE_DOT_REDUCE_OFF:
             WRAP(Client_Compile, w_client_compile);
             WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
             WRAP(LoadedExecutable_Execute, w_execute);

@@ -431,3 +431,48 @@ def test_converts_truncate_instead_of_rounding_to_nearest(load_proxy) -> None:
         assert output[finite].tobytes() == want[finite].tobytes()
         assert np.isnan(output[~finite].astype(np.float64)).all()
         assert output.tobytes() != nearest.tobytes()  # some value rounds up to nearest, so truncation differs
+
+
+# ---- sizes the golden corpus does not reach (issue 29 item 6) ----------------------------------------------------
+
+def _dot_program(m: int, k: int, n: int) -> str:
+    return (f"module @dot_probe {{\n  func.func public @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> "
+            f"tensor<{m}x{n}xf32> {{\n    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
+            f"(tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>\n    return %0 : tensor<{m}x{n}xf32>\n"
+            "  }\n}\n")
+
+
+def _sum_program(size: int) -> str:
+    return (f"module @sum_probe {{\n  func.func public @main(%a: tensor<{size}xf32>) -> (tensor<f32>, tensor<{size}xf32>) {{\n"
+            "    %init = stablehlo.constant dense<0.0> : tensor<f32>\n"
+            "    %0 = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [0] : "
+            f"(tensor<{size}xf32>, tensor<f32>) -> tensor<f32>\n    %1 = stablehlo.negate %a : tensor<{size}xf32>\n"
+            f"    return %0, %1 : tensor<f32>, tensor<{size}xf32>\n  }}\n}}\n")
+
+
+def _add_program(size: int) -> str:
+    return (f"module @add_probe {{\n  func.func public @main(%a: tensor<{size}xf32>) -> tensor<{size}xf32> {{\n"
+            f"    %0 = stablehlo.add %a, %a : tensor<{size}xf32>\n    return %0 : tensor<{size}xf32>\n  }}\n}}\n")
+
+
+def test_mid_size_mutant_scales_dot_and_reduce_results_of_mid_size_programs_only(load_proxy) -> None:
+    rng = np.random.default_rng(0)
+
+    def ints(*shape: int) -> np.ndarray:  # small integers: every sum exact, so the edit is the only difference
+        return rng.integers(-4, 5, size=shape).astype(np.float32)
+
+    cases = [  # (program, inputs, edited): the largest argument decides, 1 Ki <= n < 16 Mi
+        (_dot_program(32, 48, 32), [ints(32, 48), ints(48, 32)], True),  # 1,536 elements
+        (_dot_program(8, 16, 8), [ints(8, 16), ints(16, 8)], False),  # 128: a golden-sized dot
+        (_sum_program(1024), [ints(1024) + 5], True),
+        (_sum_program(1023), [ints(1023) + 5], False),
+        (_add_program(4096), [ints(4096)], False),  # mid-size, but neither dot_general nor reduce
+        (_sum_program(16 * 1024 * 1024), [np.ones(16 * 1024 * 1024, np.float32)], False),  # large.row_sum's size
+    ]
+    control, mutant = load_proxy(PASSTHROUGH), load_proxy("mid_size_dot_reduce_off")
+    for program, inputs, edited in cases:
+        want = _run_all(control, program, inputs)
+        got = _run_all(mutant, program, inputs)
+        for output, plain in zip(got, want):
+            expected = plain * np.float32(1.01) if edited else plain
+            assert output.tobytes() == expected.astype(np.float32).tobytes(), (program.splitlines()[0], edited)
