@@ -62,7 +62,9 @@ def _collect_in_child(suites_dir: Path, out: Path) -> subprocess.CompletedProces
 
 
 def golden_cases(golden_dir: Path) -> list[dict[str, object]]:
-    manifest = json.loads((golden_dir / "manifest.json").read_text(encoding="utf-8"))
+    from pjrt_cts.golden.corpus import read_manifest_json
+
+    manifest = read_manifest_json(golden_dir)
     return list(manifest["cases"])
 
 

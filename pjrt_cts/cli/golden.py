@@ -33,6 +33,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("-k", dest="pattern", default=None, metavar="GLOB", help="only case ids matching GLOB")
     listing.set_defaults(func=_list)
 
+    regenerate.add_argument("--repack", action="store_true",
+                            help="only pack the existing corpus's cases into programs again (no case is rebuilt)")
+
+    cat = commands.add_parser("cat", help="print a corpus file (a case's or a pack's program text, bytecode, data)")
+    cat.add_argument("path", help="logical path <family>/<member>, as the manifest names it "
+                                  "(e.g. gather/take_rows.f32.mlir), or a case or program id (its program text)")
+    cat.add_argument("--corpus", type=Path, default=None)
+    cat.set_defaults(func=_cat)
+
     check = commands.add_parser("check", help="verify the corpus files and hashes against the manifest")
     check.add_argument("--corpus", type=Path, default=None)
     check.add_argument("--no-data", action="store_true", help="hashes only; do not open the .npz files")
@@ -63,7 +72,24 @@ def _regenerate(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "pjrt_cts.golden.generator", "--out", str(out), "--jobs", str(args.jobs)]
     for pattern in args.only:
         command += ["--only", pattern]
+    if args.repack:
+        command.append("--repack")
     return subprocess.call(command)
+
+
+def _cat(args: argparse.Namespace) -> int:
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.golden.archive import read_member
+
+    manifest = _manifest(args.corpus)
+    units = {case.id: case for case in manifest.cases}
+    units.update({program.id: program for program in manifest.programs if program.grouped})
+    try:
+        data = units[args.path].read_bytes("mlir") if args.path in units else read_member(manifest.root, args.path)
+    except (KeyError, ValueError) as error:
+        raise UsageError(f"no corpus file or case {args.path!r} in {manifest.root}: {error}") from None
+    sys.stdout.buffer.write(data)
+    return 0
 
 
 def _list(args: argparse.Namespace) -> int:

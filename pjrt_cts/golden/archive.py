@@ -1,76 +1,126 @@
-"""The corpus's files on disk: one zip archive per family (`golden/<family>.zip`).
+"""The corpus's files on disk: one bundle per family (`golden/<family>.bundle`).
 
 The manifest names files by logical path, `<family>/<stem>.<kind>` (e.g. `gather/take_rows.f32.mlir`); the
-bytes are member `<stem>.<kind>` of `<family>.zip`. Thousands of small programs would otherwise cost a disk
-block each (a 1 KB program takes 4 KB; 6,000 cases x 5 files would be 120 MB on disk for ~10 MB of data).
-Archives are written byte-deterministically: members sorted, fixed timestamps, fixed compression level.
-`unzip -p golden/gather.zip take_rows.f32.mlir` shows a program.
+bytes are member `<stem>.<kind>` of `<family>.bundle` (`pjrt-cts golden cat gather/take_rows.f32.mlir` prints
+one). Tens of thousands of small programs would otherwise cost a disk block each, and a zip archive spends
+~160 bytes per member on headers and names (11 of the corpus's 39 MB) while deflating each small member alone.
+
+A bundle is the members deflated one by one against a shared dictionary (`zlib`'s zdict: strings the family's
+programs and data files have in common, so a 1 KB program costs ~250 bytes instead of ~700), then an index:
+
+    b"PJRTCTSB" | u32 dictionary size | dictionary | member streams ... | index | u64 index offset | b"PJRTCTSB"
+
+The index is deflated JSON, `[[name, offset, size], ...]` sorted by name; each member a raw deflate stream.
+Bundles are written byte-deterministically: members sorted, the dictionary a function of the members alone.
 """
 from __future__ import annotations
 
-import io
+import json
+import struct
 import threading
-import zipfile
+import zlib
 from pathlib import Path
 from typing import Iterable, Mapping
 
-ARCHIVE_SUFFIX = ".zip"
-_FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+ARCHIVE_SUFFIX = ".bundle"
+MAGIC = b"PJRTCTSB"
+DICTIONARY_SIZE = 32 * 1024  # zlib's window: the most of a dictionary deflate can use
+_DICTIONARY_SAMPLE = 50  # members of each kind whose bytes feed the dictionary
+_SAMPLE_BYTES = DICTIONARY_SIZE // 3
 
-_open: dict[Path, zipfile.ZipFile] = {}
+
+class BundleError(ValueError):
+    """A file that is not a readable bundle."""
+
+
+class _Bundle:
+    def __init__(self, path: Path) -> None:
+        data = path.read_bytes()  # raises OSError for a missing file
+        if len(data) < 2 * len(MAGIC) + 12 or data[:len(MAGIC)] != MAGIC or data[-len(MAGIC):] != MAGIC:
+            raise BundleError(f"{path}: not a corpus bundle")
+        (size,) = struct.unpack_from("<I", data, len(MAGIC))
+        self.dictionary = data[len(MAGIC) + 4:len(MAGIC) + 4 + size]
+        (index_at,) = struct.unpack_from("<Q", data, len(data) - len(MAGIC) - 8)
+        try:
+            entries = json.loads(zlib.decompress(data[index_at:len(data) - len(MAGIC) - 8]))
+        except (zlib.error, ValueError) as error:
+            raise BundleError(f"{path}: unreadable index: {error}") from None
+        self.index = {str(name): (int(offset), int(length)) for name, offset, length in entries}
+        self.data = data
+
+    def read(self, member: str) -> bytes:
+        offset, length = self.index[member]  # KeyError: no such member
+        stream = zlib.decompressobj(-15, zdict=self.dictionary)
+        return stream.decompress(self.data[offset:offset + length]) + stream.flush()
+
+
+_open: dict[Path, _Bundle] = {}
 _lock = threading.Lock()
 
 
 def split_path(relative: str) -> tuple[str, str]:
-    """Logical path `family/member` -> (archive file name, member name)."""
+    """Logical path `family/member` -> (bundle file name, member name)."""
     family, _, member = relative.partition("/")
     if not family or not member or "/" in member:
         raise ValueError(f"corpus file path must be <family>/<member>, not {relative!r}")
     return family + ARCHIVE_SUFFIX, member
 
 
-def _archive(root: Path, name: str) -> zipfile.ZipFile:
+def _bundle(root: Path, name: str) -> _Bundle:
     path = (root / name).resolve()
     with _lock:
-        archive = _open.get(path)
-        if archive is None:
-            archive = _open[path] = zipfile.ZipFile(path)  # raises OSError / BadZipFile for a missing/bad file
-        return archive
+        bundle = _open.get(path)
+        if bundle is None:
+            bundle = _open[path] = _Bundle(path)
+        return bundle
 
 
 def read_member(root: Path, relative: str) -> bytes:
     """The bytes of logical corpus file `relative` under corpus `root` (KeyError: no such member)."""
     name, member = split_path(relative)
-    archive = _archive(Path(root), name)
-    with _lock:
-        return archive.read(member)
+    return _bundle(Path(root), name).read(member)
 
 
 def archive_members(root: Path) -> dict[str, list[str]]:
-    """Archive file name -> its member names, for every archive under `root`."""
-    found = {}
-    for path in sorted(Path(root).glob(f"*{ARCHIVE_SUFFIX}")):
-        with zipfile.ZipFile(path) as archive:
-            found[path.name] = archive.namelist()
-    return found
+    """Bundle file name -> its member names, for every bundle under `root`."""
+    return {path.name: sorted(_Bundle(path).index) for path in sorted(Path(root).glob(f"*{ARCHIVE_SUFFIX}"))}
+
+
+def _kind(member: str) -> str:
+    return member.rsplit(".", 1)[-1]
+
+
+def dictionary_for(members: Mapping[str, bytes]) -> bytes:
+    """The shared dictionary of a bundle: the tails of the first members (by name) of each kind, data files first
+    and program text last (deflate reaches the dictionary's end most cheaply)."""
+    by_kind: dict[str, list[bytes]] = {}
+    for name in sorted(members):
+        by_kind.setdefault(_kind(name), []).append(members[name])
+    order = sorted(by_kind, key=lambda kind: {"npz": 0, "mlirbc": 1, "mlir": 2}.get(kind, -1))
+    parts = [b"".join(by_kind[kind][:_DICTIONARY_SAMPLE])[-_SAMPLE_BYTES:] for kind in order]
+    return b"".join(parts)[-DICTIONARY_SIZE:]
 
 
 def archive_bytes(members: Mapping[str, bytes]) -> bytes:
-    """A zip of `members` whose bytes depend only on the names and contents."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name in sorted(members):  # .npz too: their small members' .npy headers deflate well (-35%)
-            info = zipfile.ZipInfo(name, date_time=_FIXED_DATE)
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, members[name], compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
-    return buffer.getvalue()
+    """A bundle of `members` whose bytes depend only on the names and contents."""
+    dictionary = dictionary_for(members)
+    out = bytearray(MAGIC + struct.pack("<I", len(dictionary)) + dictionary)
+    index = []
+    for name in sorted(members):
+        stream = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, dictionary)
+        packed = stream.compress(members[name]) + stream.flush()
+        index.append([name, len(out), len(packed)])
+        out += packed
+    index_at = len(out)
+    out += zlib.compress(json.dumps(index, separators=(",", ":")).encode("utf-8"), 9)
+    out += struct.pack("<Q", index_at) + MAGIC
+    return bytes(out)
 
 
 def write_archives(out_dir: Path, files: Mapping[str, bytes], *, prune: bool = False) -> list[Path]:
-    """Write `files` (logical path -> bytes) as one archive per family; returns the archives written.
+    """Write `files` (logical path -> bytes) as one bundle per family; returns the bundles written.
 
-    An archive whose bytes are unchanged is not rewritten. With `prune`, archives no file maps to are deleted."""
+    A bundle whose bytes are unchanged is not rewritten. With `prune`, bundles no file maps to are deleted."""
     by_archive: dict[str, dict[str, bytes]] = {}
     for relative, data in files.items():
         name, member = split_path(relative)
@@ -96,8 +146,8 @@ def read_all(root: Path, paths: Iterable[str]) -> dict[str, bytes]:
 
 
 def forget(root: Path | None = None) -> None:
-    """Close cached archive handles (all, or those under `root`): after rewriting a corpus in place."""
+    """Drop cached bundles (all, or those under `root`): after rewriting a corpus in place."""
     with _lock:
         for path in list(_open):
             if root is None or Path(root).resolve() in path.parents:
-                _open.pop(path).close()
+                _open.pop(path)

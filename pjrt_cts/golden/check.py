@@ -59,7 +59,7 @@ def check_corpus(root: Path | str | None = None, *, verify_data: bool = True) ->
         elif verify_data:
             problems.extend(_check_data(case))
             if case.spec is not None:
-                problems.extend(check_spec_reference(case))
+                problems.extend(check_spec_reference(case, manifest))
                 problems.extend(check_xla_outputs(case))
     for program in manifest.programs:
         if not program.grouped:
@@ -106,16 +106,25 @@ def _check_data(case: GoldenCase) -> list[str]:
     return problems
 
 
-def check_spec_reference(case: GoldenCase) -> list[str]:
+def check_spec_reference(case: GoldenCase, manifest: Manifest | None = None) -> list[str]:
     """A spec-derived case's stored outputs are what the spec reference computes from its stored inputs:
     bit for bit where the spec defines every bit (`spec.exact`), else within the case's tolerance (the
-    reference's transcendental functions come from the host's libm)."""
+    reference's transcendental functions come from the host's libm). A constant-operand variant's operands are
+    its argument-form case's inputs (`spec.operands_of`, in `manifest`), each written in its program's text."""
     from pjrt_cts.golden.compare import compare
     from pjrt_cts.golden.spec import registry
 
     spec = case.spec or {}
     try:
-        inputs = case.input_rows()[0]  # spec cases are single-device
+        if spec.get("operands_of"):
+            if manifest is None:
+                return [f"{case.id}: its operands are {spec['operands_of']}'s inputs: needs the manifest"]
+            inputs = manifest.case(spec["operands_of"]).input_rows()[0]
+            missing = constant_operands_missing(case, inputs)
+            if missing:
+                return missing
+        else:
+            inputs = case.input_rows()[0]  # spec cases are single-device
         results = [registry.TensorType.from_json(r) for r in spec["results"]]
         with np.errstate(all="ignore"):
             computed = registry.evaluate(spec["op"], inputs, case.attributes, results)
@@ -159,3 +168,15 @@ def check_xla_outputs(case: GoldenCase) -> list[str]:
         which = f"output {named}" if named is not None else "every output"
         return [f"{case.id}: XLA's stored {which} equals the spec's within {case.tolerance}: not a wrong_result"]
     return []
+
+
+def constant_operands_missing(case: GoldenCase, operands: list[np.ndarray]) -> list[str]:
+    """Each operand of a constant-operand variant, as its dense literal, in the variant's program text."""
+    from pjrt_cts.golden.spec.constants import dense_literal
+
+    text = case.program_text()
+    form = (case.spec or {}).get("constant_operands", "decimal")
+    return [f"{case.id}: operand {index} is not a constant of its program text"
+            for index, array in enumerate(operands)
+            if f"stablehlo.constant {dense_literal(np.asarray(array), dtypes.name_of(np.asarray(array).dtype), form)}"
+            not in text]

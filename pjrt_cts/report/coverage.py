@@ -14,7 +14,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pjrt_cts.outcomes import Outcome
@@ -173,12 +172,12 @@ def manifest_cases(manifest: Any) -> dict[str, dict[str, Any]]:
 
 def load_golden_manifest() -> dict[str, dict[str, Any]]:
     """The golden manifest's cases if the golden tree is present and readable; {} otherwise."""
+    from pjrt_cts.golden.corpus import read_manifest_json
     from pjrt_cts.resources import golden_dir
 
-    path = golden_dir() / "manifest.json"
     try:
-        return manifest_cases(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError):
+        return manifest_cases(read_manifest_json(golden_dir()))
+    except (OSError, ValueError, EOFError):
         return {}
 
 

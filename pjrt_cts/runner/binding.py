@@ -91,5 +91,11 @@ def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, An
         expectations_sha256=expectations_sha256,
         suite_version=suite_version,
         suites_sha256=tree_digest(suites_dir),
-        corpus_sha256=file_digest(corpus_dir / "manifest.json"),  # the manifest holds every file's SHA-256
+        corpus_sha256=file_digest(corpus_dir / _manifest_name()),  # the manifest holds every file's SHA-256
     )
+
+
+def _manifest_name() -> str:
+    from pjrt_cts.golden.corpus import MANIFEST_NAME
+
+    return MANIFEST_NAME

@@ -30,6 +30,9 @@ _MESSAGE_CHARS = 2000
 _CLASS_CHARS = 200
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _SPACE = re.compile(r"\s+")
+# Which program computed a golden case's outputs (its pack, or its own when the pack could not run in that process)
+# names where the failure was seen, not what kind it is.
+_COMPUTED_AS = re.compile(r" \(as (?:grouped program \S+|its own program \([^)]*\))\)")
 
 
 def needs_confirmation(record: dict[str, Any]) -> bool:
@@ -62,7 +65,7 @@ def cause_class(record: dict[str, Any]) -> str:
         return f"defect:{defect}"
     message = str(record.get("message") or "").strip()
     first = message.splitlines()[0] if message else ""
-    return _SPACE.sub(" ", _NUMBER.sub("#", first)).strip()[:_CLASS_CHARS]
+    return _SPACE.sub(" ", _NUMBER.sub("#", _COMPUTED_AS.sub("", first))).strip()[:_CLASS_CHARS]
 
 
 def observation(record: dict[str, Any]) -> dict[str, Any]:
@@ -102,29 +105,71 @@ class ConfirmationSummary:
     flaky: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # selected for a rerun that produced no record
     seconds: float = 0.0
+    by_twin: int = 0  # confirmed by the isolated twin test of the same program, without a rerun (twin_observations)
     skipped: int = 0  # findings not rerun because the run said --no-confirmation (the verdict is then INCOMPLETE)
 
     def to_dict(self) -> dict[str, Any]:
         found = {"rerun": self.rerun, "confirmed": self.confirmed, "flaky": len(self.flaky),
-                 "flaky_ids": self.flaky[:50], "missing": len(self.missing), "seconds": round(self.seconds, 1)}
+                 "flaky_ids": self.flaky[:50], "missing": len(self.missing), "seconds": round(self.seconds, 1),
+                 "by_twin": self.by_twin}
         return {**found, "skipped": self.skipped} if self.skipped else found
 
     def line(self) -> str:
         text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes in {self.seconds:.1f}s: "
                 f"{self.confirmed} confirmed, {len(self.flaky)} FLAKY")
+        if self.by_twin:
+            text += f"; {self.by_twin} confirmed by the isolated twin test of the same program"
         if self.missing:
             text += f", {len(self.missing)} without a second observation"
         return text
 
 
+# A program that is one case's own is compiled by two tests: the compile layer's test of the program and the execute
+# layer's test of the case (the same bracket parameter). Run isolated (each in a fresh child process), they are two
+# observations of one compile in two processes: when both found the same, each confirms the other.
+_TWIN_FUNCTIONS = ("compile/test_golden_programs.py::test_golden_program_compiles[",
+                   "execute/test_golden_cases.py::test_case_matches_reference[")
+ISOLATED_TAG = "isolated"
+
+
+def twin_of(nodeid: str) -> str | None:
+    """The node id of the other test of the same own golden program, or None."""
+    for index, function in enumerate(_TWIN_FUNCTIONS):
+        prefix, found, parameter = nodeid.partition(function)
+        if found:
+            return f"{prefix}{_TWIN_FUNCTIONS[1 - index]}{parameter}"
+    return None
+
+
+def twin_observations(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """nodeid -> its twin's record, for findings whose twin (`twin_of`) found the same thing, both isolated: those
+    need no rerun (the second observation is already there, from another process)."""
+    findings = {str(r["nodeid"]): r for r in records
+                if needs_confirmation(r) and ISOLATED_TAG in (r.get("tags") or [])}
+    paired: dict[str, dict[str, Any]] = {}
+    for nodeid, record in findings.items():
+        twin = findings.get(twin_of(nodeid) or "")
+        if twin is not None and observation(twin)["outcome"] == observation(record)["outcome"] \
+                and cause_class(twin) == cause_class(record):
+            paired[nodeid] = twin
+    return paired
+
+
 def apply_confirmations(records: Iterable[dict[str, Any]], second: dict[str, dict[str, Any]],
                         summary: ConfirmationSummary | None = None) -> list[dict[str, Any]]:
-    """`records` with each one that has a second observation (by nodeid) folded with it."""
+    """`records` with each one that has a second observation (by nodeid; a rerun's, else an isolated twin's) folded
+    with it."""
+    records = list(records)
+    twins = twin_observations(records)
+    second = {**twins, **second}
     folded = []
     for record in records:
-        again = second.get(str(record.get("nodeid")))
+        nodeid = str(record.get("nodeid"))
+        again = second.get(nodeid)
         if again is not None and record.get("confirmation") is None and needs_confirmation(record):
             record = fold(record, again)
+            if summary is not None and again is twins.get(nodeid):
+                summary.by_twin += 1
             if summary is not None:
                 if record["outcome"] == Outcome.FLAKY.value:
                     summary.flaky.append(str(record["id"]))

@@ -51,6 +51,8 @@ def _corpus() -> tuple[dict[str, Key], dict[str, tuple[str, ...]]]:
     keys: dict[str, Key] = {}
     for case in manifest.cases:
         op = str(case.raw.get("op") or "") or "+".join(o for o in case.ops if o not in _STRUCTURAL_OPS)
+        if "constant_operands" in case.features:  # computed by the constant folder, not a kernel: another path
+            op += " on constant operands"
         keys[case.id] = (op, tuple(case.dtypes))
     groups = {program.id: tuple(case.id for case in program.cases) for program in manifest.programs if program.grouped}
     return keys, groups
@@ -129,7 +131,7 @@ def _judged(record: dict[str, Any], keys: dict[str, Key], supported: dict[Key, l
     if group and all(supported.get(keys[member]) for member in group):
         held = sorted({keys[member] for member in group})
         names = "; ".join(f"{op} on {'/'.join(dtypes)}" for op, dtypes in held[:_NAMED])
-        why = (f"UNIMPLEMENTED for a grouped program of ops the plugin implements on these element types: {message}; "
+        why = (f"UNIMPLEMENTED for a packed program of ops the plugin implements on these element types: {message}; "
                f"the plugin ran other cases of every op x type its {len(group)} cases hold ({names}"
                + (f", +{len(held) - _NAMED} more" if len(held) > _NAMED else "") + ")")
         return _as_fail(record, why, {"rule": "grouped_program", "members": list(group)[:20]})

@@ -81,6 +81,12 @@ class Controller:
     def pytest_configure(self, config: pytest.Config) -> None:
         self.config = config
 
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """`--dist load`, keeping each golden program's tests on one worker (pjrt_cts.runner.scheduling)."""
+        from pjrt_cts.runner.scheduling import ProgramLoadScheduling
+
+        return ProgramLoadScheduling(config, log, lambda: self.collection.get("units") or [])
+
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The first worker's collection is the run's (xdist schedules it); later ones must match."""
         worker_id = node.gateway.id

@@ -22,7 +22,8 @@ from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.binding import RunBinding, bind
 from pjrt_cts.runner.blocks import ENV_BLOCKS, BlockFile, blocked_summary
-from pjrt_cts.runner.confirmation import ConfirmationSummary, apply_confirmations, needs_confirmation
+from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
+                                          twin_observations)
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
@@ -250,8 +251,9 @@ class Run:
 
     def _to_confirm(self) -> tuple[set[str], list[str]]:
         """(node ids to rerun, node ids of bad results left unconfirmed because of CONFIRM_ALL_LIMIT)."""
-        done = {str(r.get("nodeid")) for r in read_jsonl(self.confirmations_path)}
-        candidates = [r for r in read_jsonl(self.jsonl_path) if needs_confirmation(r) and r["nodeid"] not in done]
+        records = read_jsonl(self.jsonl_path)
+        done = {str(r.get("nodeid")) for r in read_jsonl(self.confirmations_path)} | set(twin_observations(records))
+        candidates = [r for r in records if needs_confirmation(r) and r["nodeid"] not in done]
         deciding = [r["nodeid"] for r in candidates if r.get("outcome") in ("XFAIL", "NOT_SUPPORTED")]
         bad = [r["nodeid"] for r in candidates if r.get("outcome") not in ("XFAIL", "NOT_SUPPORTED")]
         room = max(0, CONFIRM_ALL_LIMIT - len(deciding))

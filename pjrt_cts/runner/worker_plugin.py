@@ -368,6 +368,7 @@ class WorkerPlugin:
         self.timer.stop()
         payload = {
             "items": [item.nodeid for item in session.items],
+            "units": _program_units([item.nodeid for item in session.items]),
             "deselected": [[nodeid, reason, tags, by] for nodeid, (reason, tags, by) in self.deselected.items()],
             "done": self.done,
             "shard": self.shard_split,  # the plan's fingerprint, recorded in results.json for `merge`
@@ -477,3 +478,16 @@ class IsolationPlugin:
             from pjrt_cts.runner import isolation
 
             isolation.discard_spare()
+
+
+def _program_units(nodeids: list[str]) -> list[str | None]:
+    """Per collected item, the golden program it compiles (None for other tests): the scheduler hands a program's
+    tests to one worker (pjrt_cts.runner.scheduling), so that the program is compiled once."""
+    test_ids = [test_id_from_nodeid(nodeid) for nodeid in nodeids]
+    if not any(test_id.startswith(shard.GOLDEN_PREFIXES) for test_id in test_ids):
+        return [None] * len(nodeids)  # an isolated child or a selection without golden tests: no manifest read
+    from pjrt_cts.testing.corpus import program_unit_of
+
+    units = program_unit_of()
+    keys = [shard.group_key(test_id, units) for test_id in test_ids]
+    return [key if key.startswith("golden:") else None for key in keys]

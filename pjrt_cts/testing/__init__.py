@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pjrt_cts.testing.corpus import (attempt, case_expected, case_inputs, case_xla_expected,
         compiled_for_framework, compiled_golden, declared_unreadable_reason, framework_artifact_version,
         golden_case_outputs, golden_param, golden_program_param, golden_version_param, multi_device_cases,
-        one_case_per_family, one_program_per_family, program_of, read_case, run_golden)
+        one_case_per_family, one_program_per_family, program_of, read_case, representative_cases, run_golden)
     from pjrt_cts.testing.outcomes import (BlockedByFailure, CorpusUnreadable, SuiteError)
     from pjrt_cts.testing.plugin_under_test import (create_options_under_test, no_device_codes, output_dir,
         plugin_path_under_test, profile_name)
@@ -32,7 +32,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "attempt", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework",
         "compiled_golden", "declared_unreadable_reason", "framework_artifact_version", "golden_case_outputs",
         "golden_param", "golden_program_param", "golden_version_param", "multi_device_cases", "one_case_per_family",
-        "one_program_per_family", "program_of", "read_case", "run_golden"),
+        "one_program_per_family", "program_of", "read_case", "representative_cases", "run_golden"),
     "pjrt_cts.testing.outcomes": ("BlockedByFailure", "CorpusUnreadable", "SuiteError"),
     "pjrt_cts.testing.plugin_under_test": (
         "create_options_under_test", "no_device_codes", "output_dir", "plugin_path_under_test", "profile_name"),
@@ -56,7 +56,8 @@ __all__ = [
     "environment_lacks", "expect_rejection", "first_line", "framework_artifact_version", "golden_case_outputs",
     "golden_param", "golden_program_param", "golden_version_param", "mismatch_message", "multi_device_cases",
     "no_device_codes", "not_applicable", "one_case_per_family", "one_program_per_family", "optional_input",
-    "output_dir", "plugin_path_under_test", "profile_name", "program_of", "programs_param", "read_case", "requires",
+    "output_dir", "plugin_path_under_test", "profile_name", "program_of", "programs_param", "read_case",
+    "representative_cases", "requires",
     "run", "run_golden", "unsupported_if_unimplemented",
 ]
 

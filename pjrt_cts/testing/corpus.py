@@ -141,18 +141,46 @@ SAMPLE_SKIPS_FEATURES = frozenset({"nan_propagation", "signed_zero", "spec_vs_xl
 
 
 def one_program_per_family() -> list[Any]:
-    """The sample that compiles from text and from every artifact version: per family its cheapest program
-    (fewest cases, then fewest input elements, then id), since a group compiles every member's kernels."""
-    def cost(program: Any) -> tuple:
-        elements = sum(int(np.prod(spec["shape"])) for spec in program.input_specs)
-        return (len(program.cases), elements, program.id)
+    """The sample that compiles from text and from every artifact version: per family the own program of its
+    cheapest case (fewest input elements, then id). A case's own program, not its pack: the sample checks the
+    formats, and compiling a whole pack again per format would cost the plugin every member's kernels again."""
+    from pjrt_cts.golden.corpus import GoldenProgram
+
+    def cost(case: Any) -> tuple:
+        return (sum(int(np.prod(spec["shape"])) for spec in case.input_specs), case.id)
 
     cheapest: dict[str, Any] = {}
-    for program in sorted(single_device_programs(), key=cost):
-        if program.family in SAMPLE_SKIPS_FAMILIES or SAMPLE_SKIPS_FEATURES & set(program.features):
+    for case in sorted(single_device_cases(), key=cost):
+        if case.family in SAMPLE_SKIPS_FAMILIES or SAMPLE_SKIPS_FEATURES & set(case.features):
             continue
-        cheapest.setdefault(program.family, program)
-    return sorted(cheapest.values(), key=lambda p: p.id)
+        if "custom_layout" in case.features or case.donation:
+            continue
+        cheapest.setdefault(case.family, case)
+    return sorted((GoldenProgram.of_case(case) for case in cheapest.values()), key=lambda p: p.id)
+
+
+def _op_and_types(case: Any) -> tuple[str, tuple[str, ...]]:
+    """What a case exercises, for picking representatives: its main op (attribute-space cases name it; else
+    every op of its program but constants) and its element types."""
+    op = case.raw.get("op") if hasattr(case, "raw") else None
+    return (op or "+".join(name for name in case.ops if name != "stablehlo.constant"), tuple(case.dtypes))
+
+
+REPRESENTED_DTYPE = "f32"  # the element type every level's golden contract is written in
+
+
+def representative_cases() -> list[Any]:
+    """One packed f32 case per op x element types (the first by id): the cases the compile layer also compiles
+    as their own programs, so that a pack that compiles can never hide a plugin that rejects an op alone."""
+    manifest = golden_manifest()
+    if manifest is None:
+        return []
+    chosen: dict[tuple[str, tuple[str, ...]], Any] = {}
+    for case in sorted(single_device_cases(), key=lambda c: c.id):
+        program = manifest.program_of(case)
+        if program.grouped and REPRESENTED_DTYPE in case.id.split(".")[1:]:
+            chosen.setdefault(_op_and_types(case), case)
+    return sorted(chosen.values(), key=lambda c: c.id)
 
 
 def program_of(case: Any) -> Any:
@@ -489,7 +517,7 @@ def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
 __all__ = [
     "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
     "attempt", "attempt_markers", "crashed_before", "grouped_program_crash", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
-    "one_program_per_family", "program_of", "program_unit_of",
+    "one_program_per_family", "program_of", "program_unit_of", "representative_cases",
     "single_device_programs", "declared_unreadable_reason",
     "drop_empty_parametrizations", "first_line", "framework_artifact_version", "golden_manifest", "golden_param",
     "golden_version_param", "load_error", "multi_device_cases", "one_case_per_family", "raise_if_unreadable",

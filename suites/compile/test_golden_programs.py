@@ -1,16 +1,19 @@
 """Every single-device golden program compiles from the portable artifact a framework sends, with the
-output signature the manifest records; the StableHLO text and every artifact version compile for a sample.
+output signature the manifest records; representative cases compile alone; the StableHLO text and every
+artifact version compile for a sample.
 
-What a plugin compiles is a *program*: the corpus groups the cases of one attribute family and element type
-into one program whose arguments and results are the cases' (a compile costs a plugin ~30 ms whatever the
-program's size); other cases are their own program. The execute layer checks every case's results.
+What a plugin compiles is a *program*: the corpus packs the cases of one family and element-type class into
+programs of up to 128 cases whose arguments and results are the cases' (golden/README.md, "Packed programs");
+other cases are their own program. The execute layer checks every case's results.
 
 - From bytecode: the artifact a framework sends (the newest the plugin declares readable, versioned StableHLO
   targeting its `stablehlo_current_version`) compiles; NumOutputs, OutputElementTypes and OutputDimensions are
-  the manifest's. A grouped program that does not compile fails here, naming which of its cases the plugin also
-  rejects on their own (those cases' execute tests report them too).
-- From text: one program per family (text is not a compatibility format; frameworks send bytecode).
-- Every artifact version, for one program per family: each version compiles and matches the reference. A
+  the manifest's. A pack that does not compile fails here, naming which of its cases the plugin also rejects on
+  their own (those cases' execute tests report them too).
+- Alone: one packed f32 case per op x element types also compiles as its own program (a pack that compiles can
+  never hide a plugin that rejects the op in a program of its own).
+- From text: one case's program per family (text is not a compatibility format; frameworks send bytecode).
+- Every artifact version, for one case's program per family: each version compiles and matches the reference. A
   version outside the plugin's declared [stablehlo_minimum_version, stablehlo_current_version] is still tried;
   only if that attempt fails is it NOT_SUPPORTED (the declaration explains the failure, never replaces it).
 UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED, naming the plugin's message. A `spec` program that XLA
@@ -25,9 +28,9 @@ from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.outcomes import SharedDeviation
 from pjrt_cts.testing.deviations import raise_if_rejected_as_by_xla
 from pjrt_cts.runtime import PjrtError, buffer_type_of
-from pjrt_cts.testing import (attempt, case_expected, compiled_for_framework, compiled_golden, golden_program_param,
-                              golden_version_param, mismatch_message, one_program_per_family, read_case, run,
-                              run_golden)
+from pjrt_cts.testing import (attempt, case_expected, compiled_for_framework, compiled_golden, golden_param,
+                              golden_program_param, golden_version_param, mismatch_message, one_program_per_family,
+                              read_case, representative_cases, run, run_golden)
 
 
 def _check_signature(program: Any, executable: Any, how: str) -> None:
@@ -90,8 +93,16 @@ def test_golden_program_compiles(client, program):
         explained = (f"; compiled alone, the plugin also rejects {len(alone)} of its {len(program.cases)} cases: "
                      f"{', '.join(alone[:5])}{' ...' if len(alone) > 5 else ''}" if alone else
                      f"; yet each of its {len(program.cases)} cases compiles on its own")
-        raise AssertionError(f"grouped golden program {program.id}: {error}{explained}") from None
+        raise AssertionError(f"packed golden program {program.id}: {error}{explained}") from None
     _check_signature(program, executable, f"from its {version} portable artifact")
+
+
+@golden_param(cases=representative_cases())
+def test_case_compiles_alone(client, case):
+    from pjrt_cts.golden.corpus import GoldenProgram
+
+    executable, version = compiled_for_framework(client, case)
+    _check_signature(GoldenProgram.of_case(case), executable, f"alone, from its {version} portable artifact")
 
 
 @golden_program_param(programs=one_program_per_family())

@@ -1,6 +1,8 @@
 """`pjrt-cts golden list|check|validate` and running cases on the bundled CPU plugin."""
 from __future__ import annotations
 
+from pjrt_cts.golden.corpus import read_manifest_json, write_manifest_json
+
 import pytest
 
 from pjrt_cts.cli.main import main
@@ -44,7 +46,7 @@ def test_validate_reports_a_wrong_expectation_with_the_diff(tmp_path) -> None:
     from pjrt_cts.runtime import default_plugin_path
 
     manifest = load_manifest()
-    data = json.loads((manifest.root / "manifest.json").read_text())
+    data = read_manifest_json(manifest.root)
     entry = next(e for e in data["cases"] if e["id"] == "elementwise.multiply.f32.r2")
     files = read_all(manifest.root, [file["path"] for file in entry["files"].values()])
     arrays = load_npz_bytes(files[entry["files"]["data"]["path"]])
@@ -54,7 +56,7 @@ def test_validate_reports_a_wrong_expectation_with_the_diff(tmp_path) -> None:
     write_archives(tmp_path, files)
     entry.pop("program", None)  # the case alone, as its own program
     data["cases"], data["programs"] = [entry], []
-    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    write_manifest_json(tmp_path, json.dumps(data))
     [result] = list(validate(default_plugin_path(), tmp_path))
     assert result.outcome == "FAIL"
     assert "first mismatch at index [2, 1]" in result.message and "max abs err" in result.message

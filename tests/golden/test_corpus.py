@@ -1,6 +1,8 @@
 """The shipped corpus: manifest integrity, hashes, coverage targets and data encoding."""
 from __future__ import annotations
 
+from pjrt_cts.golden.corpus import read_manifest_json, write_manifest_json
+
 import json
 from pathlib import Path
 
@@ -98,13 +100,13 @@ def test_npz_bytes_are_deterministic() -> None:
 
 
 def test_check_detects_tampering(manifest, tmp_path: Path) -> None:
-    data = json.loads((manifest.root / "manifest.json").read_text())
+    data = read_manifest_json(manifest.root)
     picked = [entry for entry in data["cases"] if entry["id"].startswith("elementwise.add.f32")][:2]
     for entry in picked:
         entry.pop("program", None)  # checked alone: each case as its own program
     files = read_all(manifest.root, [file["path"] for entry in picked for file in entry["files"].values()])
     data["cases"], data["programs"] = picked, []
-    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    write_manifest_json(tmp_path, json.dumps(data))
     write_archives(tmp_path, files)
     assert check_corpus(tmp_path)[1] == []
     program_path = picked[0]["files"]["mlir"]["path"]
@@ -159,12 +161,28 @@ def test_manifest_is_read_once_per_process_until_its_file_changes(tmp_path: Path
     assert load_manifest() is shipped
     copy = tmp_path / "corpus"
     copy.mkdir()
-    data = json.loads((shipped.root / "manifest.json").read_text(encoding="utf-8"))
+    data = read_manifest_json(shipped.root)
     data["cases"], data["programs"] = data["cases"][:1], []
     data["cases"][0].pop("program", None)
-    (copy / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    write_manifest_json(copy, json.dumps(data))
     first = load_manifest(copy)
     assert load_manifest(copy) is first and len(first.cases) == 1
     data["cases"] = []
-    (copy / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    write_manifest_json(copy, json.dumps(data))
     assert load_manifest(copy).cases == ()
+
+
+def test_bundles_round_trip_deterministically_and_refuse_other_files(tmp_path: Path) -> None:
+    from pjrt_cts.golden.archive import BundleError, archive_bytes, archive_members, read_member
+
+    files = {"fam/a.mlir": b"module {}\n" * 20, "fam/b.npz": bytes(range(256)), "fam/c.current.mlirbc": b""}
+    first = write_archives(tmp_path, files)
+    assert [p.name for p in first] == ["fam.bundle"] and write_archives(tmp_path, dict(files)) == []  # unchanged
+    assert archive_bytes({k.split("/")[1]: v for k, v in files.items()}) == (tmp_path / "fam.bundle").read_bytes()
+    assert read_all(tmp_path, list(files)) == files
+    assert archive_members(tmp_path) == {"fam.bundle": ["a.mlir", "b.npz", "c.current.mlirbc"]}
+    with pytest.raises(KeyError):
+        read_member(tmp_path, "fam/missing.mlir")
+    (tmp_path / "other.bundle").write_bytes(b"PK\x03\x04 a zip, not a bundle")
+    with pytest.raises(BundleError):
+        read_member(tmp_path, "other/x.mlir")

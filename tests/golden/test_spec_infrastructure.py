@@ -2,6 +2,8 @@
 child's crash handling, and the per-op source table (issue 18). numpy only: no JAX needed."""
 from __future__ import annotations
 
+from pjrt_cts.golden.corpus import read_manifest_json, write_manifest_json
+
 import sys
 from pathlib import Path
 
@@ -172,13 +174,12 @@ def test_xla_outputs_are_stored_for_every_wrong_result_and_only_there() -> None:
 
 def _corpus_of(case_id: str) -> tuple[dict, dict[str, bytes]]:
     """The shipped manifest's `case_id` alone (its own program) and its files."""
-    import json
 
     from pjrt_cts.golden import load_manifest
     from pjrt_cts.golden.archive import read_all
 
     shipped = load_manifest()
-    data = json.loads((shipped.root / "manifest.json").read_text())
+    data = read_manifest_json(shipped.root)
     entry = next(entry for entry in data["cases"] if entry["id"] == case_id)
     entry.pop("program", None)
     data["cases"], data["programs"] = [entry], []
@@ -192,7 +193,7 @@ def _write_corpus(root: Path, data: dict, files: dict[str, bytes]) -> Path:
     from pjrt_cts.golden.archive import write_archives
 
     root.mkdir()
-    (root / "manifest.json").write_text(json.dumps(data))
+    write_manifest_json(root, json.dumps(data))
     write_archives(root, files)
     return root
 

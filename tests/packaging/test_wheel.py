@@ -97,7 +97,7 @@ def test_wheel_ships_the_data_trees_and_runs_outside_the_checkout(tmp_path: Path
     expected = {f"pjrt_cts/_data/{tree}/{rel.as_posix()}" for tree in DATA_TREES for rel in _source_files(source / tree)}
     expected |= {f"pjrt_cts/{rel.as_posix()}" for rel in _source_files(source / "pjrt_cts")
                  if rel.suffix == ".py" or rel.suffix in PACKAGE_DATA_SUFFIXES}
-    assert "pjrt_cts/_data/golden/manifest.json" in expected and "pjrt_cts/_data/plugins/cpu/profile.toml" in expected
+    assert "pjrt_cts/_data/golden/manifest.json.gz" in expected and "pjrt_cts/_data/plugins/cpu/profile.toml" in expected
     assert expected - names == set(), "missing from the wheel"
     assert {n for n in names if not n.startswith(("pjrt_cts/", "pjrt_cts-"))} == set(), "outside pjrt_cts in the wheel"
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pjrt_cts.golden.corpus import write_manifest_json
 from pjrt_cts.runner.binding import RunBinding, bind
-from pjrt_cts.runner.confirmation import ConfirmationSummary, apply_confirmations, cause_class, fold, needs_confirmation
+from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, cause_class, fold, needs_confirmation,
+                                          twin_observations)
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import Expectation, Expectations, apply_expectation
 from pjrt_cts.outcomes import Outcome
@@ -36,11 +38,32 @@ def test_what_is_rerun() -> None:
     assert not needs_confirmation(dict(record("a", "FAIL"), tags=["nondeterministic"]))
 
 
+def test_isolated_twins_of_one_own_program_confirm_each_other_without_a_rerun() -> None:
+    def crash(function: str, program: str, signal: str = "SIGABRT", tags: tuple = ("isolated",)) -> dict[str, Any]:
+        return dict(record(program, "CRASH", "isolated subprocess killed", signal=signal),
+                    nodeid=f"suites/{function}[{program}]", tags=list(tags))
+
+    compile_test = "compile/test_golden_programs.py::test_golden_program_compiles"
+    execute_test = "execute/test_golden_cases.py::test_case_matches_reference"
+    records = [crash(compile_test, "spec.sort.f6"), crash(execute_test, "spec.sort.f6"),
+               crash(compile_test, "spec.iota.f6"), crash(execute_test, "spec.iota.f6", "SIGSEGV"),  # different cause
+               crash(compile_test, "spec.pad.f6", tags=()), crash(execute_test, "spec.pad.f6", tags=())]  # one process
+    paired = twin_observations(records)
+    assert set(paired) == {records[0]["nodeid"], records[1]["nodeid"]}
+    summary = ConfirmationSummary()
+    folded = apply_confirmations(records, {}, summary)
+    assert [r["confirmation"] is not None for r in folded] == [True, True, False, False, False, False]
+    assert summary.by_twin == 2 and summary.confirmed == 2 and "isolated twin" in summary.line()
+
+
 def test_the_cause_class_ignores_magnitudes_and_indexes_but_not_the_kind_of_failure() -> None:
     one = record("a", "FAIL", "max abs error 0.0123 (rel 1e-3) at index (3, 2)")
     two = record("a", "FAIL", "max abs error 7.5 (rel 0.2) at index (0, 1)")
     other = record("a", "FAIL", "PJRT_Client_Compile: INTERNAL: iota dimension cannot go beyond the rank")
     assert cause_class(one) == cause_class(two) != cause_class(other)
+    in_pack = record("a", "FAIL", "Execute of golden case a (as grouped program spec.pack_common_9): output 0 differs")
+    alone = record("a", "FAIL", "Execute of golden case a (as its own program (current portable artifact)): output 0 differs")
+    assert cause_class(in_pack) == cause_class(alone)  # which program computed it is not the kind of failure
     assert cause_class(record("a", "CRASH", signal="SIGSEGV")) != cause_class(record("a", "CRASH", signal="SIGABRT"))
 
 
@@ -119,7 +142,7 @@ def _bind(tmp_path: Path, plugin: bytes, **changes: Any) -> RunBinding:
     (suites / "test_x.py").write_text("def test_x(): pass\n")
     corpus = tmp_path / "golden"
     corpus.mkdir(exist_ok=True)
-    (corpus / "manifest.json").write_text("{}")
+    write_manifest_json(corpus, "{}")
     facts = dict(plugin_path=path, profile="cpu", create_options={"a": 1}, expectations_sha256="e",
                  suite_version="1", suites_dir=suites, corpus_dir=corpus)
     facts.update(changes)
@@ -138,13 +161,18 @@ def test_the_binding_names_every_fact_that_differs(tmp_path: Path) -> None:
 
 
 def test_a_grouped_program_unimplemented_while_every_op_and_type_it_holds_runs_is_a_fail() -> None:
-    program = record("compile.golden_programs.test_golden_program_compiles[sort.custom_cmp.s32]", "NOT_SUPPORTED",
+    from pjrt_cts.golden import load_manifest
+
+    manifest = load_manifest()
+    pack = manifest.program_of(manifest.case("sort.dim0_stable_keyonly.s32"))
+    assert pack.grouped
+    program = record(f"compile.golden_programs.test_golden_program_compiles[{pack.id}]", "NOT_SUPPORTED",
                      "PJRT_Client_Compile: UNIMPLEMENTED: Stable sorting of more than 2^31-1 elements",
                      unsupported_by="unimplemented")
-    evidence = record(f"{GOLDEN}[sort.dim0_stable_keyonly.s32]", "PASS")
-    judged = apply_consistency([program, evidence])[0]
+    evidence = [record(f"{GOLDEN}[{case.id}]", "PASS") for case in pack.cases]
+    judged = apply_consistency([program, *evidence])[0]
     assert judged["outcome"] == "FAIL" and judged["details"]["consistency"]["rule"] == "grouped_program"
-    assert "stablehlo.sort on s32" in judged["message"]
+    assert "stablehlo.sort on " in judged["message"] and judged["details"]["consistency"]["members"]
     assert apply_consistency([program])[0]["outcome"] == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.golden import synth
 from pjrt_cts.golden.compare import compare
-from pjrt_cts.golden.corpus import FORMAT_VERSION, MANIFEST_NAME
+from pjrt_cts.golden.corpus import FORMAT_VERSION, write_manifest_json
 from pjrt_cts.golden.npzio import npz_bytes
 from pjrt_cts.golden.tolerance import RULES, Tolerance, tolerance_for
 from pjrt_cts.golden.generator.env import jax  # noqa: F401  (configures jax first)
@@ -34,15 +34,6 @@ NumpyRef = Callable[[Sequence[np.ndarray]], Sequence[np.ndarray]]
 
 class GenerationError(Exception):
     """A case cannot be generated (lowering failed, reference disagrees with numpy...)."""
-
-
-class GroupDisagrees(GenerationError):
-    """JAX's CPU backend computes a member differently inside the group's program than alone (XLA optimizes
-    the combined module differently, e.g. NaN handling of min/max reductions): that member leaves the group."""
-
-    def __init__(self, message: str, case_id: str) -> None:
-        super().__init__(message)
-        self.case_id = case_id
 
 
 @dataclasses.dataclass
@@ -68,9 +59,8 @@ class CaseSpec:
     jit_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     expect_ops: tuple[str, ...] = ()  # ops the program must contain (guards against JAX rewriting)
     zero_inputs_ok: tuple[int, ...] = ()  # control operands (a false predicate, branch index 0)
-    # Cases with the same group (same family, single-device, no donation/layouts) share one compiled program:
-    # its arguments and results are the members' in order. A compile costs a plugin ~30 ms whatever the
-    # program's size, so one program per attribute family and dtype keeps a deep corpus fast to run.
+    # The attribute family the case belongs to (family modules name it; `Grouper` numbers it). Programs are not
+    # built from it: the corpus is packed by family and element-type class once every case is built (packing.py).
     group: str | None = None
     # The main op's attribute settings this case exercises (name -> value), for the report's op x attribute
     # coverage, e.g. {"index_vector_dim": 1, "collapsed_slice_dims": [0], "mode": "clip"}.
@@ -79,6 +69,9 @@ class CaseSpec:
     # `fn`, and the expected outputs are the spec reference's (pjrt_cts.golden.spec), XLA's compared with them.
     program_text: str | None = None
     spec: dict[str, Any] | None = None  # {"op", "attributes", "results": [{"shape", "dtype"}], "rule"}
+    # "decimal" | "hex": the program's operands are constants in its text in that dense form, not arguments
+    # (families/spec_constants.py); the inputs are still the reference's operands.
+    constant_form: str | None = None
 
     @property
     def family(self) -> str:
@@ -248,7 +241,7 @@ class BuiltCase:
     entry: dict[str, Any]
     files: dict[str, bytes]  # relative path -> bytes
     # What JAX's CPU backend computed for the case alone, where that is not the stored expectation (a spec case
-    # XLA gets wrong): a group program is checked against it (build_group). None: the stored outputs.
+    # XLA gets wrong): a pack is checked against it (packing.build_pack). None: the stored outputs.
     xla_outputs: list[np.ndarray] | None = None
 
 
@@ -362,7 +355,7 @@ def array_features(arrays: Sequence[np.ndarray]) -> set[str]:
     return features
 
 
-def build_case(spec: CaseSpec) -> BuiltCase:
+def build_case(spec: CaseSpec) -> BuiltCase | None:
     if callable(spec.inputs):
         spec.inputs = spec.inputs()
     if spec.program_text is not None:
@@ -469,8 +462,6 @@ def build_case(spec: CaseSpec) -> BuiltCase:
         entry["attributes"] = spec.attributes
         if spec.expect_ops:  # the op whose attributes the case sets (the program may contain others)
             entry["op"] = spec.expect_ops[0]
-    if spec.group is not None:
-        entry["program"] = spec.group
     return BuiltCase(entry, files)
 
 
@@ -486,9 +477,6 @@ class Grouper:
         n = self.counts.get(key, 0)
         self.counts[key] = n + 1
         return f"{family}.{attr_family}{n // self.size}.{dtype}"
-
-
-GROUP_SUFFIX = "program"  # a group's files: <family>/<group stem>.program.mlir, ...
 
 
 def combine_programs(texts: Sequence[str]) -> str:
@@ -571,72 +559,7 @@ def _run_on_jax_cpu(text: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]
     return execute_on_jax_cpu(compile_on_jax_cpu(text), inputs)
 
 
-def build_group(group: str, specs: Sequence[CaseSpec], members: Sequence[BuiltCase]) -> BuiltCase:
-    """One program computing every member case: arguments and results are the members', in order.
-
-    Built from the members' own lowered programs (combine_programs); the members' expected outputs stay those
-    of their own programs, and the group program, run by JAX's CPU backend (the corpus's reference), must
-    reproduce them within each member's tolerance."""
-    if not group.startswith(specs[0].family + "."):
-        raise GenerationError(f"group {group}: must start with its cases' family {specs[0].family!r}")
-    for spec in specs:
-        if spec.mode != "single" or spec.donate_argnums or spec.large_seed is not None or spec.family != specs[0].family:
-            raise GenerationError(f"group {group}: {spec.id} cannot be grouped (single-device, same family, no donation, not large)")
-    for member in members:
-        if member.entry["layouts"] is not None:
-            raise GenerationError(f"group {group}: {member.entry['id']} fixes layouts and cannot be grouped")
-    try:
-        text = combine_programs([member.files[member.entry["files"]["mlir"]["path"]].decode("utf-8")
-                                 for member in members])
-    except GenerationError as exc:
-        raise GenerationError(f"group {group}: {exc}") from None
-    except Exception as exc:
-        raise GenerationError(f"group {group}: combining the members failed: {type(exc).__name__}: {exc}") from exc
-    all_inputs = [array for spec in specs for array in spec.inputs]
-    try:
-        outputs = _run_on_jax_cpu(text, all_inputs)
-    except Exception as exc:
-        raise GenerationError(f"group {group}: JAX's CPU backend cannot run it: {type(exc).__name__}: {exc}") from exc
-    position = 0
-    for member in members:
-        tolerance = Tolerance.from_json(member.entry["tolerance"])
-        expected = member.xla_outputs if member.xla_outputs is not None else _member_expected(member)
-        for index, want in enumerate(expected):
-            mismatch = compare(outputs[position + index], want, tolerance)
-            if mismatch is not None:
-                raise GroupDisagrees(f"group {group}: output {index} of {member.entry['id']} differs from the "
-                                     f"case's own program: {mismatch}", member.entry["id"])
-        position += len(expected)
-    if position != len(outputs):
-        raise GenerationError(f"group {group}: {len(outputs)} results, the members have {position}")
-    ops = program_ops(text)
-    try:
-        artifacts, skipped, recorded = serialize(text)
-    except GenerationError as exc:
-        raise GenerationError(f"group {group}: {exc}") from None
-    family, stem = group.split(".", 1)
-    files, file_entries = program_files(f"{family}/{stem}.{GROUP_SUFFIX}", text, artifacts)
-    entry = {
-        "id": group,
-        "family": family,
-        "cases": [member.entry["id"] for member in members],
-        "ops": ops,
-        "bytecode_versions": recorded,
-        "bytecode_skipped": skipped,
-        "files": {kind: {"path": path, "sha256": sha256_bytes(files[path])} for kind, path in file_entries.items()},
-    }
-    return BuiltCase(entry, files)
-
-
-def _member_expected(member: BuiltCase) -> list[np.ndarray]:
-    from pjrt_cts.golden.npzio import load_npz_bytes
-
-    arrays = load_npz_bytes(member.files[member.entry["files"]["data"]["path"]])
-    return [golden_dtypes.from_storable(arrays[f"out.0.{i}"], spec["dtype"])
-            for i, spec in enumerate(member.entry["outputs"])]
-
-
-def manifest_bytes(entries: list[dict], programs: Sequence[dict] = ()) -> bytes:
+def manifest_of(entries: list[dict], programs: Sequence[dict] = ()) -> dict[str, Any]:
     import jaxlib
     import ml_dtypes
 
@@ -650,7 +573,7 @@ def manifest_bytes(entries: list[dict], programs: Sequence[dict] = ()) -> bytes:
         "cases": entries,
         "programs": list(programs),
     }
-    return manifest_text(manifest).encode("utf-8")
+    return manifest
 
 
 def manifest_text(manifest: dict) -> str:
@@ -678,5 +601,5 @@ def write_corpus(out_dir: Path, built: list[BuiltCase], programs: Sequence[Built
             relative = entry["path"]
             files[relative] = unit.files[relative] if relative in unit.files else read_member(out_dir, relative)
     write_archives(out_dir, files, prune=True)
-    (out_dir / MANIFEST_NAME).write_bytes(manifest_bytes([case.entry for case in built],
-                                                         [program.entry for program in programs]))
+    write_manifest_json(out_dir, manifest_text(manifest_of([case.entry for case in built],
+                                                           [program.entry for program in programs])))

@@ -103,11 +103,37 @@ def _difference(spec: CaseSpec, op: registry.SpecOp, xla: XlaOutcome, expected: 
     return None
 
 
-def build_spec_case(spec: CaseSpec) -> BuiltCase:
+def _constant_program(spec: CaseSpec, inputs: list[np.ndarray]) -> str | None:
+    """The case's program with its operands as constants (spec.constant_form), checked to hold exactly them:
+    a module returning only those constants must give the inputs back bit for bit on XLA. None when XLA cannot
+    run that module (it aborts on f6 constants): the variant cannot be checked and is not kept."""
+    from pjrt_cts.golden.spec import constants
+
+    assert spec.program_text is not None and spec.constant_form is not None
+    names = [golden_dtypes.name_of(a.dtype) for a in inputs]
+    try:
+        text = constants.with_constant_operands(spec.program_text, inputs, names, spec.constant_form)
+        echo = constants.echo_module(inputs, names, spec.constant_form)
+    except ValueError as exc:
+        raise GenerationError(f"{spec.id}: cannot write its operands as constants: {exc}") from None
+    echoed = _oracle().run(echo, [])
+    if echoed.status != "ok":
+        return None
+    if any(got.tobytes() != want.tobytes() or got.dtype != want.dtype
+                                    for got, want in zip(echoed.outputs, inputs)):
+        raise GenerationError(f"{spec.id}: the constants' text does not hold the operands")
+    return text
+
+
+def build_spec_case(spec: CaseSpec) -> BuiltCase | None:
+    """The case's files and entry; None for a constant-operand variant XLA cannot compile or run (not kept)."""
     if spec.spec is None or spec.program_text is None or spec.mode != "single":
         raise GenerationError(f"{spec.id}: a spec-reference case needs program_text and spec, single-device")
     inputs = list(spec.inputs)  # build_case has materialized a lazy input list
-    text = spec.program_text
+    text = spec.program_text if spec.constant_form is None else _constant_program(spec, inputs)
+    if text is None:
+        return None
+    arguments = inputs if spec.constant_form is None else []
     try:
         op = registry.lookup(spec.spec["op"])
         expected = registry.evaluate(op.name, inputs, spec.spec.get("attributes", {}), _results(spec))
@@ -122,8 +148,10 @@ def build_spec_case(spec: CaseSpec) -> BuiltCase:
             if mismatch is not None:
                 raise GenerationError(f"{spec.id}: numpy ({spec.numpy_ref_name}) disagrees with the spec reference "
                                       f"on output {index}: {mismatch}")
-    xla = _oracle().run(text, inputs)
+    xla = _oracle().run(text, arguments)
     difference = _difference(spec, op, xla, expected, tolerance)
+    if spec.constant_form is not None and difference is not None and difference["kind"] != "wrong_result":
+        return None
     ops = program_ops(text)
     if f"stablehlo.{op.name}" not in ops:
         raise GenerationError(f"{spec.id}: program lacks stablehlo.{op.name} (has {ops})")
@@ -133,7 +161,7 @@ def build_spec_case(spec: CaseSpec) -> BuiltCase:
         raise GenerationError(f"{spec.id}: {exc}") from None
     family, stem = spec.id.split(".", 1)
     files, file_entries = program_files(f"{family}/{stem}", text, artifacts)
-    arrays = {f"in.0.{i}": golden_dtypes.to_storable(a) for i, a in enumerate(inputs)}
+    arrays = {f"in.0.{i}": golden_dtypes.to_storable(a) for i, a in enumerate(arguments)}
     arrays.update({f"out.0.{i}": golden_dtypes.to_storable(a) for i, a in enumerate(expected)})
     if difference is not None and difference["kind"] == "wrong_result":
         # element types as XLA gave them (they may differ from the declared results): the reader decodes with these
@@ -152,7 +180,7 @@ def build_spec_case(spec: CaseSpec) -> BuiltCase:
         "family": family,
         "ops": ops,
         "dtypes": dtype_names,
-        "inputs": [_spec_json(a) for a in inputs],
+        "inputs": [_spec_json(a) for a in arguments],
         "outputs": [_spec_json(a) for a in expected],
         "program_inputs": None,
         "tolerance": tolerance.to_json(),
@@ -170,12 +198,12 @@ def build_spec_case(spec: CaseSpec) -> BuiltCase:
         "op": f"stablehlo.{op.name}",
         "attributes": dict(spec.spec.get("attributes", {})),
         "spec": {"op": op.name, "section": op.url, "exact": op.exact, "results": spec.spec["results"],
-                 "rule": spec.spec.get("rule")},
+                 "rule": spec.spec.get("rule"), **({"constant_operands": spec.constant_form,
+                                                     "operands_of": spec.id.rsplit(".", 1)[0]}
+                                                    if spec.constant_form is not None else {})},
         "expected_source": "spec" if difference is not None else "spec+xla",
         "spec_vs_xla": difference,
     }
-    if spec.group is not None and (difference is None or difference["kind"] == "wrong_result"):
-        # A case XLA cannot compile or run is its own program (in a group it would fail its neighbours); one XLA
-        # computes differently shares the group, which is checked against XLA's own values for it.
-        entry["program"] = spec.group
+    # Packed with others unless XLA cannot compile or run it (packing.packable); a pack is checked against XLA's own
+    # values for a case XLA computes differently (xla_outputs).
     return BuiltCase(entry, files, xla_outputs=list(xla.outputs) if difference is not None and xla.outputs else None)
