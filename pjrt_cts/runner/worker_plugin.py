@@ -244,6 +244,11 @@ class WorkerPlugin:
         self.timer = TestTimer()
         if role == "worker":
             self._redirect_output()
+        if spec is not None and spec.quick and role in ("worker", "child"):
+            # A sample holds a few cases of each pack: they run their own programs, not 128-case packs.
+            from pjrt_cts.testing.corpus import use_own_programs
+
+            use_own_programs()
 
     # -- process setup ------------------------------------------------------------------------
 

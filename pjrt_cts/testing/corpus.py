@@ -444,6 +444,16 @@ def grouped_outputs(client: Any, program: Any) -> list[np.ndarray] | None:
     return outputs
 
 
+_own_programs_only = False
+
+
+def use_own_programs() -> None:
+    """From now on golden cases run their own programs, not their packs (`run --quick`: a sample holds a few cases
+    of each pack, and a pack compiles every member's kernels)."""
+    global _own_programs_only
+    _own_programs_only = True
+
+
 def golden_case_outputs(client: Any, case: Any) -> tuple[list[np.ndarray], str]:
     """`case`'s outputs as a framework would get them, and which program produced them.
 
@@ -451,7 +461,7 @@ def golden_case_outputs(client: Any, case: Any) -> tuple[list[np.ndarray], str]:
     run, the case's own program is compiled and run (so one rejected op costs its own cases only)."""
     __tracebackhide__ = True
     program = program_of(case)
-    if program is not None and program.grouped:
+    if program is not None and program.grouped and not _own_programs_only:
         outputs = grouped_outputs(client, program)
         if outputs is not None:
             return [outputs[index] for index in program.output_range(case)], f"grouped program {program.id}"
@@ -518,7 +528,7 @@ __all__ = [
     "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
     "attempt", "attempt_markers", "crashed_before", "grouped_program_crash", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
     "one_program_per_family", "program_of", "program_unit_of", "representative_cases",
-    "single_device_programs", "declared_unreadable_reason",
+    "single_device_programs", "declared_unreadable_reason", "use_own_programs",
     "drop_empty_parametrizations", "first_line", "framework_artifact_version", "golden_manifest", "golden_param",
     "golden_version_param", "load_error", "multi_device_cases", "one_case_per_family", "raise_if_unreadable",
     "read_case", "run_golden", "single_device_cases",
