@@ -1065,29 +1065,25 @@ static long long largest_argument_elements(void *const *arguments, size_t count)
     return largest;
 }
 
-/* mid_size_dot_reduce_off: every f32 output scaled by MID_SIZE_FACTOR (a tiled kernel wrong past its first tile). */
-static void scale_f32_results(void *buffer) {
+/* Every element of an f32 output buffer replaced by edit(element). */
+static void edit_f32_results(void *buffer, float (*edit)(float)) {
     size_t bytes = 0;
     unsigned char *data = buffer_element_type(buffer) == BT_F32 ? host_data(buffer, &bytes) : NULL;
     for (size_t offset = 0; data && offset + sizeof(float) <= bytes; offset += sizeof(float)) {
         float value;
         memcpy(&value, data + offset, sizeof value);
-        value *= MID_SIZE_FACTOR;
+        value = edit(value);
         memcpy(data + offset, &value, sizeof value);
     }
 }
 
+/* mid_size_dot_reduce_off: every f32 output scaled by MID_SIZE_FACTOR (a tiled kernel wrong past its first tile). */
+static float times_mid_size_factor(float value) { return value * MID_SIZE_FACTOR; }
+static void scale_f32_results(void *buffer) { edit_f32_results(buffer, times_mid_size_factor); }
+
 /* Every f32 output gains 1.0: wrong by any tolerance. */
-static void add_one_to_f32_results(void *buffer) {
-    size_t bytes = 0;
-    unsigned char *data = buffer_element_type(buffer) == BT_F32 ? host_data(buffer, &bytes) : NULL;
-    for (size_t offset = 0; data && offset + sizeof(float) <= bytes; offset += sizeof(float)) {
-        float value;
-        memcpy(&value, data + offset, sizeof value);
-        value += 1.0f;
-        memcpy(data + offset, &value, sizeof value);
-    }
-}
+static float plus_one(float value) { return value + 1.0f; }
+static void add_one_to_f32_results(void *buffer) { edit_f32_results(buffer, plus_one); }
 
 /* subnormal_results_flushed: f32/f64 results lose their subnormal values to zeros of the same sign (flush-to-zero),
  * as a backend computing with FTZ/DAZ does where the StableHLO spec (IEEE-754) keeps them. */

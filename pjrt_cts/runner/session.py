@@ -69,6 +69,7 @@ class RunOptions:
     shard_durations: dict[str, float] = field(default_factory=dict)  # balance shards by these (test id -> s)
     quick: bool = False  # `--quick`: a stratified sample of the mandatory contract (pjrt_cts.runner.quick)
     confirm: bool = True  # rerun every finding before the verdict (runner/confirmation.py); off: never CONFORMANT
+    report: bool = True  # write report.html (off for the selftest's mutant runs, read through results.json)
 
 
 def now_iso() -> str:
@@ -409,7 +410,7 @@ class Run:
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
                     "wall_seconds": meta["wall_seconds"], "binding": meta["binding"]}
         (self.run_dir / "run.json").write_text(json.dumps(meta_out, indent=1), encoding="utf-8")
-        report_note = self._write_report(results)
+        report_note = self._write_report(results) if options.report else ""
 
         self._say("")
         self._say(terminal.summary_table(results["summary"]))

@@ -71,7 +71,8 @@ class SuiteRunner:
     def command(self, job: SuiteJob) -> list[str]:
         selection = job.selection
         command = [sys.executable, "-m", "pjrt_cts.cli.main", "run", str(job.plugin), "--out", str(job.out_dir),
-                   "-n", str(self.workers), "--timeout", str(job.test_timeout or self.test_timeout), "--no-progress"]
+                   "-n", str(self.workers), "--timeout", str(job.test_timeout or self.test_timeout), "--no-progress",
+                   "--no-report"]
         if self.profile:
             command += ["--plugin", self.profile]
         if self.suites_dir:

@@ -31,7 +31,9 @@ def test_corpus_matches_its_manifest(manifest) -> None:
 
 def test_coverage_targets(manifest) -> None:
     stablehlo_ops = {op for op in manifest.ops() if op.startswith("stablehlo.")}
-    assert len(manifest.cases) >= 6000
+    assert len(manifest.cases) >= 12500
+    on_disk = sum(path.stat().st_size for path in manifest.root.iterdir() if path.is_file())
+    assert on_disk <= 40 * 2**20, f"golden/ holds {on_disk / 2**20:.1f} MiB (issue 29: <= 40)"
     assert len(stablehlo_ops) >= 90
     assert REQUIRED_DTYPES <= set(manifest.dtype_names())
     donation_kinds = {kind for case in manifest.cases if case.donation for kind in case.donation["kinds"]}

@@ -93,6 +93,7 @@ def test_wheel_ships_the_data_trees_and_runs_outside_the_checkout(tmp_path: Path
     assert built.returncode == 0
     (wheel,) = dist.glob("pjrt_cts-*.whl")
 
+    assert wheel.stat().st_size <= 30 * 2**20, f"the wheel is {wheel.stat().st_size / 2**20:.1f} MiB (issue 29: <= 30)"
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"pjrt_cts/_data/{tree}/{rel.as_posix()}" for tree in DATA_TREES for rel in _source_files(source / tree)}
     expected |= {f"pjrt_cts/{rel.as_posix()}" for rel in _source_files(source / "pjrt_cts")

@@ -120,7 +120,7 @@ def test_unreadable_corpus_is_one_error_per_golden_test_function(pytester: pytes
     result = _run(pytester)
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(["*test_case?golden_corpus_unreadable?*", "*test_version?golden_corpus_unreadable?*",
-                                 "*the golden corpus could not be read: */manifest.json: CorpusError: manifest.json*"])
+                                 "*the golden corpus could not be read: */manifest.json.gz: CorpusError: manifest.json*"])
 
 
 def test_blocked_and_suite_errors_have_their_own_outcomes() -> None:

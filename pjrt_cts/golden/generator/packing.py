@@ -37,7 +37,7 @@ from pjrt_cts.golden.tolerance import Tolerance
 
 MAX_CASES = 128
 MAX_WEIGHT = 128
-CLASS_MAX_CASES = {"fp8": 32, "subfloat": 16, "subint": 16}
+CLASS_MAX_CASES = {"fp8": 48, "subfloat": 24, "subint": 24}
 FAMILY_WEIGHT = {"conv": 4, "fft": 4, "linalg": 2, "batch_norm": 2}
 PACK_SUFFIX = "program"  # a pack's files: <family>/<pack stem>.program.mlir, ...
 UNPACKED_FAMILIES = frozenset({"layout", "donation", "large"})
