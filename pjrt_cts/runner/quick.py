@@ -2,7 +2,9 @@
 
 Not a conformance verdict (the verdict of a quick run is never CONFORMANT): it samples at most
 `FRACTION` of the collected tests from the levels' mandatory lists, spread over strata so that every mandatory
-test function — and, for golden tests, every op family — is represented before any stratum gets a second test.
+test function — and, for golden tests, every op family — is represented before any stratum gets a second test,
+and no stratum gives more than `PER_STRATUM` (the golden strata are thousands deep: uncapped, their cases, each
+compiled as its own program, filled the whole budget and took 35 s of a 2-core run).
 Deterministic: the same tree gives the same sample on every machine.
 """
 from __future__ import annotations
@@ -11,6 +13,7 @@ import hashlib
 from collections.abc import Iterable
 
 FRACTION = 0.10
+PER_STRATUM = 5
 NOTE = "a stratified sample of the mandatory contract for smoke runs: not a conformance verdict"
 
 
@@ -26,8 +29,10 @@ def _order(test_id: str) -> bytes:
     return hashlib.sha256(test_id.encode("utf-8")).digest()
 
 
-def sample(collected: Iterable[str], mandatory: Iterable[str], fraction: float = FRACTION) -> set[str]:
-    """The quick selection: collected mandatory tests, round-robin over strata, at most fraction x collected."""
+def sample(collected: Iterable[str], mandatory: Iterable[str], fraction: float = FRACTION,
+           per_stratum: int = PER_STRATUM) -> set[str]:
+    """The quick selection: collected mandatory tests, round-robin over strata, at most fraction x collected and
+    `per_stratum` from each stratum."""
     collected_ids = set(collected)
     budget = max(1, int(len(collected_ids) * fraction))
     strata: dict[str, list[str]] = {}
@@ -35,7 +40,7 @@ def sample(collected: Iterable[str], mandatory: Iterable[str], fraction: float =
         strata.setdefault(stratum(test_id), []).append(test_id)
     chosen: set[str] = set()
     depth = 0
-    while len(chosen) < budget and any(depth < len(members) for members in strata.values()):
+    while len(chosen) < budget and depth < per_stratum and any(depth < len(members) for members in strata.values()):
         for name in sorted(strata):
             if depth < len(strata[name]) and len(chosen) < budget:
                 chosen.add(strata[name][depth])
