@@ -38,9 +38,3 @@ def _load(key: str) -> Plugin:
     except FileNotFoundError as exc:  # the 0.81 plugin comes with the `test` extra
         pytest.skip(str(exc))
     return Plugin.load(path)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked slow first (the order is otherwise kept): under `-n 2 --dist loadfile` (pyproject's addopts) the
-    targeted selftest (~7 min) then starts at once beside the rest, instead of last."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
