@@ -84,6 +84,8 @@ def tree_digest(root: Path, pattern: str = "*.py") -> str:
 
 def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, Any], expectations_sha256: str,
          suite_version: str, suites_dir: Path, corpus_dir: Path) -> RunBinding:
+    from pjrt_cts.golden.corpus import MANIFEST_NAME  # numpy and the corpus reader only when a run binds
+
     return RunBinding(
         plugin_sha256=file_digest(plugin_path),
         profile=profile,
@@ -91,11 +93,5 @@ def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, An
         expectations_sha256=expectations_sha256,
         suite_version=suite_version,
         suites_sha256=tree_digest(suites_dir),
-        corpus_sha256=file_digest(corpus_dir / _manifest_name()),  # the manifest holds every file's SHA-256
+        corpus_sha256=file_digest(corpus_dir / MANIFEST_NAME),  # the manifest holds every file's SHA-256
     )
-
-
-def _manifest_name() -> str:
-    from pjrt_cts.golden.corpus import MANIFEST_NAME
-
-    return MANIFEST_NAME

@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from pjrt_cts.defects import actual_outcome
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.testing.corpus import COMPUTED_AS
 
 # What is rerun (by actual outcome): failures, and NOT_SUPPORTED that rests on an UNIMPLEMENTED answer at run time.
 CONFIRMED_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
@@ -30,9 +31,6 @@ _MESSAGE_CHARS = 2000
 _CLASS_CHARS = 200
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _SPACE = re.compile(r"\s+")
-# Which program computed a golden case's outputs (its pack, or its own when the pack could not run in that process)
-# names where the failure was seen, not what kind it is.
-_COMPUTED_AS = re.compile(r" \(as (?:grouped program \S+|its own program \([^)]*\))\)")
 
 
 def needs_confirmation(record: dict[str, Any]) -> bool:
@@ -65,7 +63,9 @@ def cause_class(record: dict[str, Any]) -> str:
         return f"defect:{defect}"
     message = str(record.get("message") or "").strip()
     first = message.splitlines()[0] if message else ""
-    return _SPACE.sub(" ", _NUMBER.sub("#", _COMPUTED_AS.sub("", first))).strip()[:_CLASS_CHARS]
+    # Which program computed a golden case's outputs (its pack, or its own when the pack could not run in that
+    # process) is where the failure was seen, not what kind it is.
+    return _SPACE.sub(" ", _NUMBER.sub("#", COMPUTED_AS.sub("", first))).strip()[:_CLASS_CHARS]
 
 
 def observation(record: dict[str, Any]) -> dict[str, Any]:

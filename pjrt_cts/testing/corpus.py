@@ -454,6 +454,12 @@ def use_own_programs() -> None:
     _own_programs_only = True
 
 
+# How golden_case_outputs names the program that computed a case, as the execute test's message shows it ("(as
+# grouped program <id>)", "(as its own program (<version> portable artifact))"): where a failure was seen, not what
+# kind it is (pjrt_cts.runner.confirmation.cause_class leaves it out).
+COMPUTED_AS = re.compile(r" \(as (?:grouped program \S+|its own program \([^)]*\))\)")
+
+
 def golden_case_outputs(client: Any, case: Any) -> tuple[list[np.ndarray], str]:
     """`case`'s outputs as a framework would get them, and which program produced them.
 
@@ -525,7 +531,7 @@ def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
 
 
 __all__ = [
-    "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
+    "COMPUTED_AS", "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
     "attempt", "attempt_markers", "crashed_before", "grouped_program_crash", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
     "one_program_per_family", "program_of", "program_unit_of", "representative_cases",
     "single_device_programs", "declared_unreadable_reason", "use_own_programs",

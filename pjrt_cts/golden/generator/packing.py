@@ -23,6 +23,7 @@ so a full regeneration and `--repack` over an existing corpus give the same prog
 from __future__ import annotations
 
 import collections
+import functools
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -32,6 +33,7 @@ import numpy as np
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.golden.archive import read_member
 from pjrt_cts.golden.compare import compare
+from pjrt_cts.golden.corpus import xla_output_key
 from pjrt_cts.golden.npzio import load_npz_bytes
 from pjrt_cts.golden.tolerance import Tolerance
 
@@ -124,11 +126,12 @@ class PackMember:
     def text(self) -> str:
         return self.read("mlir").decode("utf-8")
 
+    @functools.cached_property
     def _arrays(self) -> dict[str, np.ndarray]:
-        return load_npz_bytes(self.read("data"))
+        return load_npz_bytes(self.read("data"))  # once: every round of build_pack reads inputs and outputs
 
     def inputs(self) -> list[np.ndarray]:
-        arrays = self._arrays()
+        arrays = self._arrays
         return [golden_dtypes.from_storable(arrays[f"in.0.{i}"], spec["dtype"])
                 for i, spec in enumerate(self.entry["inputs"])]
 
@@ -136,10 +139,10 @@ class PackMember:
         """What XLA computed for this case alone: the stored outputs, or XLA's own where it differs from the spec."""
         if self._xla_outputs is not None:
             return self._xla_outputs
-        arrays = self._arrays()
+        arrays = self._arrays
         deviation = self.entry.get("spec_vs_xla") or {}
         if "xla_outputs" in deviation:
-            return [golden_dtypes.from_storable(arrays[f"xla.0.{i}"], name)
+            return [golden_dtypes.from_storable(arrays[xla_output_key(i)], name)
                     for i, name in enumerate(deviation["xla_dtypes"])]
         return [golden_dtypes.from_storable(arrays[f"out.0.{i}"], spec["dtype"])
                 for i, spec in enumerate(self.entry["outputs"])]
@@ -223,11 +226,11 @@ def pack_cases(cases: Sequence[Any], root: Path | None, jobs: int = 1) -> list[A
                 if not (pack_id in done and done[pack_id].entry["cases"] == ids)]
         if not plan:
             break
-        parts = [plan[index::jobs] for index in range(jobs)] if jobs > 1 else [plan]
         if jobs > 1:
             import concurrent.futures
             import multiprocessing
 
+            parts = [plan[index::jobs] for index in range(jobs)]
             context = multiprocessing.get_context("spawn")
             with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
                 results = list(pool.map(_build_part, parts, [members] * len(parts)))

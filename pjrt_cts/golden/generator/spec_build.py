@@ -119,8 +119,7 @@ def _constant_program(spec: CaseSpec, inputs: list[np.ndarray]) -> str | None:
     echoed = _oracle().run(echo, [])
     if echoed.status != "ok":
         return None
-    if any(got.tobytes() != want.tobytes() or got.dtype != want.dtype
-                                    for got, want in zip(echoed.outputs, inputs)):
+    if any(got.dtype != want.dtype or got.tobytes() != want.tobytes() for got, want in zip(echoed.outputs, inputs)):
         raise GenerationError(f"{spec.id}: the constants' text does not hold the operands")
     return text
 
