@@ -172,12 +172,12 @@ def manifest_cases(manifest: Any) -> dict[str, dict[str, Any]]:
 
 def load_golden_manifest() -> dict[str, dict[str, Any]]:
     """The golden manifest's cases if the golden tree is present and readable; {} otherwise."""
-    from pjrt_cts.golden.corpus import read_manifest_json
+    from pjrt_cts.golden.corpus import CorpusError, load_manifest
     from pjrt_cts.resources import golden_dir
 
-    try:
-        return manifest_cases(read_manifest_json(golden_dir()))
-    except (OSError, ValueError, EOFError):
+    try:  # the manifest the run's consistency check already read (load_manifest keeps it)
+        return {case.id: case.raw for case in load_manifest(golden_dir()).cases}
+    except (CorpusError, OSError, ValueError, EOFError):
         return {}
 
 

@@ -1,13 +1,14 @@
-"""Run one `@pytest.mark.isolated` test in a fresh `python -m pytest` subprocess from its worker.
+"""Run one `@pytest.mark.isolated` test in a process of its own, away from its worker.
 
-The child loads the plugin itself, runs just that test and streams its reports to a file; the
-worker replays them as its own. If the child dies (signal, abort, exit) or overruns its timeout,
-the worker reports CRASH / TIMEOUT for the test with the signal and the child's stderr tail, and
-simply carries on: only the child paid for the crash.
+The child loads the plugin itself, runs just that test and streams its reports to a file; the worker replays
+them as its own. If the child dies (signal, abort, exit) or overruns its timeout, the worker reports CRASH /
+TIMEOUT for the test with the signal and the child's stderr tail, and simply carries on: only the child paid
+for the crash.
 
-To keep the price of isolation low, each worker keeps one spare child that has already started
-Python and imported pytest and the runtime (never the plugin) and waits on stdin for the pytest
-arguments of its one test; it is replaced as soon as it is used.
+The child is forked from the worker's fork server (forkserver.py: a copy of the worker taken after collection,
+before the plugin was loaded), ~0.1 s a test. Where there is none, it is a fresh `python -m pytest <nodeid>`:
+to keep that price low, each worker then keeps one spare child that has already started Python and imported
+pytest and the runtime (never the plugin) and waits on stdin for the pytest arguments of its one test.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.runner import crashlog
+from pjrt_cts.runner import crashlog, forkserver
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, timeout_for
 
@@ -80,20 +81,12 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
     handle, name = tempfile.mkstemp(prefix="isolated-", suffix=".jsonl", dir=spec.log_dir)
     os.close(handle)
     reports_path = Path(name)
-    proc = _start_child(spec, child_args(spec, reports_path, item.nodeid))
     began = time.time()
-    _prepare_spare(spec)
-    killed = False
-    try:
-        returncode = proc.wait(timeout=timeout + ISOLATION_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        returncode = proc.wait()
-        killed = True
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
+    forked = forkserver.server()
+    ended = forked.run(item.nodeid, reports_path, timeout + ISOLATION_GRACE_SECONDS) if forked is not None else None
+    if ended is None:
+        ended = _run_fresh_process(spec, reports_path, item.nodeid, timeout)
+    returncode, killed = ended
     elapsed = time.time() - began
     started, reports = _read_child_events(item.config, reports_path)
     reports_path.unlink(missing_ok=True)
@@ -134,6 +127,21 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
        "outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
                           "details": details}
     return [r for r in reports if r.when != "teardown"] + [synthetic]
+
+
+def _run_fresh_process(spec: RunSpec, reports_path: Path, nodeid: str, timeout: float) -> tuple[int, bool]:
+    """(exit status, killed for overrunning its time) of a fresh `python -m pytest` process running the test."""
+    proc = _start_child(spec, child_args(spec, reports_path, nodeid))
+    _prepare_spare(spec)
+    try:
+        return proc.wait(timeout=timeout + ISOLATION_GRACE_SECONDS), False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait(), True
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
 
 
 def _spawn_spare(spec: RunSpec) -> subprocess.Popen[str]:

@@ -11,6 +11,7 @@ It is loaded in four roles:
 from __future__ import annotations
 
 import faulthandler
+import gc
 import json
 import os
 import sys
@@ -67,6 +68,10 @@ def pytest_configure(config: pytest.Config) -> None:
     spec = RunSpec.read(spec_path) if spec_path else None
     if role in ("worker", "child"):
         _ensure_terminal_reporter(config)
+        # Python's own traceback format (`--tb` belongs to the terminal plugin, which workers do not load): pytest's
+        # long format parses each frame's source file again for every failed test, ~20 ms a test, and hundreds of
+        # deviations and waived tests fail by design.
+        config.option.tbstyle = "native"
     if not config.pluginmanager.has_plugin(PLUGIN_NAME):
         worker = WorkerPlugin(config, role, spec, child_reports)
         config.pluginmanager.register(worker, PLUGIN_NAME)
@@ -384,6 +389,14 @@ class WorkerPlugin:
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(json.dumps(payload), encoding="utf-8")
         os.replace(tmp, path)
+        # The collection lives as long as the worker and is never garbage: frozen, the collector stops walking its
+        # millions of objects again and again while tests run.
+        gc.collect()
+        gc.freeze()
+        if any(is_isolated(item) for item in session.items):
+            from pjrt_cts.runner import forkserver
+
+            forkserver.start(session)  # before any test: the plugin is not loaded yet (forkserver.py)
 
     # -- running ------------------------------------------------------------------------------
 
@@ -480,8 +493,9 @@ class IsolationPlugin:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.worker.role == "worker":
-            from pjrt_cts.runner import isolation
+            from pjrt_cts.runner import forkserver, isolation
 
+            forkserver.stop()
             isolation.discard_spare()
 
 
