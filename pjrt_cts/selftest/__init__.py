@@ -158,9 +158,9 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
         f" ({len(mandatory)} mandatory ids among them)" + (", real plugin over the defects' selections"
                                                             if options.compare_real else ""))
     jobs = [SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH),
-                     out / "baseline-passthrough", union)]
+                     out / "baseline-passthrough", union, baseline=True)]
     if options.compare_real:
-        jobs.append(SuiteJob(REAL_LABEL, options.target, {}, out / "baseline-real", compared))
+        jobs.append(SuiteJob(REAL_LABEL, options.target, {}, out / "baseline-real", compared, baseline=True))
     skipped: list[DefectVerdict] = []
     for defect in options.defects:
         selection = selection_for([defect], layers_present, options.full)
@@ -220,8 +220,9 @@ def _confirm_differences(runner: SuiteRunner, options: SelftestOptions, proxy: P
     recheck = SuiteSelection(layers=layers, patterns=sorted(differences))
     out = options.out_dir
     reruns = run_all(runner, [
-        SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH), out / "recheck-passthrough", recheck),
-        SuiteJob(REAL_LABEL, options.target, {}, out / "recheck-real", recheck),
+        SuiteJob(PASSTHROUGH_LABEL, proxy, proxy_environment(options.target, PASSTHROUGH), out / "recheck-passthrough", recheck,
+                 baseline=True),
+        SuiteJob(REAL_LABEL, options.target, {}, out / "recheck-real", recheck, baseline=True),
     ], options.parallel)
     again = proxy_differences(reruns[REAL_LABEL].selected(), reruns[PASSTHROUGH_LABEL].selected())
     return {test_id: pair for test_id, pair in differences.items() if test_id in again}

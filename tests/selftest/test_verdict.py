@@ -234,3 +234,13 @@ def test_a_mandatory_only_selection_is_caught_as_a_runner_escape_hatch(tmp_path)
         test["outcome"] = "PASS"
     (tmp_path / "results.json").write_text(json.dumps(results))
     assert not mandatory_only_selection(tmp_path).caught
+
+
+def test_a_baseline_run_is_not_cut_at_the_mutant_runs_wall_limit(tmp_path: Path) -> None:
+    from pjrt_cts.selftest.suite_run import BASELINE_WALL_LIMIT, SuiteJob, SuiteRunner, SuiteSelection
+
+    runner = SuiteRunner(wall_limit=240.0)
+    mutant = SuiteJob("m", tmp_path, {}, tmp_path, SuiteSelection([], []), test_timeout=10.0)
+    baseline = SuiteJob("b", tmp_path, {}, tmp_path, SuiteSelection([], []), baseline=True)
+    assert runner.wall_limit_for(mutant) == 240.0
+    assert runner.wall_limit_for(baseline) == BASELINE_WALL_LIMIT > 240.0
