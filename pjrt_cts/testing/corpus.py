@@ -92,12 +92,16 @@ def golden_param(argname: str = "case", cases: Sequence[Any] | None = None) -> A
 KILLED_XLA = frozenset({"abort", "hang"})
 
 
+def killed_xla(cases: Sequence[Any]) -> bool:
+    """Whether a program of these cases aborted (or hung) XLA itself when the corpus was generated."""
+    return any((case.spec_vs_xla or {}).get("kind") in KILLED_XLA for case in cases)
+
+
 def _isolation_marks(cases: Sequence[Any]) -> list[Any]:
     """A program that aborted (or hung) XLA itself at generation runs in a fresh subprocess (`isolated`): an
     XLA-based plugin may die the same way, and then only that child pays for it, not the worker (whose restart
     re-collects every test) -- and consecutive deaths do not look like a crash storm of the module."""
-    killed = any((case.spec_vs_xla or {}).get("kind") in KILLED_XLA for case in cases)
-    return [pytest.mark.isolated] if killed else []
+    return [pytest.mark.isolated] if killed_xla(cases) else []
 
 
 def one_case_per_family() -> list[Any]:
