@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
 import re
 from typing import Any, Callable
 
@@ -19,10 +18,10 @@ import pytest
 
 from pjrt_cts.abi import structs
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.testing import output_dir, requires, unsupported_if_unimplemented
+from pjrt_cts.testing import output_dir, requires, struct_size_cases, unsupported_if_unimplemented
 
 NEWER_TAIL = 64  # bytes a newer caller's struct has beyond ours
-SENTINEL = 0xA5
+SENTINEL = struct_size_cases.SENTINEL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,34 +304,13 @@ def _outputs_only(function: str, struct: type, input_field: str,
     return run
 
 
-_WRITE_BEYOND_REPRO = '''"""pjrt-cts versioning reproduction: PJRT_{function} with struct_size {size} (an older caller's struct)
-writes past struct_size. Bytes from {size} on are caller memory filled with 0xA5; any other value was written by
-the plugin. Run: python {path}
-"""
-import ctypes, json, os
-
-from pjrt_cts.abi import structs
-from pjrt_cts.runtime import Plugin
-
-plugin = Plugin.load(os.environ.get("PJRT_CTS_PLUGIN") or {plugin!r})
-client = plugin.create_client(json.loads(os.environ.get("PJRT_CTS_CREATE_OPTIONS") or {options!r}))
-executable = client.compile({program!r})
-handles = {{"executable": executable.executable.handle, "device": client.addressable_devices[0].handle}}
-args, error = plugin.call_with_struct_size({function!r}, S.{struct}, {size}, fill=0xA5, {field}=handles[{field!r}])
-tail = bytes((ctypes.c_uint8 * (ctypes.sizeof(S.{struct}) - {size})).from_address(ctypes.addressof(args) + {size}))
-print("error:", error)
-print("bytes past struct_size:", tail.hex())
-print("WRITTEN BEYOND struct_size" if tail != b"\\xa5" * len(tail) else "ok: nothing written beyond struct_size")
-'''
-
-
 def _save_write_beyond_repro(plugin: Any, live: Any, function: str, struct: type, size: int, field: str) -> Any:
     directory = output_dir() / "versioning"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"write-beyond-{function}-{size}.py"
-    path.write_text(_WRITE_BEYOND_REPRO.format(
-        function=function, struct=struct.__name__, size=size, field=field, path=path, plugin=str(plugin.path),
-        options=json.dumps(live.client.options), program=live.program), encoding="utf-8")
+    path.write_text(struct_size_cases.reproduction_script(
+        function=function, struct_name=struct.__name__, size=size, field=field, path=path, plugin_path=plugin.path,
+        options=live.client.options, program=live.program), encoding="utf-8")
     return path
 
 

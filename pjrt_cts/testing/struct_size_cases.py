@@ -1,0 +1,80 @@
+"""The versioning layer's reproduction of a plugin writing past an older caller's struct_size.
+
+A query whose trailing fields are outputs is called with the args struct an older framework passes (struct_size
+of an older minor); the memory from struct_size on is the caller's, filled with 0xA5 before the call. Any other
+byte there afterwards was written by the plugin. The reproduction script is a call of `main` by name (like
+robustness_cases.py), so what it runs is this module's code, checked like the rest of the package:
+
+    python -m pjrt_cts.testing.struct_size_cases PLUGIN OPTIONS_JSON PROGRAM_FILE FUNCTION STRUCT SIZE FIELD
+
+prints the plugin's error (if it refused the size) and the bytes past struct_size, and exits 1 when the plugin
+wrote beyond struct_size, 0 otherwise.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+MODULE = "pjrt_cts.testing.struct_size_cases"
+SENTINEL = 0xA5
+WRITTEN_BEYOND = "WRITTEN BEYOND struct_size"
+NOTHING_BEYOND = "ok: nothing written beyond struct_size"
+
+
+def bytes_past_struct_size(plugin_path: str, options: Mapping[str, Any], program: str, function: str,
+                           struct_name: str, size: int, field: str) -> tuple[Any, bytes]:
+    """(the plugin's error or None, the caller's bytes from `size` to the struct's full size after the call).
+    `field` names the one input: "executable" (of `program` compiled) or "device" (the first addressable)."""
+    from pjrt_cts.abi import structs
+    from pjrt_cts.runtime import Plugin
+
+    plugin = Plugin.load(plugin_path)
+    client = plugin.create_client(dict(options))
+    handles = {"device": lambda: client.addressable_devices[0].handle,
+               "executable": lambda: client.compile(program).executable.handle}
+    struct = getattr(structs, struct_name)
+    args, error = plugin.call_with_struct_size(function, struct, size, fill=SENTINEL, **{field: handles[field]()})
+    tail = bytes((ctypes.c_uint8 * (ctypes.sizeof(struct) - size)).from_address(ctypes.addressof(args) + size))
+    return error, tail
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) != 7:
+        print(__doc__, file=sys.stderr)
+        return 2
+    plugin_path, options_json, program_file, function, struct_name, size, field = argv
+    program = Path(program_file).read_text(encoding="utf-8")
+    error, tail = bytes_past_struct_size(plugin_path, json.loads(options_json or "{}"), program, function,
+                                         struct_name, int(size), field)
+    print("error:", error)
+    print("bytes past struct_size:", tail.hex())
+    written = tail != bytes([SENTINEL]) * len(tail)
+    print(WRITTEN_BEYOND if written else NOTHING_BEYOND)
+    return 1 if written else 0
+
+
+def reproduction_script(*, function: str, struct_name: str, size: int, field: str, path: Path, plugin_path: Any,
+                        options: Mapping[str, Any], program: str) -> str:
+    """A stand-alone script (no pytest) that reruns the call; the program it compiles is written beside it."""
+    program_file = path.with_suffix(".mlir")
+    program_file.write_text(program, encoding="utf-8")
+    return (f'"""pjrt-cts versioning reproduction: PJRT_{function} with struct_size {size} (an older caller\'s\n'
+            f"{struct_name}) writes past struct_size. Bytes from {size} on are caller memory filled with 0x{SENTINEL:02X};\n"
+            "any other value was written by the plugin.\n\n"
+            f"Run: python {path}\n"
+            "(PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS select another plugin / client options.)\n"
+            '"""\n'
+            "import json\n"
+            "import os\n"
+            "import sys\n\n"
+            f"from {MODULE} import main\n\n"
+            f"PLUGIN = os.environ.get(\"PJRT_CTS_PLUGIN\") or {str(plugin_path)!r}\n"
+            f"OPTIONS = os.environ.get(\"PJRT_CTS_CREATE_OPTIONS\") or {json.dumps(dict(options))!r}\n\n"
+            f"sys.exit(main([PLUGIN, OPTIONS, {str(program_file)!r}, {function!r}, {struct_name!r}, '{size}', {field!r}]))\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
