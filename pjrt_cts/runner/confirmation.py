@@ -107,16 +107,19 @@ class ConfirmationSummary:
     seconds: float = 0.0
     by_twin: int = 0  # confirmed by the isolated twin test of the same program, without a rerun (twin_observations)
     skipped: int = 0  # findings not rerun because the run said --no-confirmation (the verdict is then INCOMPLETE)
+    in_workers: int = 0  # of `rerun`: by the worker that found them, after its last test, in a forked process
 
     def to_dict(self) -> dict[str, Any]:
         found = {"rerun": self.rerun, "confirmed": self.confirmed, "flaky": len(self.flaky),
                  "flaky_ids": self.flaky[:50], "missing": len(self.missing), "seconds": round(self.seconds, 1),
-                 "by_twin": self.by_twin}
+                 "by_twin": self.by_twin, "in_workers": self.in_workers}
         return {**found, "skipped": self.skipped} if self.skipped else found
 
     def line(self) -> str:
         text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes in {self.seconds:.1f}s: "
                 f"{self.confirmed} confirmed, {len(self.flaky)} FLAKY")
+        if self.in_workers:
+            text += f" ({self.in_workers} of the reruns by their own workers, after their last test)"
         if self.by_twin:
             text += f"; {self.by_twin} confirmed by the isolated twin test of the same program"
         if self.missing:

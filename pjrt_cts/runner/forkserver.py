@@ -1,6 +1,7 @@
 """A fork server for isolated tests: a copy of the worker taken right after collection.
 
-An isolated test needs a process that has never loaded the plugin. Starting Python and pytest and collecting
+An isolated test needs a process that has never loaded the plugin (and so does the rerun of a finding: see
+worker_plugin.WorkerPlugin.confirm_findings). Starting Python and pytest and collecting
 the test's module again costs ~1.5 s per test (the manifest of the corpus alone is ~0.7 s), for tests that
 themselves take ~0.1 s (a program that aborts XLA's compiler). A worker has collected everything and has not
 loaded the plugin yet when collection finishes (the suites load it lazily, in fixtures), so it forks a server
@@ -25,7 +26,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 
@@ -39,11 +40,12 @@ class ForkServer:
         self.replies = replies
         self._buffer = b""
 
-    def run(self, nodeid: str, reports_path: Path, timeout: float) -> tuple[int, bool] | None:
-        """Run the item in a forked child: (its exit status as subprocess gives it, killed for overrunning
-        `timeout`), or None when the server is gone (the caller starts a fresh process instead)."""
+    def run(self, nodeids: Sequence[str], reports_path: Path, timeout: float) -> tuple[int, bool] | None:
+        """Run the items, one after the other, in one forked child: (its exit status as subprocess gives it, killed
+        for overrunning `timeout`), or None when the server is gone (the caller starts a fresh process instead)."""
         try:
-            os.write(self.requests, (json.dumps({"nodeid": nodeid, "reports": str(reports_path)}) + "\n").encode())
+            request = {"nodeids": list(nodeids), "reports": str(reports_path)}
+            os.write(self.requests, (json.dumps(request) + "\n").encode())
             started = self._reply(None)
         except OSError:
             return None
@@ -155,23 +157,24 @@ def _serve(session: pytest.Session, request_read: int, reply_write: int) -> None
     with os.fdopen(request_read, "r", encoding="utf-8") as requests:
         for line in requests:
             request = json.loads(line)
-            item = items.get(request["nodeid"])
+            chosen = [items[nodeid] for nodeid in request["nodeids"] if nodeid in items]
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
                 os.close(reply_write)
-                _exit_process(_run_item(item, Path(request["reports"])) if item is not None else 2)
+                _exit_process(_run_items(chosen, Path(request["reports"])) if chosen else 2)
             os.write(reply_write, f"started {pid}\n".encode())
             _, status = os.waitpid(pid, 0)
             os.write(reply_write, f"exited {pid} {os.waitstatus_to_exitcode(status)}\n".encode())
 
 
-def _run_item(item: pytest.Item, reports_path: Path) -> int:
-    """In the test's process: become an isolated child (reports to a file, none to the controller) and run it."""
+def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
+    """In the forked process: become an isolated child (reports to a file, none to the controller) and run the
+    items in order, as a fresh worker would (session fixtures such as the client are shared between them)."""
     from pjrt_cts.runner.worker_plugin import PLUGIN_NAME
 
-    manager = item.config.pluginmanager
+    manager = items[0].config.pluginmanager
     for plugin in list(manager.get_plugins()):
         if type(plugin).__name__ == "WorkerInteractor":  # xdist's channel to the controller belongs to the worker
             manager.unregister(plugin)
@@ -179,7 +182,8 @@ def _run_item(item: pytest.Item, reports_path: Path) -> int:
     worker.role = "child"
     worker.child_reports = reports_path
     try:
-        item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+        for item, nextitem in zip(items, [*items[1:], None]):
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
     except BaseException:  # noqa: BLE001 - pytest's own failure, not the test's: the worker reports an ERROR
         import traceback
 

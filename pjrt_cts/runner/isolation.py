@@ -83,7 +83,7 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
     reports_path = Path(name)
     began = time.time()
     forked = forkserver.server()
-    ended = forked.run(item.nodeid, reports_path, timeout + ISOLATION_GRACE_SECONDS) if forked is not None else None
+    ended = forked.run([item.nodeid], reports_path, timeout + ISOLATION_GRACE_SECONDS) if forked is not None else None
     if ended is None:
         ended = _run_fresh_process(spec, reports_path, item.nodeid, timeout)
     returncode, killed = ended

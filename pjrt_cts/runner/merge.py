@@ -176,7 +176,7 @@ def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
     if not parts:
         return None
     summed: dict[str, Any] = {key: sum((int(part.get(key) or 0) for part in parts), 0)
-                              for key in ("rerun", "confirmed", "flaky", "missing", "not_rerun", "by_twin")}
+                              for key in ("rerun", "confirmed", "flaky", "missing", "not_rerun", "by_twin", "in_workers")}
     summed["seconds"] = round(sum((float(part.get("seconds") or 0.0) for part in parts), 0.0), 1)
     summed["flaky_ids"] = [test_id for part in parts for test_id in part.get("flaky_ids") or []][:50]
     return summed

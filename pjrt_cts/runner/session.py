@@ -30,11 +30,12 @@ from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
-from pjrt_cts.runner.records import Verdict, layer_for, make_record
+from pjrt_cts.runner.records import Verdict, layer_for, make_record, verdict_from_reports
 from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
+from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_reports
 from pjrt_cts.verdict import EXIT_USAGE, RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
@@ -208,8 +209,11 @@ class Run:
         """Rerun every finding observed once (pjrt_cts.runner.confirmation) in fresh worker processes; their
         records go to .run/confirmations.jsonl and are folded in by _finish. Returns True when interrupted."""
         began = time.monotonic()
+        if self.options.confirm:
+            self._fold_worker_reruns()
         chosen, self.unconfirmed = self._to_confirm()
         if not chosen:
+            self.confirmation.seconds = time.monotonic() - began
             return False
         if not self.options.confirm:
             self.confirmation.skipped = len(chosen)
@@ -222,6 +226,7 @@ class Run:
         spec.log_dir = str(log_dir)
         spec.select_ids, spec.expectation_skips, spec.shard, spec.quick = [], [], None, False
         spec.only_nodeids = sorted(chosen)
+        spec.confirm_in_workers = False  # these workers are the confirmation
         root = self.options.suites_dir.parent
         spec.suite_paths = sorted({str(root / nodeid.split("::", 1)[0]) for nodeid in chosen})
         spec.write(spec_path)
@@ -249,6 +254,30 @@ class Run:
             writer.close()
         self.confirmation.seconds = time.monotonic() - began
         return interrupted
+
+    def _fold_worker_reruns(self) -> None:
+        """Each worker reran its own findings after its last test, in a process forked from its collected copy
+        (worker_plugin.WorkerPlugin.confirm_findings): every rerun that finished becomes its finding's second
+        observation in .run/confirmations.jsonl, as the confirmation pass's would; the rest is left to that pass."""
+        paths = sorted(self.log_dir.glob(f"*{CONFIRMATIONS_SUFFIX}"))
+        if not paths:
+            return
+        records = {str(r.get("nodeid")): r for r in read_jsonl(self.jsonl_path)}
+        done = {str(r.get("nodeid")) for r in read_jsonl(self.confirmations_path)}
+        writer = JsonlWriter(self.confirmations_path)
+        try:
+            for path in paths:
+                for nodeid, reports in read_child_reports(path).items():
+                    record = records.get(nodeid)
+                    if "teardown" not in reports or record is None or nodeid in done or not needs_confirmation(record):
+                        continue
+                    rerun = make_record(nodeid, verdict_from_reports(reports), self.repro(nodeid))
+                    writer.write(apply_expectation(rerun, Expectations()))
+                    done.add(nodeid)
+                    self.confirmation.in_workers += 1
+                path.unlink()
+        finally:
+            writer.close()
 
     def _to_confirm(self) -> tuple[set[str], list[str]]:
         """(node ids to rerun, node ids of bad results left unconfirmed because of CONFIRM_ALL_LIMIT)."""
@@ -310,7 +339,7 @@ class Run:
             suite_paths=[str(self.options.suites_dir / layer) for layer in self.options.layers],
             shard=[self.options.shard.index, self.options.shard.count] if self.options.shard else None,
             shard_durations=dict(self.options.shard_durations) if self.options.shard else {},
-            quick=self.options.quick,
+            quick=self.options.quick, confirm_in_workers=self.options.confirm,
         )
 
     def _pytest_args(self, spec_path: Path) -> list[str]:

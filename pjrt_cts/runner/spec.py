@@ -22,6 +22,9 @@ class RunSpec:
     shard_durations: dict[str, float] = field(default_factory=dict)  # test id -> seconds, to balance shards
     quick: bool = False  # `--quick`: workers keep only a stratified sample of the mandatory contract (runner/quick.py)
     only_nodeids: list[str] = field(default_factory=list)  # the confirmation pass: run exactly these, record no other
+    # Workers rerun their own findings after their last test, in a process forked from their collected copy
+    # (worker_plugin.WorkerPlugin.confirm_findings); the confirmation pass reruns what they could not.
+    confirm_in_workers: bool = False
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ _MACHINERY_MARKERS = frozenset(
      "tryfirst", "trylast"}
 )
 ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
+CONFIRMATIONS_SUFFIX = ".confirmations.jsonl"  # a worker's reruns of its findings, in the log directory
 COLLECTION_TIMEOUT_SECONDS = 600.0  # a worker stuck importing suites dies with a stack dump
 PLUGIN_NAME = "pjrt-cts-worker"
 
@@ -204,6 +205,18 @@ def spread_long_tests(items: list[pytest.Item]) -> list[pytest.Item]:
     return ordered + rest[len(long) * stride:]
 
 
+def _is_finding(report: pytest.TestReport) -> bool:
+    """A phase report that makes its test a finding the confirmation reruns (pjrt_cts.runner.confirmation): a
+    failure, or a NOT_SUPPORTED from a run-time UNIMPLEMENTED. Blocked tests are not rerun."""
+    info = getattr(report, "pjrt_cts", None) or {}
+    details = info.get("details") or {}
+    if details.get("blocked_by"):
+        return False
+    if info.get("outcome") == outcomes.Outcome.NOT_SUPPORTED.value:
+        return details.get("unsupported_by") == "unimplemented"
+    return bool(report.failed)
+
+
 def is_isolated(item: pytest.Item) -> bool:
     return item.get_closest_marker("isolated") is not None
 
@@ -247,6 +260,9 @@ class WorkerPlugin:
         self.outside_shard: list[str] = []
         self.quick_sample: dict[str, int] | None = None
         self.timer = TestTimer()
+        self.findings: dict[str, None] = {}  # node ids of this worker's findings, in the order they ran
+        self.not_rerun_here: set[str] = set()  # isolated (their twins or the confirmation pass) or nondeterministic
+        self.items: dict[str, pytest.Item] = {}
         if role == "worker":
             self._redirect_output()
         if spec is not None and spec.quick and role in ("worker", "child"):
@@ -393,7 +409,11 @@ class WorkerPlugin:
         # millions of objects again and again while tests run.
         gc.collect()
         gc.freeze()
-        if any(is_isolated(item) for item in session.items):
+        self.items = {item.nodeid: item for item in session.items}
+        isolated = {item.nodeid for item in session.items if is_isolated(item)}
+        self.not_rerun_here = isolated | {item.nodeid for item in session.items
+                                          if item.get_closest_marker("nondeterministic") is not None}
+        if self.spec.confirm_in_workers or isolated:
             from pjrt_cts.runner import forkserver
 
             forkserver.start(session)  # before any test: the plugin is not loaded yet (forkserver.py)
@@ -465,13 +485,60 @@ class WorkerPlugin:
         if self.role == "child":
             data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
             self._child_event({"event": "report", "data": data})
+        elif self.role == "worker" and _is_finding(report) and report.nodeid not in self.not_rerun_here:
+            self.findings[report.nodeid] = None
+
+    # -- worker: rerun its findings -------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        result = yield
+        if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers and self.findings:
+            self.confirm_findings()
+        return result
+
+    def confirm_findings(self) -> None:
+        """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
+        was after collection (no plugin loaded, nothing run: a fresh worker that runs only them), reports to
+        `<worker>.confirmations.jsonl`, which the controller folds in as the findings' second observations. A
+        rerun that crashes ends the batch; what it did not finish is rerun by the confirmation pass."""
+        from pjrt_cts.runner import forkserver
+
+        server = forkserver.server()
+        assert self.spec is not None
+        if server is None:
+            return
+        nodeids = [nodeid for nodeid in self.findings if nodeid in self.items]
+        path = Path(self.spec.log_dir) / f"{self.worker_id}{CONFIRMATIONS_SUFFIX}"
+        budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in nodeids) + ISOLATION_GRACE_SECONDS
+        os.write(2, f"[pjrt-cts] confirming {len(nodeids)} finding(s) in a forked process\n".encode())
+        server.run(nodeids, path, budget)
 
     def _child_event(self, event: dict[str, Any]) -> None:
         assert self.child_reports is not None
+        # Each event reaches the OS before the test goes on, so a crash of this process loses none (no fsync: the
+        # reader is the worker on the same machine, moments later, not a machine that restarted).
         with open(self.child_reports, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(event, default=str) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+
+
+def read_child_reports(path: Path) -> dict[str, dict[str, pytest.TestReport]]:
+    """The phase reports a child streamed to `path` (`_child_event`), by node id and phase, without a pytest
+    config (the controller reads a worker's reruns after its session). A line cut short by a crash is skipped."""
+    found: dict[str, dict[str, pytest.TestReport]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if event.get("event") == "report" and event["data"].get("$report_type") == "TestReport":
+            report = pytest.TestReport._from_json(event["data"])
+            found.setdefault(report.nodeid, {})[report.when] = report
+    return found
 
 
 class IsolationPlugin:

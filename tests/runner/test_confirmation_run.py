@@ -55,11 +55,19 @@ def test_static_gaps_passes_and_declared_races_are_not_rerun(confirmed_run: dict
     assert tests[T + "test_race_keeps_its_own_rule"]["confirmation"] is None
 
 
+def test_findings_are_rerun_by_their_workers_and_a_rerun_that_dies_by_the_confirmation_pass(confirmed_run: dict) -> None:
+    test = confirmed_run["tests"][T + "test_fails_then_aborts_its_rerun"]
+    assert _runs(confirmed_run, "aborts_rerun") == 3  # the worker's forked rerun aborted; the pass ran it again
+    assert test["outcome"] == "FAIL" and test["confirmation"]["confirmed"] is True
+    confirmation = confirmed_run["results"]["confirmation"]
+    assert 1 <= confirmation["in_workers"] <= 3  # the three others, less any a worker ran after the aborting one
+
+
 def test_the_summary_reports_the_cost_and_flaky_is_bad(confirmed_run: dict) -> None:
     results, proc = confirmed_run["results"], confirmed_run["proc"]
-    assert results["confirmation"]["rerun"] == 3 and results["confirmation"]["flaky"] == 2
-    assert results["confirmation"]["confirmed"] == 1
-    assert "confirmation: 3 non-PASS test(s) rerun in fresh processes" in proc.stdout
+    assert results["confirmation"]["rerun"] == 4 and results["confirmation"]["flaky"] == 2
+    assert results["confirmation"]["confirmed"] == 2
+    assert "confirmation: 4 non-PASS test(s) rerun in fresh processes" in proc.stdout
     assert results["summary"]["verdict"] == "NON_CONFORMANT" and proc.returncode == 1
 
 

@@ -46,6 +46,12 @@ def _write_state(item: Any) -> None:
     Path(worker.child_reports).write_text(f"{worker.role} {','.join(_STATE)} {os.getppid()}", encoding="utf-8")
 
 
+def _append_pid(item: Any) -> None:
+    worker = item.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    with open(worker.child_reports, "a", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()}\n")
+
+
 def _read_descriptor(item: Any) -> None:
     worker = item.config.pluginmanager.get_plugin(PLUGIN_NAME)
     Path(worker.child_reports).write_bytes(os.read(int(os.environ["FORKSERVER_TEST_FD"]), 100) or b"<eof>")
@@ -56,7 +62,7 @@ def server(tmp_path: Path) -> Iterator[tuple[forkserver.ForkServer, int]]:
     read_end, write_end = os.pipe()  # the stand-in for the worker's pipe to the controller
     os.environ["FORKSERVER_TEST_FD"] = str(read_end)
     _STATE[:] = ["collected"]
-    items = [_item("state", _write_state), _item("descriptor", _read_descriptor),
+    items = [_item("state", _write_state), _item("descriptor", _read_descriptor), _item("append", _append_pid),
              _item("abort", lambda item: os.abort()), _item("hang", lambda item: time.sleep(60))]
     forkserver.start(SimpleNamespace(items=items))  # type: ignore[arg-type]  # a stand-in session
     _STATE.append("ran in the worker after the server started")
@@ -75,7 +81,7 @@ def server(tmp_path: Path) -> Iterator[tuple[forkserver.ForkServer, int]]:
 def test_a_forked_test_is_a_child_of_the_collected_worker(server: tuple[forkserver.ForkServer, int], tmp_path: Path) -> None:
     started, _ = server
     reports = tmp_path / "state.txt"
-    assert started.run("state", reports, timeout=30) == (0, False)
+    assert started.run(["state"], reports, timeout=30) == (0, False)
     role, state, parent = reports.read_text(encoding="utf-8").split(" ")
     assert role == "child"  # reports go to the file, none to the controller
     assert state == "collected"  # what the worker did after the server started is not in the copy
@@ -85,7 +91,7 @@ def test_a_forked_test_is_a_child_of_the_collected_worker(server: tuple[forkserv
 def test_a_forked_test_cannot_reach_the_workers_pipes(server: tuple[forkserver.ForkServer, int], tmp_path: Path) -> None:
     started, read_end = server
     reports = tmp_path / "fd.txt"
-    assert started.run("descriptor", reports, timeout=30) == (0, False)
+    assert started.run(["descriptor"], reports, timeout=30) == (0, False)
     assert reports.read_bytes() == b"<eof>"  # that descriptor is /dev/null there
     assert os.read(read_end, 100) == b"worker-only"  # and the worker's own end is untouched
 
@@ -93,16 +99,28 @@ def test_a_forked_test_cannot_reach_the_workers_pipes(server: tuple[forkserver.F
 def test_a_crash_and_an_overrun_reach_the_worker_as_exit_statuses(server: tuple[forkserver.ForkServer, int],
                                                                   tmp_path: Path) -> None:
     started, _ = server
-    assert started.run("abort", tmp_path / "abort.txt", timeout=30) == (-signal.SIGABRT, False)
+    assert started.run(["abort"], tmp_path / "abort.txt", timeout=30) == (-signal.SIGABRT, False)
     began = time.monotonic()
-    assert started.run("hang", tmp_path / "hang.txt", timeout=0.5) == (-signal.SIGKILL, True)
+    assert started.run(["hang"], tmp_path / "hang.txt", timeout=0.5) == (-signal.SIGKILL, True)
     assert time.monotonic() - began < 20
-    assert started.run("state", tmp_path / "after.txt", timeout=30) == (0, False)  # the server carries on
+    assert started.run(["state"], tmp_path / "after.txt", timeout=30) == (0, False)  # the server carries on
 
 
 def test_an_unknown_test_and_a_dead_server(server: tuple[forkserver.ForkServer, int], tmp_path: Path) -> None:
     started, _ = server
-    assert started.run("not collected", tmp_path / "x.txt", timeout=30) == (2, False)
+    assert started.run(["not collected"], tmp_path / "x.txt", timeout=30) == (2, False)
     os.kill(started.pid, signal.SIGKILL)
     os.waitpid(started.pid, 0)
-    assert started.run("state", tmp_path / "y.txt", timeout=30) is None  # the worker starts a fresh process instead
+    assert started.run(["state"], tmp_path / "y.txt", timeout=30) is None  # the worker starts a fresh process instead
+
+
+def test_several_items_run_in_order_in_one_process_until_one_crashes(server: tuple[forkserver.ForkServer, int],
+                                                                     tmp_path: Path) -> None:
+    started, _ = server
+    reports = tmp_path / "batch.txt"
+    assert started.run(["append", "append"], reports, timeout=30) == (0, False)
+    pids = reports.read_text(encoding="utf-8").split()
+    assert len(pids) == 2 and pids[0] == pids[1] != str(os.getpid())
+    crashed = tmp_path / "crashed.txt"
+    assert started.run(["append", "abort", "append"], crashed, timeout=30) == (-signal.SIGABRT, False)
+    assert len(crashed.read_text(encoding="utf-8").split()) == 1  # what follows the crash did not run

@@ -42,3 +42,10 @@ def test_missing_slot_is_not_rerun():
 def test_race_keeps_its_own_rule():
     _count("race")
     raise AssertionError("lost the race")
+
+
+def test_fails_then_aborts_its_rerun():
+    """Its worker's rerun (a process forked from the worker) dies: the confirmation pass reruns it once more."""
+    if _count("aborts_rerun") == 2:
+        os.abort()
+    raise AssertionError("the plugin returned 3 for 1 + 1")
