@@ -501,18 +501,24 @@ class WorkerPlugin:
         """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
         was after collection (no plugin loaded, nothing run: a fresh worker that runs only them), reports to
         `<worker>.confirmations.jsonl`, which the controller folds in as the findings' second observations. A
-        rerun that crashes ends the batch; what it did not finish is rerun by the confirmation pass."""
+        rerun that kills its process is left to the confirmation pass; the others go on in a new forked process."""
         from pjrt_cts.runner import forkserver
 
         server = forkserver.server()
         assert self.spec is not None
         if server is None:
             return
-        nodeids = [nodeid for nodeid in self.findings if nodeid in self.items]
         path = Path(self.spec.log_dir) / f"{self.worker_id}{CONFIRMATIONS_SUFFIX}"
-        budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in nodeids) + ISOLATION_GRACE_SECONDS
-        os.write(2, f"[pjrt-cts] confirming {len(nodeids)} finding(s) in a forked process\n".encode())
-        server.run(nodeids, path, budget)
+        remaining = [nodeid for nodeid in self.findings if nodeid in self.items]
+        while remaining:
+            os.write(2, f"[pjrt-cts] confirming {len(remaining)} finding(s) in a forked process\n".encode())
+            budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in remaining) + ISOLATION_GRACE_SECONDS
+            ended = server.run(remaining, path, budget)
+            if ended is None or ended == (0, False):
+                return
+            finished = {nodeid for nodeid, reports in read_child_reports(path).items() if "teardown" in reports}
+            left = [nodeid for nodeid in remaining if nodeid not in finished]
+            remaining = left[1:]  # the first not finished is the one its process died in
 
     def _child_event(self, event: dict[str, Any]) -> None:
         assert self.child_reports is not None
