@@ -102,7 +102,9 @@ def reproduce_command(plugin_path: str | os.PathLike, create_options: Mapping[st
             str(input_file)]
 
 
-class _LineReader:
+class LineReader:
+    """Lines from a pipe, each waited for at most a given time (select, then read what is there)."""
+
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.buffer = b""
@@ -178,7 +180,7 @@ def run_inputs(
                 os.close(write_fd)
             starts += 1
             child_first = position
-            reader = _LineReader(read_fd)
+            reader = LineReader(read_fd)
             ready = ended = hung = False
             current: int | None = None
             try:

@@ -20,17 +20,18 @@ import ctypes
 import gc
 import json
 import os
-import select
 import signal
 import sys
-import time
 import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
 
+from pjrt_cts.fuzz.harness import LineReader
+
 _server: ForkServer | None = None
+_FORK_ANSWER_SECONDS = 120.0  # the server forks at once; no pid by then means it is stuck
 
 
 class ForkServer:
@@ -38,7 +39,7 @@ class ForkServer:
         self.pid = pid
         self.requests = requests
         self.replies = replies
-        self._buffer = b""
+        self._reader = LineReader(replies)
 
     def run(self, nodeids: Sequence[str], reports_path: Path, timeout: float) -> tuple[int, bool] | None:
         """Run the items, one after the other, in one forked child: (its exit status as subprocess gives it, killed
@@ -46,7 +47,7 @@ class ForkServer:
         try:
             request = {"nodeids": list(nodeids), "reports": str(reports_path)}
             os.write(self.requests, (json.dumps(request) + "\n").encode())
-            started = self._reply(None)
+            started = self._reply(_FORK_ANSWER_SECONDS)
         except OSError:
             return None
         if started is None or started[0] != "started":
@@ -65,19 +66,12 @@ class ForkServer:
             return None
         return int(exited[2]), killed
 
-    def _reply(self, timeout: float | None) -> list[str] | None:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([self.replies], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(self.replies, 4096)
-            if not chunk:
-                return None
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return line.decode().split()
+    def _reply(self, timeout: float) -> list[str] | None:
+        try:
+            line = self._reader.readline(timeout)
+        except TimeoutError:
+            return None
+        return line.split() if line is not None else None
 
     def close(self) -> None:
         for fd in (self.requests, self.replies):
