@@ -116,10 +116,10 @@ class ConfirmationSummary:
         return {**found, "skipped": self.skipped} if self.skipped else found
 
     def line(self) -> str:
-        text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes in {self.seconds:.1f}s: "
+        where = (f" ({self.in_workers} by their own workers after their last test, {self.rerun - self.in_workers} in a "
+                 f"second session of {self.seconds:.1f}s)" if self.in_workers else f" in {self.seconds:.1f}s")
+        text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes{where}: "
                 f"{self.confirmed} confirmed, {len(self.flaky)} FLAKY")
-        if self.in_workers:
-            text += f" ({self.in_workers} of the reruns by their own workers, after their last test)"
         if self.by_twin:
             text += f"; {self.by_twin} confirmed by the isolated twin test of the same program"
         if self.missing:
