@@ -39,6 +39,7 @@ _MACHINERY_MARKERS = frozenset(
 )
 ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
 CONFIRMATIONS_SUFFIX = ".confirmations.jsonl"  # a worker's reruns of its findings, in the log directory
+FINDINGS_SUFFIX = ".findings"  # `<worker>-<pid>.findings`: the node ids of a worker process's findings, as they come
 COLLECTION_TIMEOUT_SECONDS = 600.0  # a worker stuck importing suites dies with a stack dump
 PLUGIN_NAME = "pjrt-cts-worker"
 
@@ -203,6 +204,21 @@ def spread_long_tests(items: list[pytest.Item]) -> list[pytest.Item]:
         ordered.append(item)
         ordered += rest[index * stride:(index + 1) * stride]
     return ordered + rest[len(long) * stride:]
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return True  # no /proc: alive as far as kill() can tell
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _is_finding(report: pytest.TestReport) -> bool:
@@ -486,6 +502,10 @@ class WorkerPlugin:
             data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
             self._child_event({"event": "report", "data": data})
         elif self.role == "worker" and _is_finding(report) and report.nodeid not in self.not_rerun_here:
+            if report.nodeid not in self.findings and self.spec is not None and self.spec.confirm_in_workers:
+                # Also on disk: if a later test kills this worker, another worker reruns these (_claim_orphans).
+                with open(self._findings_path(os.getpid()), "a", encoding="utf-8") as handle:
+                    handle.write(report.nodeid + "\n")
             self.findings[report.nodeid] = None
 
     # -- worker: rerun its findings -------------------------------------------------------------
@@ -493,9 +513,31 @@ class WorkerPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         result = yield
-        if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers and self.findings:
+        if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
             self.confirm_findings()
         return result
+
+    def _findings_path(self, pid: int) -> Path:
+        assert self.spec is not None
+        return Path(self.spec.log_dir) / f"{self.worker_id}-{pid}{FINDINGS_SUFFIX}"
+
+    def _claim_orphans(self) -> list[str]:
+        """The findings of workers that died (a later test crashed them): each list is claimed by one worker (an
+        atomic rename) and rerun with its own. A worker that dies after this one ends leaves its list to the
+        confirmation pass."""
+        assert self.spec is not None
+        claimed: list[str] = []
+        for path in sorted(Path(self.spec.log_dir).glob(f"*{FINDINGS_SUFFIX}")):
+            pid = path.name[:-len(FINDINGS_SUFFIX)].rsplit("-", 1)[-1]
+            if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+                continue
+            mine = path.with_name(f"{path.name}.claimed-by-{os.getpid()}")
+            try:
+                os.rename(path, mine)
+            except OSError:  # another worker claimed it first
+                continue
+            claimed += mine.read_text(encoding="utf-8").split()
+        return [nodeid for nodeid in claimed if nodeid in self.items and nodeid not in self.not_rerun_here]
 
     def confirm_findings(self) -> None:
         """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
@@ -509,7 +551,8 @@ class WorkerPlugin:
         if server is None:
             return
         path = Path(self.spec.log_dir) / f"{self.worker_id}{CONFIRMATIONS_SUFFIX}"
-        remaining = [nodeid for nodeid in self.findings if nodeid in self.items]
+        remaining = list(dict.fromkeys([nodeid for nodeid in self.findings if nodeid in self.items]
+                                       + self._claim_orphans()))
         while remaining:
             os.write(2, f"[pjrt-cts] confirming {len(remaining)} finding(s) in a forked process\n".encode())
             budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in remaining) + ISOLATION_GRACE_SECONDS

@@ -79,3 +79,14 @@ def test_without_confirmation_the_run_is_never_conformant(fake_plugin: Path, tmp
     assert results["confirmation"]["skipped"] == 1 and "skipped (--no-confirmation)" in proc.stdout
     assert by_id(results)[T + "test_unimplemented_the_first_time_only"]["outcome"] == "NOT_SUPPORTED"
     assert any("1 finding(s) not confirmed by a second run" in reason for reason in results["summary"]["reasons"])
+
+
+def test_the_findings_of_a_worker_that_died_are_rerun_by_the_next(fake_plugin: Path, tmp_path: Path) -> None:
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(FIXTURE_SUITES / "orphans" / "suites"), "-n", "1",
+                   "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
+    results = load_json(tmp_path / "out" / "results.json")
+    test = by_id(results)["client.orphans.test_a_finding_of_the_first_worker"]
+    assert test["outcome"] == "FAIL" and test["confirmation"]["confirmed"] is True, proc.stdout
+    assert (tmp_path / "first.count").read_text() == "2"
+    assert by_id(results)["client.orphans.test_kills_its_worker"]["details"]["observations"][0]["outcome"] == "CRASH"
+    assert results["confirmation"]["in_workers"] == 1  # by the worker that replaced the one that died
