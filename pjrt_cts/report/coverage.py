@@ -151,25 +151,6 @@ def _first(value: Any) -> str | None:
     return items[0] if items else None
 
 
-def manifest_cases(manifest: Any) -> dict[str, dict[str, Any]]:
-    """Case id -> entry, from the shapes a golden manifest may take (list or mapping of cases)."""
-    if not isinstance(manifest, dict):
-        return {}
-    cases = manifest.get("cases", manifest)
-    entries: dict[str, dict[str, Any]] = {}
-    if isinstance(cases, dict):
-        for case_id, entry in cases.items():
-            if isinstance(entry, dict):
-                entries[str(case_id)] = entry
-    elif isinstance(cases, list):
-        for entry in cases:
-            if isinstance(entry, dict):
-                case_id = entry.get("id") or entry.get("case_id") or entry.get("name")
-                if case_id:
-                    entries[str(case_id)] = entry
-    return entries
-
-
 def load_golden_manifest() -> dict[str, dict[str, Any]]:
     """The golden manifest's cases if the golden tree is present and readable; {} otherwise."""
     from pjrt_cts.golden.corpus import CorpusError, load_manifest

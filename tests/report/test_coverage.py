@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.report.coverage import build_matrix, case_id_of, manifest_cases, op_dtype_of, parse_case_id
+from pjrt_cts.report.coverage import build_matrix, case_id_of, op_dtype_of, parse_case_id
 
 
 @pytest.mark.parametrize(
@@ -43,15 +43,6 @@ def test_op_and_dtype_sources_in_order_of_preference() -> None:
     assert op_dtype_of({"id": "execute.golden.t[elementwise.add.f32.r2]"}, manifest) == (["add"], "f32")
     from_id = {"id": "execute.golden.t[elementwise.subtract.u8.r1]"}
     assert op_dtype_of(from_id, {}) == (["subtract"], "u8")
-
-
-def test_manifest_shapes() -> None:
-    as_list = {"cases": [{"id": "a.add.f32.r1", "op": "add", "dtype": "f32"}, {"nothing": 1}]}
-    as_map = {"cases": {"a.add.f32.r1": {"op": "add", "dtype": "f32"}}}
-    assert manifest_cases(as_map) == {"a.add.f32.r1": {"op": "add", "dtype": "f32"}}
-    assert list(manifest_cases(as_list)) == ["a.add.f32.r1"]
-    assert manifest_cases(as_list)["a.add.f32.r1"]["dtype"] == "f32"
-    assert manifest_cases([1, 2]) == {}
 
 
 def test_matrix_of_synthetic_run(synthetic) -> None:
