@@ -26,7 +26,7 @@ import pytest
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.runner import crashlog, forkserver
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, timeout_for
+from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, read_child_events, timeout_for
 
 _PHASES = ("setup", "call", "teardown")
 # Imported by a spare child while it waits; none of them loads a plugin.
@@ -88,8 +88,9 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
         ended = _run_fresh_process(spec, reports_path, item.nodeid, timeout)
     returncode, killed = ended
     elapsed = time.time() - began
-    started, reports = _read_child_events(item.config, reports_path)
+    events = read_child_events(reports_path)
     reports_path.unlink(missing_ok=True)
+    started, reports = item.nodeid in events.started, list(events.reports.get(item.nodeid, {}).values())
     phases = {report.when for report in reports}
     if "teardown" in phases and returncode >= 0:
         return reports
@@ -186,24 +187,3 @@ def discard_spare() -> None:
             _spare.kill()
             _spare.wait()
         _spare = None
-
-
-def _read_child_events(config: pytest.Config, path: Path) -> tuple[bool, list[pytest.TestReport]]:
-    started = False
-    reports: list[pytest.TestReport] = []
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return False, []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # cut short by the crash
-        if event.get("event") == "logstart":
-            started = True
-        elif event.get("event") == "report":
-            report = config.hook.pytest_report_from_serializable(config=config, data=event["data"])
-            if isinstance(report, pytest.TestReport):
-                reports.append(report)
-    return started, reports

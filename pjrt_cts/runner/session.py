@@ -35,7 +35,7 @@ from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_json_
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_reports
+from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_events
 from pjrt_cts.verdict import EXIT_USAGE, RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
@@ -267,10 +267,12 @@ class Run:
         writer = JsonlWriter(self.confirmations_path)
         try:
             for path in paths:
-                for nodeid, reports in read_child_reports(path).items():
+                events = read_child_events(path)
+                for nodeid in events.finished():
                     record = records.get(nodeid)
-                    if "teardown" not in reports or record is None or nodeid in done or not needs_confirmation(record):
+                    if record is None or nodeid in done or not needs_confirmation(record):
                         continue
+                    reports = events.reports[nodeid]
                     rerun = make_record(nodeid, verdict_from_reports(reports), self.repro(nodeid))
                     writer.write(apply_expectation(rerun, Expectations()))
                     done.add(nodeid)

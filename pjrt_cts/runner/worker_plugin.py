@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Generator, Iterator
 
@@ -559,7 +560,7 @@ class WorkerPlugin:
             ended = server.run(remaining, path, budget)
             if ended is None or ended == (0, False):
                 return
-            finished = {nodeid for nodeid, reports in read_child_reports(path).items() if "teardown" in reports}
+            finished = read_child_events(path).finished()
             left = [nodeid for nodeid in remaining if nodeid not in finished]
             remaining = left[1:]  # the first not finished is the one its process died in
 
@@ -571,10 +572,21 @@ class WorkerPlugin:
             handle.write(json.dumps(event, default=str) + "\n")
 
 
-def read_child_reports(path: Path) -> dict[str, dict[str, pytest.TestReport]]:
-    """The phase reports a child streamed to `path` (`_child_event`), by node id and phase, without a pytest
-    config (the controller reads a worker's reruns after its session). A line cut short by a crash is skipped."""
-    found: dict[str, dict[str, pytest.TestReport]] = {}
+@dataclass
+class ChildEvents:
+    """What a child streamed to its file (`_child_event`): the node ids it started, and their phase reports."""
+
+    started: set[str] = field(default_factory=set)
+    reports: dict[str, dict[str, pytest.TestReport]] = field(default_factory=dict)  # node id -> phase -> report
+
+    def finished(self) -> set[str]:
+        return {nodeid for nodeid, phases in self.reports.items() if "teardown" in phases}
+
+
+def read_child_events(path: Path) -> ChildEvents:
+    """The events of a child's file, without a pytest config (the controller reads a worker's reruns after its
+    session). A line cut short by a crash is skipped."""
+    found = ChildEvents()
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -584,9 +596,11 @@ def read_child_reports(path: Path) -> dict[str, dict[str, pytest.TestReport]]:
             event = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if event.get("event") == "report" and event["data"].get("$report_type") == "TestReport":
+        if event.get("event") == "logstart":
+            found.started.add(str(event.get("nodeid")))
+        elif event.get("event") == "report" and event["data"].get("$report_type") == "TestReport":
             report = pytest.TestReport._from_json(event["data"])
-            found.setdefault(report.nodeid, {})[report.when] = report
+            found.reports.setdefault(report.nodeid, {})[report.when] = report
     return found
 
 
