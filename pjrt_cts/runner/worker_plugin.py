@@ -222,18 +222,6 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def _is_finding(report: pytest.TestReport) -> bool:
-    """A phase report that makes its test a finding the confirmation reruns (pjrt_cts.runner.confirmation): a
-    failure, or a NOT_SUPPORTED from a run-time UNIMPLEMENTED. Blocked tests are not rerun."""
-    info = getattr(report, "pjrt_cts", None) or {}
-    details = info.get("details") or {}
-    if details.get("blocked_by"):
-        return False
-    if info.get("outcome") == outcomes.Outcome.NOT_SUPPORTED.value:
-        return details.get("unsupported_by") == "unimplemented"
-    return bool(report.failed)
-
-
 def is_isolated(item: pytest.Item) -> bool:
     return item.get_closest_marker("isolated") is not None
 
@@ -278,8 +266,9 @@ class WorkerPlugin:
         self.quick_sample: dict[str, int] | None = None
         self.timer = TestTimer()
         self.findings: dict[str, None] = {}  # node ids of this worker's findings, in the order they ran
-        self.not_rerun_here: set[str] = set()  # isolated (their twins or the confirmation pass) or nondeterministic
+        self.isolated: set[str] = set()  # not rerun here: their twins or the confirmation pass confirm them
         self.items: dict[str, pytest.Item] = {}
+        self._phases: dict[str, dict[str, pytest.TestReport]] = {}  # the phase reports of the test under way
         if role == "worker":
             self._redirect_output()
         if spec is not None and spec.quick and role in ("worker", "child"):
@@ -427,10 +416,8 @@ class WorkerPlugin:
         gc.collect()
         gc.freeze()
         self.items = {item.nodeid: item for item in session.items}
-        isolated = {item.nodeid for item in session.items if is_isolated(item)}
-        self.not_rerun_here = isolated | {item.nodeid for item in session.items
-                                          if item.get_closest_marker("nondeterministic") is not None}
-        if self.spec.confirm_in_workers or isolated:
+        self.isolated = {item.nodeid for item in session.items if is_isolated(item)}
+        if self.spec.confirm_in_workers or self.isolated:
             from pjrt_cts.runner import forkserver
 
             forkserver.start(session)  # before any test: the plugin is not loaded yet (forkserver.py)
@@ -502,14 +489,29 @@ class WorkerPlugin:
         if self.role == "child":
             data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
             self._child_event({"event": "report", "data": data})
-        elif self.role == "worker" and _is_finding(report) and report.nodeid not in self.not_rerun_here:
-            if report.nodeid not in self.findings and self.spec is not None and self.spec.confirm_in_workers:
-                # Also on disk: if a later test kills this worker, another worker reruns these (_claim_orphans).
-                with open(self._findings_path(os.getpid()), "a", encoding="utf-8") as handle:
-                    handle.write(report.nodeid + "\n")
-            self.findings[report.nodeid] = None
+        elif self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
+            self._note_finding(report)
 
     # -- worker: rerun its findings -------------------------------------------------------------
+
+    def _note_finding(self, report: pytest.TestReport) -> None:
+        """At a test's last phase: whether its record will need a second observation is the controller's own rule
+        (confirmation.needs_confirmation), applied to the record the controller will make of these reports."""
+        phases = self._phases.setdefault(report.nodeid, {})
+        phases[report.when] = report
+        if report.when != "teardown":
+            return
+        del self._phases[report.nodeid]
+        if report.nodeid in self.isolated or all(phase.passed for phase in phases.values()):
+            return
+        from pjrt_cts.runner.confirmation import needs_confirmation
+        from pjrt_cts.runner.records import make_record, verdict_from_reports
+
+        if needs_confirmation(make_record(report.nodeid, verdict_from_reports(phases), repro="")):
+            # Also on disk: if a later test kills this worker, another worker reruns these (_claim_orphans).
+            with open(self._findings_path(), "a", encoding="utf-8") as handle:
+                handle.write(report.nodeid + "\n")
+            self.findings[report.nodeid] = None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
@@ -518,9 +520,9 @@ class WorkerPlugin:
             self.confirm_findings()
         return result
 
-    def _findings_path(self, pid: int) -> Path:
+    def _findings_path(self) -> Path:
         assert self.spec is not None
-        return Path(self.spec.log_dir) / f"{self.worker_id}-{pid}{FINDINGS_SUFFIX}"
+        return Path(self.spec.log_dir) / f"{self.worker_id}-{os.getpid()}{FINDINGS_SUFFIX}"
 
     def _claim_orphans(self) -> list[str]:
         """The findings of workers that died (a later test crashed them): each list is claimed by one worker (an
@@ -538,7 +540,7 @@ class WorkerPlugin:
             except OSError:  # another worker claimed it first
                 continue
             claimed += mine.read_text(encoding="utf-8").split()
-        return [nodeid for nodeid in claimed if nodeid in self.items and nodeid not in self.not_rerun_here]
+        return [nodeid for nodeid in claimed if nodeid in self.items]
 
     def confirm_findings(self) -> None:
         """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
