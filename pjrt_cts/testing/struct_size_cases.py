@@ -24,6 +24,16 @@ WRITTEN_BEYOND = "WRITTEN BEYOND struct_size"
 NOTHING_BEYOND = "ok: nothing written beyond struct_size"
 
 
+def bytes_past(args: Any, struct: type, size: int) -> bytes:
+    """The caller's bytes of `args` (a `struct` whose struct_size was `size`) from `size` to the struct's end."""
+    return bytes((ctypes.c_uint8 * (ctypes.sizeof(struct) - size)).from_address(ctypes.addressof(args) + size))
+
+
+def written(tail: bytes) -> bool:
+    """Whether the plugin wrote into `tail` (filled with SENTINEL before the call)."""
+    return tail != bytes([SENTINEL]) * len(tail)
+
+
 def bytes_past_struct_size(plugin_path: str, options: Mapping[str, Any], program: str, function: str,
                            struct_name: str, size: int, field: str) -> tuple[Any, bytes]:
     """(the plugin's error or None, the caller's bytes from `size` to the struct's full size after the call).
@@ -37,8 +47,7 @@ def bytes_past_struct_size(plugin_path: str, options: Mapping[str, Any], program
                "executable": lambda: client.compile(program).executable.handle}
     struct = getattr(structs, struct_name)
     args, error = plugin.call_with_struct_size(function, struct, size, fill=SENTINEL, **{field: handles[field]()})
-    tail = bytes((ctypes.c_uint8 * (ctypes.sizeof(struct) - size)).from_address(ctypes.addressof(args) + size))
-    return error, tail
+    return error, bytes_past(args, struct, size)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -51,9 +60,8 @@ def main(argv: Sequence[str]) -> int:
                                          struct_name, int(size), field)
     print("error:", error)
     print("bytes past struct_size:", tail.hex())
-    written = tail != bytes([SENTINEL]) * len(tail)
-    print(WRITTEN_BEYOND if written else NOTHING_BEYOND)
-    return 1 if written else 0
+    print(WRITTEN_BEYOND if written(tail) else NOTHING_BEYOND)
+    return 1 if written(tail) else 0
 
 
 def reproduction_script(*, function: str, struct_name: str, size: int, field: str, path: Path, plugin_path: Any,

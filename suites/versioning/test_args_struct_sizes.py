@@ -189,8 +189,8 @@ def test_struct_one_byte_short_is_rejected_or_read_correctly(plugin: Any, live: 
         )
         return
     record.details(verdict="accepted", size=size)
-    tail = bytes((ctypes.c_uint8 * (ctypes.sizeof(probe.struct) - size)).from_address(ctypes.addressof(args) + size))
-    assert tail == bytes([SENTINEL]) * len(tail), (
+    tail = struct_size_cases.bytes_past(args, probe.struct, size)
+    assert not struct_size_cases.written(tail), (
         f"struct_size contract: PJRT_{probe.function} accepted struct_size {size} but wrote beyond it: {tail.hex()}"
     )
     got = read_outputs(args, probe, inputs, within=size)
@@ -285,8 +285,8 @@ def _outputs_only(function: str, struct: type, input_field: str,
             return error, lambda: None
 
         def check() -> None:
-            tail = bytes((ctypes.c_uint8 * (ctypes.sizeof(struct) - size)).from_address(ctypes.addressof(args) + size))
-            if tail != bytes([SENTINEL]) * len(tail):
+            tail = struct_size_cases.bytes_past(args, struct, size)
+            if struct_size_cases.written(tail):
                 script = _save_write_beyond_repro(plugin, live, function, struct, size, input_field)
                 if record is not None:
                     record.details(repro_file=str(script), bytes_past_struct_size=tail.hex())
