@@ -17,7 +17,7 @@ T = "client.confirm."
 def confirmed_run(fake_plugin: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     tmp = tmp_path_factory.mktemp("confirm")
     proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "2", "--out", str(tmp / "out"),
-                   env={"RUNNER_TEST_TRACE": str(tmp / "trace.txt")})
+                   "--id", T + "*", env={"RUNNER_TEST_TRACE": str(tmp / "trace.txt")})
     results = load_json(tmp / "out" / "results.json")
     return {"proc": proc, "results": results, "tests": by_id(results), "counts": tmp}
 
@@ -82,7 +82,7 @@ def test_without_confirmation_the_run_is_never_conformant(fake_plugin: Path, tmp
 
 
 def test_the_findings_of_a_worker_that_died_are_rerun_by_the_next(fake_plugin: Path, tmp_path: Path) -> None:
-    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(FIXTURE_SUITES / "orphans" / "suites"), "-n", "1",
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", "client.orphans.*",
                    "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
     results = load_json(tmp_path / "out" / "results.json")
     test = by_id(results)["client.orphans.test_a_finding_of_the_first_worker"]

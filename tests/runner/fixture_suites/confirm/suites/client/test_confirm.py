@@ -1,51 +1,42 @@
 """Findings the confirmation pass must tell apart (tests/runner/test_confirmation_run.py)."""
 import os
-from pathlib import Path
 
 import pytest
 
 from pjrt_cts.outcomes import FeatureNotSupported
 
 
-def _count(name: str) -> int:
-    """How many times this test has run in this run (a counter file per test; runs are in different processes)."""
-    path = Path(os.environ["RUNNER_TEST_TRACE"]).with_name(f"{name}.count")
-    count = int(path.read_text()) + 1 if path.is_file() else 1
-    path.write_text(str(count))
-    return count
+def test_passes(count):
+    count("passes")
 
 
-def test_passes():
-    _count("passes")
-
-
-def test_fails_the_same_way_every_time():
-    _count("same")
+def test_fails_the_same_way_every_time(count):
+    count("same")
     assert 1 + 1 == 3, "the plugin returned 3 for 1 + 1"
 
 
-def test_fails_every_other_time():
-    assert _count("every_other") % 2 == 0, "wrong on odd runs"
+def test_fails_every_other_time(count):
+    assert count("every_other") % 2 == 0, "wrong on odd runs"
 
 
-def test_unimplemented_the_first_time_only():
-    if _count("unimplemented_once") == 1:
+def test_unimplemented_the_first_time_only(count):
+    if count("unimplemented_once") == 1:
         raise FeatureNotSupported("PJRT_Client_Compile: UNIMPLEMENTED: not this time", "unimplemented")
 
 
-def test_missing_slot_is_not_rerun():
-    _count("slot")
+def test_missing_slot_is_not_rerun(count):
+    count("slot")
     raise FeatureNotSupported("requires PJRT_Foo: missing slot", "slot")
 
 
 @pytest.mark.nondeterministic("a race the suite provokes on purpose")
-def test_race_keeps_its_own_rule():
-    _count("race")
+def test_race_keeps_its_own_rule(count):
+    count("race")
     raise AssertionError("lost the race")
 
 
-def test_fails_then_aborts_its_rerun():
+def test_fails_then_aborts_its_rerun(count):
     """Its worker's rerun (a process forked from the worker) dies: the confirmation pass reruns it once more."""
-    if _count("aborts_rerun") == 2:
+    if count("aborts_rerun") == 2:
         os.abort()
     raise AssertionError("the plugin returned 3 for 1 + 1")
