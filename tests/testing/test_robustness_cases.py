@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -74,8 +73,8 @@ def test_reproduction_script_quotes_the_case_and_calls_it_by_name() -> None:
                                   path="/tmp/x.py", plugin_path="/p/plugin.so", options={"cpu_device_count": 2})
     compile(text, "repro.py", "exec")
     assert "# def compile_code_at_page_end(code: bytes)" in text
-    assert "run_case(PLUGIN, OPTIONS, 'compile_code_at_page_end', code=b'\\x00ML')" in text
-    assert "'/p/plugin.so'" in text and json.dumps({"cpu_device_count": 2}) in text
+    assert ("sys.exit(reproduce('/p/plugin.so', {'cpu_device_count': 2}, 'compile_code_at_page_end', "
+            "code=b'\\x00ML'))") in text
 
 
 @pytest.fixture(scope="module")
@@ -179,4 +178,4 @@ def test_a_failing_control_is_reported_with_its_reproduction_script(tmp_path: Pa
     problem = risky._control_problem(function, "contract", tmp_path / "case.py")
     script = tmp_path / f"control-{function}.py"
     assert isinstance(problem, AssertionError) and f"python {script}" in str(problem) and "INTERNAL: broken" in str(problem)
-    assert script.is_file() and f"run_case(PLUGIN, OPTIONS, {control!r})" in script.read_text()
+    assert script.is_file() and f"reproduce('plugin.so', {{}}, {control!r})" in script.read_text()
