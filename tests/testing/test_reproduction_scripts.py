@@ -17,6 +17,7 @@ Command lines:
 """
 from __future__ import annotations
 
+import ast
 import json
 import shlex
 import shutil
@@ -218,3 +219,36 @@ def test_the_defect_tables_smallest_reproduction_selects_its_example(plugin: str
     assert argv[2] == "PLUGIN"
     args = _parsed([*argv[:2], plugin, *argv[3:]])
     assert Path(args.path) == Path(plugin) and args.ids == [ONE_TEST] and id_matches(ONE_TEST, args.ids[0])
+
+
+# ---- the writer ------------------------------------------------------------------------------------------------
+
+def test_a_script_is_an_import_and_a_call_with_literal_arguments(tmp_path: Path) -> None:
+    from pjrt_cts.testing.reproduction import script_calling
+
+    text = script_calling(struct_size_cases.written, (b"\xa5\xa5",), doc='a """quoted""" title with C:\\ in it')
+    assert ast.get_docstring(ast.parse(text)) == 'a """quoted""" title with C:\\ in it'
+    assert text.endswith("from pjrt_cts.testing.struct_size_cases import written\n\nsys.exit(written(b'\\xa5\\xa5'))\n")
+    script = tmp_path / "written.py"
+    script.write_text(text, encoding="utf-8")
+    _lint([script])
+    done = _run_script(script)
+    assert done.returncode == 0 and done.stderr == "", done.stderr  # written(...) is False: exit 0
+
+
+@pytest.mark.parametrize("argument", [Path("/p.so"), float("nan"), object()])
+def test_a_script_takes_only_arguments_that_read_back(argument: Any) -> None:
+    from pjrt_cts.testing.reproduction import script_calling
+
+    with pytest.raises(ValueError, match="literal arguments only"):
+        script_calling(struct_size_cases.written, (argument,), doc="d")
+
+
+def test_a_script_calls_only_a_function_importable_by_name() -> None:
+    from pjrt_cts.testing.reproduction import script_calling
+
+    def local() -> None:
+        """Not reachable by name from its module."""
+
+    with pytest.raises(ValueError, match="cannot be imported by name"):
+        script_calling(local, doc="d")
