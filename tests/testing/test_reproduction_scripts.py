@@ -12,8 +12,8 @@ Command lines:
   through a shell as printed;
 - each record's `repro` (`pjrt-cts run ... -n 1 --id ID`, runner.session.Run.repro), run for real on one test;
 - the preflight finding's `repro` (`pjrt-cts info ...`, Run.preflight_repro), run for real;
-- the defect table's smallest reproduction (`pjrt-cts run PLUGIN --id ID`, defects.defect_table), parsed with
-  PLUGIN standing for the plugin's path.
+- the defect table's smallest reproduction (defects.defect_table): the example's `repro`, else
+  `pjrt-cts run PLUGIN --id ID`, parsed with PLUGIN standing for the plugin's path.
 """
 from __future__ import annotations
 
@@ -207,13 +207,19 @@ def test_the_preflight_repro_line_describes_the_same_plugin(plugin: str, tmp_pat
     assert slow.timeout == 30.0
 
 
-def test_the_defect_tables_smallest_reproduction_selects_its_example(plugin: str) -> None:
-    """`pjrt-cts run PLUGIN --id ID` (PLUGIN stands for the plugin's path: a results file outlives the machine)."""
+def test_the_defect_tables_smallest_reproduction_is_its_examples_repro_line(plugin: str, tmp_path: Path) -> None:
+    """The example record's own line (Run.repro: run above); a record without one (an older results file) gets
+    `pjrt-cts run PLUGIN --id ID`, PLUGIN standing for the plugin's path: it parses with the path in its place and
+    selects the example alone."""
     from pjrt_cts.defects import defect_table
     from pjrt_cts.outcomes import id_matches
+    from pjrt_cts.runner.session import Run
 
     record = {"id": ONE_TEST, "nodeid": "", "layer": "abi", "outcome": "FAIL", "message": "m", "details": {},
               "tags": [], "expected": None, "repro": "", "defect": None}
+    repro = Run(_run_options(plugin, tmp_path)).repro(f"suites/abi/test_api_slots.py::{ONE_TEST.rsplit('.', 1)[1]}")
+    (row,) = defect_table([dict(record, repro=repro)])
+    assert row["command"] == repro
     (row,) = defect_table([record])
     argv = shlex.split(row["command"])
     assert argv[2] == "PLUGIN"
