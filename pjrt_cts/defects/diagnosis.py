@@ -68,7 +68,8 @@ def defect_of(record: dict[str, Any]) -> str:
 
 def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per defect with findings in `records`: the catalogue's description, the records it covers by
-    final outcome, how many are waived / shared with XLA / bad, an example and a reproduction command.
+    final outcome, how many are waived / shared with XLA / bad, an example and a reproduction command (the
+    example's `repro`; `pjrt-cts run PLUGIN --id ID` for a record without one, PLUGIN standing for its path).
     Ordered: bad first, then waived, then shared; within, by number of tests."""
     known = catalogue_by_id()
     rows: dict[str, dict[str, Any]] = {}
@@ -92,8 +93,8 @@ def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if row["example"] is None or _simpler(test_id, row["example"]):
             row["example"] = test_id
             row["repro"] = record.get("repro") or ""
-    for row in rows.values():
-        row["command"] = f"pjrt-cts run PLUGIN --id '{row['example']}'"
+    for row in rows.values():  # the example's own line names the run's plugin, profile and options
+        row["command"] = row["repro"] or f"pjrt-cts run PLUGIN --id '{row['example']}'"
     return sorted(rows.values(), key=lambda r: (0 if r["bad"] else 1 if r["waived"] else 2, -r["tests"], r["id"]))
 
 

@@ -382,7 +382,7 @@ class Run:
         from the run's binding (hashed once per run)."""
         options = self.options
         result = run_preflight(options.plugin_path, options.create_options, {**os.environ, **worker_env},
-                               step_timeout=options.timeout, repro=self._preflight_repro(), sha256=plugin_sha256)
+                               step_timeout=options.timeout, repro=self.preflight_repro(), sha256=plugin_sha256)
         result.write_blocks(self.run_dir / "blocks.json")
         if result.finding is not None:
             self._say(result.announcement())
@@ -390,19 +390,20 @@ class Run:
                 writer.write(apply_expectation(result.finding, options.expectations))
         return result
 
-    def _preflight_repro(self) -> str:
-        parts = ["pjrt-cts", "info", str(self.options.plugin_path), "--no-sha256"]
-        for option in self.options.user_create_options:
-            parts += ["--create-option", option]
+    def preflight_repro(self) -> str:
+        """The command that reruns the preflight's steps: `pjrt-cts info` on the same plugin, profile, options and
+        step timeout."""
+        options = self.options
+        parts = ["pjrt-cts", "info", *self._plugin_arguments(), "--no-sha256"]
+        if options.timeout != RunOptions.timeout:
+            parts += ["--timeout", f"{options.timeout:g}"]
         return shlex.join(parts)
 
     def repro(self, nodeid: str) -> str:
+        """The command that reruns one test (each record's `repro`): `pjrt-cts run` of that test alone, on the
+        same plugin, profile, options, suites and timeout."""
         options = self.options
-        parts = ["pjrt-cts", "run", str(options.plugin_path)]
-        if options.profile:
-            parts += ["--plugin", options.profile]
-        for option in options.user_create_options:
-            parts += ["--create-option", option]
+        parts = ["pjrt-cts", "run", *self._plugin_arguments()]
         if options.suites_dir_given:
             parts += ["--suites-dir", str(options.suites_dir)]
         if options.timeout != RunOptions.timeout:
@@ -412,6 +413,15 @@ class Run:
         else:
             parts += ["-n", "1", "--layers", layer_for(nodeid)]
         return shlex.join(parts)
+
+    def _plugin_arguments(self) -> list[str]:
+        """PATH [--plugin PROFILE] [--create-option K=V ...] as the user gave them (`info` and `run` take the same)."""
+        parts = [str(self.options.plugin_path)]
+        if self.options.profile:
+            parts += ["--plugin", self.options.profile]
+        for option in self.options.user_create_options:
+            parts += ["--create-option", option]
+        return parts
 
     # -- the end ----------------------------------------------------------------------------------
 

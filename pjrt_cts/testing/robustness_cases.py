@@ -9,7 +9,8 @@ a crash or hang is the finding. With `--control`, the child first runs that cont
 with valid arguments) and reports it on a `PJRT_CTS_CONTROL {json}` line: one process instead of two,
 which matters where starting one costs seconds (a CUDA plugin). suites/robustness/conftest.py runs the child through
 pjrt_cts.fuzz.isolate.run_command and saves a stand-alone reproduction script per case
-(`reproduction_script`: the case's source as a comment, plus a call of it by name).
+(`reproduction_script`: the case's source as a comment, plus a call of `reproduce` by name, made by
+pjrt_cts.testing.reproduction).
 
 KWARGS_JSON is a JSON object; bytes travel as {"__bytes_hex__": "..."}.
 Nothing here loads a plugin at import time.
@@ -28,6 +29,7 @@ import numpy as np
 
 from pjrt_cts.abi import structs
 from pjrt_cts.fuzz.isolate import CONTROL_PREFIX, result_line
+from pjrt_cts.testing.reproduction import OVERRIDES_NOTE, chosen_plugin, script_calling
 
 MODULE = "pjrt_cts.testing.robustness_cases"
 
@@ -576,7 +578,7 @@ def start(plugin_path: str, options: Mapping[str, Any]) -> None:
 
 
 def run_case(plugin_path: str, create_options: Mapping[str, Any], name: str, /, **kwargs: Any) -> None:
-    """Run case `name` with `kwargs` against the plugin (the reproduction scripts call this). Positional-only
+    """Run case `name` with `kwargs` against the plugin (the child and `reproduce` call this). Positional-only
     parameters: a case may take keywords of the same names (compile_with_options(options=...))."""
     function = CASES[name]  # before loading anything: an unknown name is the caller's error
     start(plugin_path, create_options)
@@ -636,28 +638,28 @@ def child_argv(plugin_path: Any, options: Mapping[str, Any], name: str, kwargs: 
             encode_kwargs(kwargs)]
 
 
+def reproduce(plugin_path: str, create_options: Mapping[str, Any], name: str, /, **kwargs: Any) -> int:
+    """What a reproduction script calls: case `name` with `kwargs` (run_case), against the plugin and options it
+    was written for unless its runner names others (testing.reproduction.chosen_plugin). Returns 0 when the
+    plugin answered (the answer is the last stdout line); a crash or hang never returns."""
+    chosen_path, chosen_options = chosen_plugin(plugin_path, create_options)
+    run_case(chosen_path, chosen_options, name, **kwargs)
+    return 0
+
+
 def reproduction_script(name: str, kwargs: Mapping[str, Any], *, title: str, path: Any, plugin_path: Any,
                         options: Mapping[str, Any]) -> str:
-    """A stand-alone script that reruns case `name` with `kwargs` (no pytest); the case's source is
-    quoted as a comment so the file shows what it does."""
+    """A stand-alone script that reruns case `name` with `kwargs` (no pytest): a call of `reproduce` by name; the
+    case's source is quoted as a comment so the file shows what it does."""
     if name not in CASES:
         raise KeyError(f"no robustness case {name!r} in {MODULE}")
-    source = inspect.getsource(CASES[name])
-    quoted = "\n".join(("# " + line).rstrip() for line in source.rstrip().splitlines())
-    arguments = "".join(f", {key}={value!r}" for key, value in kwargs.items())
-    return (f'"""pjrt-cts robustness reproduction: {title}\n\n'
-            f"Run: python {path}\n"
-            "(PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS select another plugin / client options.)\n"
-            "The last stdout line is the plugin's answer; a crash or hang is the finding.\n"
-            f"The case is {MODULE}.{name} (quoted below; helpers such as call/attempt are in that module).\n"
-            '"""\n'
-            "import json\n"
-            "import os\n\n"
-            f"from {MODULE} import run_case\n\n"
-            f"PLUGIN = os.environ.get(\"PJRT_CTS_PLUGIN\") or {str(plugin_path)!r}\n"
-            f"OPTIONS = json.loads(os.environ.get(\"PJRT_CTS_CREATE_OPTIONS\") or {json.dumps(dict(options))!r})\n\n"
-            f"# ---- the case ----\n{quoted}\n\n"
-            f"run_case(PLUGIN, OPTIONS, {name!r}{arguments})\n")
+    doc = (f"pjrt-cts robustness reproduction: {title}\n\n"
+           f"Run: python {path}\n"
+           f"{OVERRIDES_NOTE}\n"
+           "The last stdout line is the plugin's answer; a crash or hang is the finding.\n"
+           f"The case is {MODULE}.{name} (quoted below; helpers such as call/attempt are in that module).")
+    quoted = "---- the case ----\n" + inspect.getsource(CASES[name])
+    return script_calling(reproduce, (str(plugin_path), dict(options), name), kwargs, doc=doc, comment=quoted)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -1,12 +1,9 @@
 """pjrt_cts.testing.robustness_cases: every case the robustness suites name exists, the child runs a case by name,
-and the reproduction script it saves reruns the same case stand-alone."""
+and the reproduction script it saves calls the same case by name (tests/testing/test_reproduction_scripts.py runs
+the scripts)."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,41 +11,14 @@ import pytest
 
 from pjrt_cts.fuzz.isolate import child_environment, run_command
 from pjrt_cts.testing import robustness_cases as rc
+from robustness_suites import named_cases, suite_module
 
 # the suite modules are imported here without their conftest (which registers the `isolated` mark)
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITES = ROOT / "suites" / "robustness"
-
-
-def _suite(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"_robustness_{name}", SUITES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def _named_cases() -> list[tuple[str, dict[str, Any]]]:
-    """(case name, kwargs) of every risky call the suites make (the fixed tables; the bytecode one is built at
-    run time from a stored artifact)."""
-    lifetimes, invalid = _suite("test_handle_lifetimes"), _suite("test_invalid_arguments")
-    options, null = _suite("test_malformed_compile_options"), _suite("test_null_inputs")
-    cases: list[tuple[str, dict[str, Any]]] = []
-    for table in (lifetimes.DESTROYED_CASES, lifetimes.DELETED_CASES, invalid.ENUM_CASES, invalid.SHAPE_CASES,
-                  invalid.STRUCT_SIZE_CASES, invalid.OVERREAD_CASES, null.NULL_HANDLES):
-        cases += [(row.case, dict(row.kwargs)) for row in table.values()]
-    cases += [("compile_program", kwargs) for kwargs in invalid.FORMAT_CASES.values()]
-    cases += [("compile_with_options", {"options": value}) for value in options.OPTION_CASES.values()]
-    cases += [("null_args_struct", {"function": function}) for function in null.NULL_ARGS]
-    cases += [(name, {}) for name in rc.CONTROLS.values()]
-    return cases
-
 
 def test_every_case_the_suites_name_exists_and_takes_its_arguments() -> None:
-    cases = _named_cases()
+    cases = named_cases()
     assert len(cases) > 60
     for name, kwargs in cases:
         assert name in rc.CASES, name
@@ -74,8 +44,8 @@ def test_reproduction_script_quotes_the_case_and_calls_it_by_name() -> None:
                                   path="/tmp/x.py", plugin_path="/p/plugin.so", options={"cpu_device_count": 2})
     compile(text, "repro.py", "exec")
     assert "# def compile_code_at_page_end(code: bytes)" in text
-    assert "run_case(PLUGIN, OPTIONS, 'compile_code_at_page_end', code=b'\\x00ML')" in text
-    assert "'/p/plugin.so'" in text and json.dumps({"cpu_device_count": 2}) in text
+    assert ("sys.exit(reproduce('/p/plugin.so', {'cpu_device_count': 2}, 'compile_code_at_page_end', "
+            "code=b'\\x00ML'))") in text
 
 
 @pytest.fixture(scope="module")
@@ -102,16 +72,6 @@ def test_child_runs_a_case_by_name(cpu_plugin_path: str, name: str, kwargs: dict
         assert outcome.result["code"] and outcome.result["message"]
 
 
-def test_reproduction_script_runs_stand_alone(cpu_plugin_path: str, tmp_path: Path) -> None:
-    script = tmp_path / "repro.py"
-    script.write_text(rc.reproduction_script("compile_with_options", {"options": b"\xde\xad" * 8}, title="t", path=script,
-                                             plugin_path=cpu_plugin_path, options={}), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          env=child_environment(), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1].startswith("PJRT_CTS_RESULT ")
-
-
 @pytest.mark.parametrize("control, case, control_status, case_status", [
     ("control_compile", "compile_program", "ok", "error"),
     ("control_lookup_device", "lookup_device_out_of_range", "ok", "error"),
@@ -136,7 +96,7 @@ def test_a_case_that_did_not_answer_after_its_control_is_judged_by_a_run_alone(t
     control's answer is kept so later cases of the function start one process each."""
     from pjrt_cts.fuzz.isolate import ChildOutcome
 
-    conftest = _suite("conftest")
+    conftest = suite_module("conftest")
     function = next(name for name, control in rc.CONTROLS.items() if control == "control_compile")
     controls_asked: list[str | None] = []
 
@@ -168,7 +128,7 @@ def test_a_failing_control_is_reported_with_its_reproduction_script(tmp_path: Pa
     control's script, which is written (only then) beside the case's."""
     from pjrt_cts.fuzz.isolate import ChildOutcome
 
-    conftest = _suite("conftest")
+    conftest = suite_module("conftest")
     function, control = next(iter(rc.CONTROLS.items()))
 
     def failing_control(self: Any, case: str, kwargs: Any, *, timeout: float, control: str | None = None) -> ChildOutcome:
@@ -179,4 +139,4 @@ def test_a_failing_control_is_reported_with_its_reproduction_script(tmp_path: Pa
     problem = risky._control_problem(function, "contract", tmp_path / "case.py")
     script = tmp_path / f"control-{function}.py"
     assert isinstance(problem, AssertionError) and f"python {script}" in str(problem) and "INTERNAL: broken" in str(problem)
-    assert script.is_file() and f"run_case(PLUGIN, OPTIONS, {control!r})" in script.read_text()
+    assert script.is_file() and f"reproduce('plugin.so', {{}}, {control!r})" in script.read_text()
