@@ -12,7 +12,6 @@ while the run goes on).
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any, Generator
@@ -20,7 +19,8 @@ from typing import Any, Generator
 import pytest
 
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.runner.blocks import ENV_BLOCKS, LOAD_FUNCTION, Block, BlockFile
+from pjrt_cts.runner.blocks import LOAD_FUNCTION, Block, BlockFile
+from pjrt_cts.schema import run_context
 
 PLUGIN_NAME = "pjrt-cts-blocking"
 
@@ -28,9 +28,11 @@ PLUGIN_NAME = "pjrt-cts-blocking"
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Registered after the worker plugin's isolation plugin, so that its runtest hook comes first."""
-    path = os.environ.get(ENV_BLOCKS)
     in_worker = hasattr(config, "workerinput") or bool(config.getoption("pjrt_cts_child_reports", None))
-    if path and in_worker and not config.pluginmanager.has_plugin(PLUGIN_NAME):
+    if not in_worker or config.pluginmanager.has_plugin(PLUGIN_NAME):
+        return
+    path = run_context().blocks_file
+    if path:
         config.pluginmanager.register(BlockingPlugin(Path(path)), PLUGIN_NAME)
 
 
