@@ -646,16 +646,15 @@ def reproduction_script(name: str, kwargs: Mapping[str, Any], *, title: str, pat
     quoted = "\n".join(("# " + line).rstrip() for line in source.rstrip().splitlines())
     arguments = "".join(f", {key}={value!r}" for key, value in kwargs.items())
     return (f'"""pjrt-cts robustness reproduction: {title}\n\n'
-            f"Run: python {path}\n"
-            "(PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS select another plugin / client options.)\n"
+            f"Run: python {path} [PLUGIN [CREATE_OPTIONS_JSON]]  (another plugin / client options)\n"
             "The last stdout line is the plugin's answer; a crash or hang is the finding.\n"
             f"The case is {MODULE}.{name} (quoted below; helpers such as call/attempt are in that module).\n"
             '"""\n'
             "import json\n"
-            "import os\n\n"
+            "import sys\n\n"
             f"from {MODULE} import run_case\n\n"
-            f"PLUGIN = os.environ.get(\"PJRT_CTS_PLUGIN\") or {str(plugin_path)!r}\n"
-            f"OPTIONS = json.loads(os.environ.get(\"PJRT_CTS_CREATE_OPTIONS\") or {json.dumps(dict(options))!r})\n\n"
+            f"PLUGIN = sys.argv[1] if len(sys.argv) > 1 else {str(plugin_path)!r}\n"
+            f"OPTIONS = json.loads(sys.argv[2] if len(sys.argv) > 2 else {json.dumps(dict(options))!r})\n\n"
             f"# ---- the case ----\n{quoted}\n\n"
             f"run_case(PLUGIN, OPTIONS, {name!r}{arguments})\n")
 

@@ -72,15 +72,12 @@ def reproduction_script(*, function: str, struct_name: str, size: int, field: st
     return (f'"""pjrt-cts versioning reproduction: PJRT_{function} with struct_size {size} (an older caller\'s\n'
             f"{struct_name}) writes past struct_size. Bytes from {size} on are caller memory filled with 0x{SENTINEL:02X};\n"
             "any other value was written by the plugin.\n\n"
-            f"Run: python {path}\n"
-            "(PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS select another plugin / client options.)\n"
+            f"Run: python {path} [PLUGIN [CREATE_OPTIONS_JSON]]  (another plugin / client options)\n"
             '"""\n'
-            "import json\n"
-            "import os\n"
             "import sys\n\n"
             f"from {MODULE} import main\n\n"
-            f"PLUGIN = os.environ.get(\"PJRT_CTS_PLUGIN\") or {str(plugin_path)!r}\n"
-            f"OPTIONS = os.environ.get(\"PJRT_CTS_CREATE_OPTIONS\") or {json.dumps(dict(options))!r}\n\n"
+            f"PLUGIN = sys.argv[1] if len(sys.argv) > 1 else {str(plugin_path)!r}\n"
+            f"OPTIONS = sys.argv[2] if len(sys.argv) > 2 else {json.dumps(dict(options))!r}\n\n"
             f"sys.exit(main([PLUGIN, OPTIONS, {str(program_file)!r}, {function!r}, {struct_name!r}, '{size}', {field!r}]))\n")
 
 
