@@ -40,7 +40,7 @@ KV_BACKEND_ENV = "PJRT_CTS_KV_BACKEND"  # store behind the multiprocess nodes' K
 
 @dataclass(frozen=True)
 class UserSettings:
-    """The user's knobs of the robustness and multiprocess layers (docs/ARCHITECTURE.md, "Other knobs")."""
+    """The user's knobs of the robustness and multiprocess layers (docs/ARCHITECTURE.md, "User settings")."""
 
     fuzz_seed: int = DEFAULT_FUZZ_SEED
     num_nodes: int = 2
