@@ -33,10 +33,10 @@ import numpy as np
 
 from pjrt_cts.cli.main import UsageError
 from pjrt_cts.cli.plugin_arg import ResolvedPlugin, resolve_plugin
-from pjrt_cts.kvstore import KV_BACKEND_ENV
 from pjrt_cts.multiprocess import LaunchSpec, NodeReport, run_nodes, scheme_for_platform
 from pjrt_cts.multiprocess.checks import client_failures, global_topology_problem
 from pjrt_cts.multiprocess.collective_programs import collective_expected
+from pjrt_cts.schema import KV_BACKEND_ENV
 
 PROBE_TIMEOUT_S = 180.0
 

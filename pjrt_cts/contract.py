@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pjrt_cts.levels import CONTRACT_VERSION, LEVELS, MUSTPASS_DIR, Level
 from pjrt_cts.outcomes import test_id_from_nodeid
+from pjrt_cts.schema import CONTEXT_ENV
 
 
 class ContractError(RuntimeError):
@@ -57,7 +58,7 @@ def _collect_in_child(suites_dir: Path, out: Path) -> subprocess.CompletedProces
                "-p", _DECLARED_DEVICES_PLUGIN, _DECLARED_DEVICES_OPTION, str(out),
                "-c", str(suites_dir / "pytest.ini"), "--rootdir", str(suites_dir.parent), str(suites_dir)]
     env = dict(os.environ)
-    env.pop("PJRT_CTS_PLUGIN", None)  # collection must not depend on a plugin
+    env.pop(CONTEXT_ENV, None)  # collection must not depend on a run's plugin
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=str(suites_dir.parent), check=False)
 
 

@@ -39,7 +39,6 @@ _VERSIONED_LIBRARY = re.compile(r"^lib.*\.so\.\d+(\.\d+)*$")
 _DEFAULT_LIBRARY_DIRS = ("/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")
 
 
-NO_DEVICE_CODES_ENV = "PJRT_CTS_NO_DEVICE_CODES"  # read by the suites' client fixture
 _PJRT_ERROR_CODE_NAMES = frozenset({
     "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
     "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
@@ -402,8 +401,6 @@ class Profile:
         for key, value in self.environment.items():
             if key not in os.environ:
                 env[key] = value
-        if self.no_device_error_codes:
-            env[NO_DEVICE_CODES_ENV] = ",".join(self.no_device_error_codes)
         return env
 
 

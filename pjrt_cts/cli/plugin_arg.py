@@ -23,7 +23,7 @@ class ResolvedPlugin:
     create_options: dict[str, Any] = field(default_factory=dict)
 
     def worker_environment(self) -> dict[str, str]:
-        """What the profile's runtime needs on top of os.environ (library dirs, shims, no-device codes)."""
+        """What the profile's runtime needs on top of os.environ (library dirs, shims, its [environment])."""
         if self.profile is None:
             return {}
         try:

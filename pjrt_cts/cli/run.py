@@ -14,6 +14,7 @@ from pjrt_cts.cli.layer_arg import normalize_id_pattern, split_layers
 from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 from pjrt_cts.outcomes import LAYERS
 from pjrt_cts.runner.shard import ShardSpec
+from pjrt_cts.schema import UserSettings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -86,6 +87,8 @@ def handle(args: argparse.Namespace) -> int:
         create_options=create_options,
         user_create_options=list(args.create_options),
         worker_env=plugin.worker_environment(),
+        no_device_codes=frozenset(getattr(profile, "no_device_error_codes", ()) or ()),
+        settings=_user_settings(),
         keyword=_keyword(args.keyword),
         ids=[normalize_id_pattern(pattern) for pattern in args.ids],
         workers=args.workers,
@@ -102,6 +105,13 @@ def handle(args: argparse.Namespace) -> int:
         report=not args.no_report,
     )
     return run(options)
+
+
+def _user_settings() -> UserSettings:
+    try:
+        return UserSettings.from_environment()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _invoked_as_run() -> bool:

@@ -13,7 +13,6 @@ import contextlib
 import ctypes
 import hashlib
 import importlib.util
-import json
 import os
 import sys
 import traceback
@@ -28,7 +27,7 @@ _PR_SET_PDEATHSIG = 1
 class TorchContext:
     """What a check function gets: torch, torch_xla, the device(s), and stage-tracked helpers."""
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, spmd: bool) -> None:
         import torch
         import torch_xla
         import torch_xla.core.xla_model as xm
@@ -37,7 +36,7 @@ class TorchContext:
 
         self.mode = mode
         self.torch, self.torch_xla, self.xm, self.met, self.xr = torch, torch_xla, xm, met, xr
-        self.spmd = os.environ.get(ts.ENV_SPMD) == "1"
+        self.spmd = spmd
         if self.spmd:
             xr.use_spmd()
         self.device_names: list[str] = list(xm.get_xla_supported_devices())
@@ -161,16 +160,16 @@ def _set_parent_death_signal() -> None:
         pass
 
 
-def start(mode: str) -> TorchContext:
+def start(settings: ts.ChildSettings) -> TorchContext:
     """torch_xla up on the plugin (registered as PJRT_DEVICE's name) or on its own CPU client."""
-    for library in json.loads(os.environ.get(ts.ENV_PRELOAD, "[]")):
+    for library in settings.preload:
         ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
     import torch_xla.experimental.plugins as plugins
 
-    if mode != "reference":
-        ts.register_plugin_under_test(plugins, os.environ["PJRT_DEVICE"], os.environ[ts.ENV_PLUGIN_PATH],
-                                      json.loads(os.environ.get(ts.ENV_OPTIONS, "{}")))
-    return TorchContext(mode)
+    if settings.mode != "reference":
+        ts.register_plugin_under_test(plugins, os.environ["PJRT_DEVICE"], str(settings.plugin_path),
+                                      dict(settings.options))
+    return TorchContext(settings.mode, settings.spmd)
 
 
 def describe(ctx: TorchContext) -> ts.ChildInfo:
@@ -221,10 +220,11 @@ def main() -> int:
     os.dup2(2, 1)
     protocol_in = sys.stdin.buffer
     _set_parent_death_signal()
-    mode = os.environ.get(ts.ENV_MODE, "plugin")
+    settings = ts.ChildSettings.from_json(sys.argv[1]) if len(sys.argv) > 1 else ts.ChildSettings()
+    mode = settings.mode
     ctx: TorchContext | None = None
     try:
-        ctx = start(mode)
+        ctx = start(settings)
         info = describe(ctx)
     except Exception as error:  # noqa: BLE001 - reported to the worker: torch_xla could not start on the plugin
         info = ts.ChildInfo(ok=False, error=ts.CheckFailure.from_info(_error_info(error, None, "initialize"), mode))

@@ -6,7 +6,7 @@ What PyTorch/XLA does (torch 2.9.0 / torch-xla 2.9.0, observed):
   `register_plugin(NAME, plugin)`, `use_dynamic_plugins()`, and `PJRT_DEVICE=NAME` in the environment before
   torch_xla starts its runtime (importing torch_xla already reads PJRT_DEVICE). One runtime per process: the
   plugin and torch_xla's built-in CPU client cannot both be used in one process. So the layer runs PyTorch/XLA in
-  a child process of each pytest worker (`python -m pjrt_cts.framework.torch_child`), started with that
+  a child process of each pytest worker (`python -m pjrt_cts.framework.torch_child SETTINGS`), started with that
   environment, which runs the suites' check functions on request; a second child with `PJRT_DEVICE=CPU` (torch_xla's
   own XLA CPU client) is started only when a check fails on the plugin, to tell a framework defect from the
   plugin's.
@@ -40,14 +40,6 @@ CHILD_MODULE = "pjrt_cts.framework.torch_child"
 PLUGIN_DEVICE_NAME = "PJRTCTS"  # the torch_xla registration name (PJRT_DEVICE=...): torch_xla.runtime.device_type()
 # keeps only what precedes the first "_" of PJRT_DEVICE, so the name has none
 REFERENCE_DEVICE_NAME = "CPU"  # torch_xla's built-in XLA CPU client
-
-# Environment of the child (read by torch_child.main).
-ENV_MODE = "PJRT_CTS_TORCH_MODE"  # "plugin" | "reference" | "probe"
-ENV_SPMD = "PJRT_CTS_TORCH_SPMD"  # "1": torch_xla SPMD mode (one virtual device over every addressable one)
-ENV_PLUGIN_PATH = "PJRT_CTS_TORCH_PLUGIN"
-ENV_OPTIONS = "PJRT_CTS_TORCH_OPTIONS"  # JSON object: client create options
-ENV_PRELOAD = "PJRT_CTS_TORCH_PRELOAD"  # JSON list: runtime libraries to dlopen RTLD_GLOBAL first
-ENV_DEVICE_COUNT = "PJRT_CTS_TORCH_DEVICE_COUNT"  # reference mode: CPU devices to ask torch_xla for
 
 MODES = ("plugin", "reference", "probe")
 START_TIMEOUT_S = 300.0
@@ -176,42 +168,68 @@ def write_frame(stream: IO[bytes], value: Any) -> None:
     stream.flush()
 
 
-def child_environment(mode: str, plugin_path: Path | str | None, options: Mapping[str, Any] | None,
-                      preload: Sequence[Path | str] = (), spmd: bool = False, device_count: int = 0,
-                      base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment that makes torch_child run PyTorch/XLA on the plugin ("plugin", "probe") or on torch_xla's
-    own CPU client ("reference"). PJRT_DEVICE is set here, before the child imports torch_xla."""
+@dataclass(frozen=True)
+class ChildSettings:
+    """What torch_child runs on, given on its command line (one JSON argument; read by torch_child.main)."""
+
+    mode: str = "plugin"  # "plugin" | "reference" | "probe"
+    spmd: bool = False  # torch_xla SPMD mode (one virtual device over every addressable one)
+    plugin_path: str | None = None  # plugin and probe modes
+    options: Mapping[str, Any] = field(default_factory=dict)  # client create options
+    preload: tuple[str, ...] = ()  # runtime libraries to dlopen RTLD_GLOBAL first
+
+    def to_json(self) -> str:
+        return json.dumps({"mode": self.mode, "spmd": self.spmd, "plugin_path": self.plugin_path,
+                           "options": dict(self.options), "preload": list(self.preload)})
+
+    @classmethod
+    def from_json(cls, text: str) -> "ChildSettings":
+        data = json.loads(text)
+        return cls(mode=str(data["mode"]), spmd=bool(data["spmd"]), plugin_path=data.get("plugin_path"),
+                   options=dict(data.get("options") or {}), preload=tuple(data.get("preload") or ()))
+
+
+@dataclass(frozen=True)
+class ChildLaunch:
+    """How to start one torch_child: its settings, and the environment torch_xla reads (PJRT_DEVICE, ...)."""
+
+    settings: ChildSettings
+    env: Mapping[str, str]
+
+
+def child_launch(mode: str, plugin_path: Path | str | None, options: Mapping[str, Any] | None,
+                 preload: Sequence[Path | str] = (), spmd: bool = False, device_count: int = 0,
+                 base: Mapping[str, str] | None = None) -> ChildLaunch:
+    """What makes torch_child run PyTorch/XLA on the plugin ("plugin", "probe") or on torch_xla's own CPU client
+    ("reference"). PJRT_DEVICE is set in the environment here, before the child imports torch_xla."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {MODES}")
     env = dict(os.environ if base is None else base)
-    env[ENV_MODE] = mode
-    env[ENV_SPMD] = "1" if spmd else "0"
     env["TF_CPP_MIN_LOG_LEVEL"] = env.get("TF_CPP_MIN_LOG_LEVEL", "1")
     env["PYTHONUNBUFFERED"] = "1"
     if mode == "reference":
         env["PJRT_DEVICE"] = REFERENCE_DEVICE_NAME
         if device_count:
             env["CPU_NUM_DEVICES"] = str(device_count)
-        env.pop(ENV_PLUGIN_PATH, None)
+        settings = ChildSettings(mode, spmd)
     else:
         if plugin_path is None:
             raise ValueError("plugin mode needs the plugin's path")
         env["PJRT_DEVICE"] = PLUGIN_DEVICE_NAME
-        env[ENV_PLUGIN_PATH] = str(Path(plugin_path).resolve())
-        env[ENV_OPTIONS] = json.dumps(dict(options or {}))
-        env[ENV_PRELOAD] = json.dumps([str(p) for p in preload])
+        settings = ChildSettings(mode, spmd, str(Path(plugin_path).resolve()), dict(options or {}),
+                                 tuple(str(p) for p in preload))
     if mode == "probe":
         env[COMPATIBILITY_ENV] = "false"
-    return env
+    return ChildLaunch(settings, env)
 
 
 class TorchXlaProcess:
     """One PyTorch/XLA child: `call(file, function, **params)` runs `function(ctx, **params)` from that file there."""
 
-    def __init__(self, env: Mapping[str, str], log_dir: Path | str | None = None, name: str = "plugin") -> None:
-        self.env = dict(env)
+    def __init__(self, launch: ChildLaunch, log_dir: Path | str | None = None, name: str = "plugin") -> None:
+        self.launch = launch
         self.name = name
-        self.mode = self.env.get(ENV_MODE, "plugin")
+        self.mode = launch.settings.mode
         self._log_dir = Path(log_dir) if log_dir else Path(tempfile.gettempdir())
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr_path: Path | None = None
@@ -225,8 +243,9 @@ class TorchXlaProcess:
         os.close(handle)
         self._stderr_path = Path(name)
         with open(self._stderr_path, "wb") as stderr:
-            self._process = subprocess.Popen([sys.executable, "-m", CHILD_MODULE], stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=stderr, env=self.env)
+            self._process = subprocess.Popen([sys.executable, "-m", CHILD_MODULE, self.launch.settings.to_json()],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                             env=dict(self.launch.env))
         reply = self._receive("while starting PyTorch/XLA", START_TIMEOUT_S)
         self.info = reply if isinstance(reply, ChildInfo) else ChildInfo(ok=False, error=CheckFailure(
             type="ProtocolError", message=repr(reply)[:500], op="startup", stage="initialize", pjrt_function=None))
@@ -305,7 +324,7 @@ class FrameworkProbe:
 def probe_framework_api_version(plugin_path: Path | str, plugin_version: ApiVersion, options: Mapping[str, Any],
                                 preload: Sequence[Path | str] = (), log_dir: Path | str | None = None) -> FrameworkProbe:
     """Ask torch_xla which PJRT C API version it is built for (its loader names it when compatibility is off)."""
-    process = TorchXlaProcess(child_environment("probe", plugin_path, options, preload), log_dir, name="probe")
+    process = TorchXlaProcess(child_launch("probe", plugin_path, options, preload), log_dir, name="probe")
     try:
         info = process.start()
     except TorchProcessDied as died:

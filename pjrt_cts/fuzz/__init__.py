@@ -6,22 +6,18 @@
   saves each such input (`fuzz-<seed>-<n>.mlir` / `fuzz-bc-<seed>-<n>.mlirbc` + `.json`).
 - `isolate`: run one risky call in a child script and classify answered / crashed / hung.
 """
-import os
-
 from pjrt_cts.fuzz.harness import FuzzSummary, Finding, plugin_child_command, reproduce_command, run_inputs
 from pjrt_cts.fuzz.mutate import BYTECODE_MUTATIONS, MUTATIONS, Mutant, mutant, mutants
-
-ENV_SEED = "PJRT_CTS_FUZZ_SEED"
-DEFAULT_SEED = 20260701
+from pjrt_cts.schema import DEFAULT_FUZZ_SEED as DEFAULT_SEED
+from pjrt_cts.schema import run_context
 
 
 def fuzz_seed() -> int:
-    """The run's seed: $PJRT_CTS_FUZZ_SEED, else a fixed default (runs are reproducible by default)."""
-    value = os.environ.get(ENV_SEED, "").strip()
-    return int(value, 0) if value else DEFAULT_SEED
+    """The run's seed (the run context's user setting, PJRT_CTS_FUZZ_SEED; else a fixed default)."""
+    return run_context().settings.fuzz_seed
 
 
 __all__ = [
-    "BYTECODE_MUTATIONS", "DEFAULT_SEED", "ENV_SEED", "Finding", "FuzzSummary", "MUTATIONS", "Mutant", "fuzz_seed", "mutant", "mutants",
+    "BYTECODE_MUTATIONS", "DEFAULT_SEED", "Finding", "FuzzSummary", "MUTATIONS", "Mutant", "fuzz_seed", "mutant", "mutants",
     "plugin_child_command", "reproduce_command", "run_inputs",
 ]

@@ -9,7 +9,7 @@ and an adapter to jaxlib's distributed runtime (the store JAX uses for multi-hos
     with DistributedRuntimeService(ServiceSettings(num_tasks=2, ...)) as service:   # jaxlib's service, a child
         store, _ = connect_store(service.address, task_id, ...)                      # in each node: same interface
 """
-from pjrt_cts.kvstore.backends import JAXLIB, KV_BACKEND_ENV, LOOPBACK, jaxlib_unavailable_reason, requested_backend
+from pjrt_cts.kvstore.backends import JAXLIB, LOOPBACK, jaxlib_unavailable_reason, requested_backend
 from pjrt_cts.kvstore.callbacks import KeyValueCallbacks
 from pjrt_cts.kvstore.client import RemoteKeyValueStore
 from pjrt_cts.kvstore.jaxlib_service import BackendUnavailable, DistributedRuntimeService, ServiceSettings
@@ -18,7 +18,7 @@ from pjrt_cts.kvstore.server import KeyValueServer
 from pjrt_cts.kvstore.store import KeyValueStore, KeyValueStoreError, KeyNotFound, KeyTimeout, StoreFailure
 
 __all__ = [
-    "JAXLIB", "KV_BACKEND_ENV", "LOOPBACK", "BackendUnavailable", "DistributedRuntimeService", "DistributedRuntimeStore",
+    "JAXLIB", "LOOPBACK", "BackendUnavailable", "DistributedRuntimeService", "DistributedRuntimeStore",
     "KeyNotFound", "KeyTimeout", "KeyValueCallbacks", "KeyValueServer", "KeyValueStore", "KeyValueStoreError",
     "RemoteKeyValueStore", "ServiceSettings", "StoreFailure", "connect_store", "jaxlib_unavailable_reason",
     "requested_backend",

@@ -3,27 +3,26 @@
 - `jaxlib-distributed-runtime`: jaxlib's coordination service (what JAX uses for multi-host PJRT clients);
 - `pjrt-cts-loopback`: the suite's own KeyValueServer on 127.0.0.1 (no dependency; the fallback).
 
-Chosen per run by `requested_backend`: an explicit value, else PJRT_CTS_KV_BACKEND, else "auto" (jaxlib when
-importable, else loopback, saying why).
+Chosen per run by `requested_backend`: an explicit value, else the run context's user setting (PJRT_CTS_KV_BACKEND),
+else "auto" (jaxlib when importable, else loopback, saying why).
 """
 from __future__ import annotations
 
 import importlib.util
-import os
 from typing import Any
 
 from pjrt_cts.kvstore.client import RemoteKeyValueStore
 from pjrt_cts.kvstore.store import KeyValueStoreLike
+from pjrt_cts.schema import KV_BACKEND_ENV, run_context
 
 JAXLIB = "jaxlib-distributed-runtime"
 LOOPBACK = "pjrt-cts-loopback"
-KV_BACKEND_ENV = "PJRT_CTS_KV_BACKEND"
 CHOICES = ("auto", "jaxlib", "loopback")
 
 
 def requested_backend(explicit: str | None = None) -> str:
     """"auto" | "jaxlib" | "loopback" (ValueError otherwise)."""
-    value = (explicit or os.environ.get(KV_BACKEND_ENV) or "auto").strip().lower()
+    value = (explicit or run_context().settings.kv_backend or "auto").strip().lower()
     if value not in CHOICES:
         raise ValueError(f"key-value backend {value!r}: expected one of {', '.join(CHOICES)} ({KV_BACKEND_ENV})")
     return value

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pjrt_cts
-from pjrt_cts.kvstore import (JAXLIB, KV_BACKEND_ENV, LOOPBACK, BackendUnavailable, DistributedRuntimeService,
+from pjrt_cts.kvstore import (JAXLIB, LOOPBACK, BackendUnavailable, DistributedRuntimeService,
                               KeyNotFound, KeyValueServer, KeyValueStore, ServiceSettings, jaxlib_unavailable_reason,
                               requested_backend)
 from pjrt_cts.multiprocess.node import GO_KEY, MARKER, READY_KEY
+from pjrt_cts.schema import KV_BACKEND_ENV
 
 _STDERR_TAIL_LINES = 40
 _EXIT_GRACE_S = 30.0  # after a peer-loss run has reported, time left for destroying clients and exiting
@@ -51,7 +52,7 @@ class LaunchSpec:
     kv_callbacks: bool = True
     started_nodes: Sequence[int] | None = None  # default: all; fewer to leave a peer missing
     namespace: str = "pjrt/"
-    kv_backend: str | None = None  # "auto" | "jaxlib" | "loopback"; None: $PJRT_CTS_KV_BACKEND, else auto
+    kv_backend: str | None = None  # "auto" | "jaxlib" | "loopback"; None: the run context's (UserSettings.kv_backend)
     repeats: int = 1  # executions of a collective scenario's program (timed one by one)
 
 

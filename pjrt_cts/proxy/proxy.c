@@ -905,13 +905,15 @@ static int program_sorts_by_absolute_value(const void *program) {
 }
 
 /* fails_every_other_time: the how-many-th execution of a marked program this run is, counted across processes in
- * a file under the run's --out (PJRT_CTS_OUT, set for the runner's workers), so that a test and its rerun in a
- * fresh process see different answers; per process when the variable is unset. */
+ * a file beside the run's context file (PJRT_CTS_CONTEXT names it for every process of a `pjrt-cts run`: out/.run/),
+ * so that a test and its rerun in a fresh process see different answers; per process when the variable is unset. */
 static unsigned long next_marked_execution(void) {
     static unsigned long in_process;
-    const char *out = getenv("PJRT_CTS_OUT");
+    const char *context = getenv("PJRT_CTS_CONTEXT");
+    const char *slash = context ? strrchr(context, '/') : NULL;
     char path[4096];
-    if (!out || !*out || snprintf(path, sizeof path, "%s/.proxy-marked-executions", out) >= (int)sizeof path) {
+    if (!slash || snprintf(path, sizeof path, "%.*s/.proxy-marked-executions", (int)(slash - context), context)
+                      >= (int)sizeof path) {
         pthread_mutex_lock(&g_lock);
         unsigned long call = ++in_process;
         pthread_mutex_unlock(&g_lock);

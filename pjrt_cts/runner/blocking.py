@@ -4,23 +4,28 @@ In workers and isolated children only (never the controller, never a bare pytest
 wrote blocks:
   - a test whose fixture closure uses a blocked fixture, or whose node id is under a blocked prefix (a crash
     storm's module), is reported FAIL "blocked by <finding>: ..." without running (no setup, no isolated child);
-  - the blocked PJRT functions of the plugin under test are refused: `Plugin.function(name)` (every slot call
-    goes through it) and `Plugin.load` (for a library that died loading) raise BlockedByFailure instead of
-    calling the plugin. The test that reached the call FAILs as blocked even if it caught the exception.
+  - the blocked PJRT functions of the plugin under test are refused by a call hook (pjrt_cts.runtime.hooks):
+    `Plugin.function(name)` (every slot call goes through it) and `Plugin.load` (for a library that died loading)
+    raise BlockedByFailure instead of calling the plugin. The test that reached the call FAILs as blocked even if
+    it caught the exception.
 Workers re-read out/.run/blocks.json before each test when it changed (the controller adds crash-storm blocks
 while the run goes on).
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
-from typing import Any, Generator
+from typing import TYPE_CHECKING, Generator
 
 import pytest
 
 from pjrt_cts.outcomes import Outcome
-from pjrt_cts.runner.blocks import ENV_BLOCKS, LOAD_FUNCTION, Block, BlockFile
+from pjrt_cts.runner.blocks import LOAD_FUNCTION, Block, BlockFile
+from pjrt_cts.schema import run_context
+
+if TYPE_CHECKING:  # the controller loads this module too, and never the runtime
+    from pjrt_cts.runtime import Plugin
+    from pjrt_cts.runtime.hooks import SlotCallable
 
 PLUGIN_NAME = "pjrt-cts-blocking"
 
@@ -28,9 +33,11 @@ PLUGIN_NAME = "pjrt-cts-blocking"
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Registered after the worker plugin's isolation plugin, so that its runtest hook comes first."""
-    path = os.environ.get(ENV_BLOCKS)
     in_worker = hasattr(config, "workerinput") or bool(config.getoption("pjrt_cts_child_reports", None))
-    if path and in_worker and not config.pluginmanager.has_plugin(PLUGIN_NAME):
+    if not in_worker or config.pluginmanager.has_plugin(PLUGIN_NAME):
+        return
+    path = run_context().blocks_file
+    if path:
         config.pluginmanager.register(BlockingPlugin(Path(path)), PLUGIN_NAME)
 
 
@@ -110,33 +117,36 @@ class BlockingPlugin:
         if self._guarded:
             return
         self._guarded = True
-        from pjrt_cts.runtime.plugin import Plugin
+        from pjrt_cts.runtime import Plugin
+
+        Plugin.add_call_hook(_BlockGuard(self))
+
+    def refuse(self, block: Block, function: str) -> Exception:
         from pjrt_cts.testing.outcomes import BlockedByFailure  # a FAIL in any phase (worker_plugin.classify_exception)
 
-        original_function = Plugin.function
-        original_load = Plugin.load.__func__  # type: ignore[attr-defined]  # Plugin.load is a classmethod: take its function
-        guard = self
+        self.refused = (block, function)
+        error = BlockedByFailure(block.message(function))
+        error.refused_call = (block, function)  # type: ignore[attr-defined]  # the refusal rides on the error for the report hook
+        return error
 
-        def refuse(block: Block, function: str) -> BlockedByFailure:
-            guard.refused = (block, function)
-            error = BlockedByFailure(block.message(function))
-            error.refused_call = (block, function)  # type: ignore[attr-defined]  # the refusal rides on the error for the report hook
-            return error
 
-        def function(plugin: Any, name: str) -> Any:
-            block = guard.block_for_call("PJRT_" + name, Path(plugin.path))
-            if block is not None:
-                raise refuse(block, "PJRT_" + name)
-            return original_function(plugin, name)
+class _BlockGuard:
+    """A call hook (pjrt_cts.runtime.hooks.CallHook) that refuses the blocked functions and loads of the run (the
+    blocks file, as its BlockingPlugin last read it)."""
 
-        def load(cls: type, path: Any, **kwargs: Any) -> Any:
-            block = guard.block_for_call(LOAD_FUNCTION, Path(path))
-            if block is not None:
-                raise refuse(block, f"loading {Path(path).name}")
-            return original_load(cls, path, **kwargs)
+    def __init__(self, blocking: BlockingPlugin) -> None:
+        self.blocking = blocking
 
-        Plugin.function = function  # type: ignore[method-assign,assignment]  # the harness blocks chosen slots
-        Plugin.load = classmethod(load)  # type: ignore[assignment]  # and refuses to load chosen plugins
+    def before_load(self, path: Path) -> None:
+        block = self.blocking.block_for_call(LOAD_FUNCTION, path)
+        if block is not None:
+            raise self.blocking.refuse(block, f"loading {path.name}")
+
+    def slot_function(self, plugin: Plugin, name: str, function: SlotCallable) -> SlotCallable:
+        block = self.blocking.block_for_call("PJRT_" + name, Path(plugin.path))
+        if block is not None:
+            raise self.blocking.refuse(block, "PJRT_" + name)
+        return function
 
 
 def _report_blocked(item: pytest.Item, nextitem: pytest.Item | None, block: Block) -> None:

@@ -14,10 +14,8 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable
-
-if TYPE_CHECKING:
-    from pjrt_cts.runtime import Plugin
+from pathlib import Path
+from typing import Any, Callable
 
 from pjrt_cts.runner.blocks import LOAD_FUNCTION  # dlopen + GetPjrtApi: "in progress" while the library loads
 
@@ -47,23 +45,26 @@ class Narrator:
         os.write(self.fd, (json.dumps(event, default=str) + "\n").encode("utf-8", "replace"))
 
 
-def traced_plugin_class(narrator: Narrator) -> "type[Plugin]":
-    """A Plugin whose every slot call is announced before it is made and after it returns."""
-    from pjrt_cts.runtime import Plugin
+class CallNarration:
+    """A call hook (pjrt_cts.runtime.hooks.CallHook): every slot call is announced before it is made and after it
+    returns (the load itself is announced by Probe.step_load)."""
 
-    class TracedPlugin(Plugin):
-        def function(self, name: str) -> Callable[..., Any]:
-            raw = super().function(name)
+    def __init__(self, narrator: Narrator) -> None:
+        self.narrator = narrator
 
-            def call(*args: Any) -> Any:
-                narrator.say(enter="PJRT_" + name)
-                result = raw(*args)
-                narrator.say(leave="PJRT_" + name)
-                return result
+    def before_load(self, path: Path) -> None:
+        return None
 
-            return call
+    def slot_function(self, plugin: Any, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        narrator = self.narrator
 
-    return TracedPlugin
+        def call(*args: Any) -> Any:
+            narrator.say(enter="PJRT_" + name)
+            result = function(*args)
+            narrator.say(leave="PJRT_" + name)
+            return result
+
+        return call
 
 
 class Probe:
@@ -82,11 +83,12 @@ class Probe:
     # -- the steps ------------------------------------------------------------------------------
 
     def step_load(self) -> None:
-        from pjrt_cts.runtime import PluginLoadError
+        from pjrt_cts.runtime import Plugin, PluginLoadError
 
+        Plugin.add_call_hook(CallNarration(self.narrator))  # this process probes one plugin: narrate all its calls
         self.narrator.say(enter=LOAD_FUNCTION)
         try:
-            self.plugin = traced_plugin_class(self.narrator).load(self.path, initialize=False)
+            self.plugin = Plugin.load(self.path, initialize=False)
         except PluginLoadError as exc:
             self.narrator.say(load_error=str(exc))
             raise NotAPlugin from None

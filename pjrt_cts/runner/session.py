@@ -21,7 +21,7 @@ from pjrt_cts import __version__
 from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.binding import RunBinding, bind
-from pjrt_cts.runner.blocks import ENV_BLOCKS, BlockFile, blocked_summary
+from pjrt_cts.runner.blocks import BlockFile, blocked_summary
 from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
                                           twin_observations)
 from pjrt_cts.runner.consistency import apply_consistency
@@ -32,6 +32,7 @@ from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import Verdict, layer_for, make_record, verdict_from_reports
 from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
+from pjrt_cts.schema import RunContext, UserSettings, context_environment
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
@@ -56,7 +57,9 @@ class RunOptions:
     profile: str | None = None
     create_options: dict[str, Any] = field(default_factory=dict)
     user_create_options: list[str] = field(default_factory=list)  # as typed, for repro lines
-    worker_env: dict[str, str] = field(default_factory=dict)
+    worker_env: dict[str, str] = field(default_factory=dict)  # what the plugin's runtime needs (library paths)
+    no_device_codes: frozenset[str] = frozenset()  # the profile's "no device" PJRT_Client_Create error codes
+    settings: UserSettings = field(default_factory=UserSettings)  # the user's knobs (UserSettings.from_environment)
     keyword: str | None = None
     ids: list[str] = field(default_factory=list)
     workers: int = 2
@@ -104,6 +107,7 @@ class Run:
             self._say(f"resuming: {len(done)} tests already recorded in {self.jsonl_path}")
         spec_path = self.run_dir / "spec.json"
         self._spec(done).write(spec_path)
+        self._context().write(self.context_path)
 
         worker_env = self._worker_environment()
         writer = JsonlWriter(self.jsonl_path)
@@ -305,6 +309,17 @@ class Run:
         records = apply_consistency(records)
         return [apply_expectation(r, self.options.expectations) for r in records]
 
+    @property
+    def context_path(self) -> Path:
+        return self.run_dir / "context.json"
+
+    def _context(self) -> RunContext:
+        """The run context every process of the run reads (pjrt_cts.schema.run_context)."""
+        options = self.options
+        return RunContext(plugin_path=str(options.plugin_path), create_options=dict(options.create_options),
+                          profile=options.profile or "", out_dir=str(self.out), no_device_codes=options.no_device_codes,
+                          blocks_file=str(self.run_dir / "blocks.json"), settings=options.settings)
+
     def _ini_file(self) -> Path:
         own = self.options.suites_dir / "pytest.ini"
         if own.is_file():
@@ -361,14 +376,8 @@ class Run:
         options = self.options
         pythonpath = os.pathsep.join(p for p in (identity.package_root(), os.environ.get("PYTHONPATH", "")) if p)
         env = dict(options.worker_env)
-        env.update({
-            "PJRT_CTS_PLUGIN": str(options.plugin_path),
-            "PJRT_CTS_CREATE_OPTIONS": json.dumps(options.create_options),
-            "PJRT_CTS_PROFILE": options.profile or "",
-            "PJRT_CTS_OUT": str(self.out),
-            ENV_BLOCKS: str(self.run_dir / "blocks.json"),
-            "PYTHONPATH": pythonpath,
-        })
+        env.update(context_environment(self.context_path))
+        env["PYTHONPATH"] = pythonpath
         # numpy's OpenBLAS starts a thread per core at import, in every worker and child process, and those threads
         # spin; the suite's reference arrays are small, so one thread leaves the cores to the plugin.
         if "OPENBLAS_NUM_THREADS" not in os.environ:
@@ -551,7 +560,8 @@ class Run:
 
 @contextmanager
 def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Workers inherit these; the controller itself never reads them."""
+    """Workers inherit these (xdist starts them, and restarts crashed ones, from this process's environment; the
+    dynamic loader reads library paths at process start); the controller itself never reads them."""
     saved = {name: os.environ.get(name) for name in values}
     os.environ.update(values)
     try:

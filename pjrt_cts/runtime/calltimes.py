@@ -1,10 +1,14 @@
 """Opt-in accounting of the time spent inside PJRT calls, for benchmarks/bench_run_overhead.py.
 
-With `PJRT_CTS_CALL_TIMES=DIR` in the environment, every slot function a process obtains through
-`Plugin.function` is wrapped in a timer, and at exit the process writes `DIR/calltimes-<pid>.json`:
-calls and seconds per PJRT function, whether it was a pytest-xdist worker, and how long it lived.
-Without the variable nothing is wrapped (no cost). Time of calls made concurrently from several
-threads adds up, as CPU-side plugin work does.
+With `PJRT_CTS_CALL_TIMES=DIR` in the environment, every process that imports the runtime adds a call hook
+(pjrt_cts.runtime.hooks) that wraps each slot function it obtains through `Plugin.function` in a timer, and at
+exit the process writes `DIR/calltimes-<pid>.json`: calls and seconds per PJRT function, whether it was a
+pytest-xdist worker, and how long it lived. Without the variable no hook is added (no cost). Time of calls made
+concurrently from several threads adds up, as CPU-side plugin work does.
+
+An environment variable, not the run context: it must reach every process that loads a plugin (the preflight
+probe, reproduction-script children), including those that read no run context, and the runtime imports
+nothing of the project but the ABI.
 """
 from __future__ import annotations
 
@@ -15,7 +19,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from pjrt_cts.runtime.hooks import CallHook, add_call_hook
+
+if TYPE_CHECKING:
+    from pjrt_cts.runtime.plugin import Plugin
 
 ENV = "PJRT_CTS_CALL_TIMES"
 
@@ -30,6 +39,30 @@ _exit_registered = False
 
 def enabled() -> bool:
     return bool(os.environ.get(ENV))
+
+
+class TimingHook(CallHook):
+    """Hands out each slot function wrapped in a timer, one wrapper per function (made at its first lookup)."""
+
+    def __init__(self) -> None:
+        self._wrappers: dict[int, tuple[Callable[..., Any], Callable[..., Any]]] = {}  # id -> (function, wrapper)
+
+    def slot_function(self, plugin: Plugin, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        known = self._wrappers.get(id(function))
+        if known is not None and known[0] is function:  # the entry holds the function: its id is not reused
+            return known[1]
+        wrapper = timed(name, function)
+        self._wrappers[id(function)] = (function, wrapper)
+        return wrapper
+
+
+HOOK = TimingHook()
+
+
+def install_if_requested() -> None:
+    """Add the timing hook when PJRT_CTS_CALL_TIMES asks for it (pjrt_cts.runtime.plugin does, on import)."""
+    if enabled():
+        add_call_hook(HOOK)
 
 
 def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:

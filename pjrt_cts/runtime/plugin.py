@@ -14,10 +14,12 @@ from pjrt_cts.abi.callbacks import GetPjrtApiFunction, SlotFunction, VoidSlotFun
 from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
 from pjrt_cts.runtime import calltimes
+from pjrt_cts.runtime.hooks import CallHook, add_call_hook, call_hooks, remove_call_hook
 from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
 _ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)  # a call returns the args struct it was given
+calltimes.install_if_requested()  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
 
 _initialized_apis: set[int] = set()
 _init_lock = threading.Lock()
@@ -58,6 +60,8 @@ class Plugin:
     def load(cls, path: "str | os.PathLike[str]", *, preload: "Sequence[str | os.PathLike[str]]" = (), initialize: bool = True) -> "Plugin":
         """dlopen `path`, call GetPjrtApi and (once per process and plugin) PJRT_Plugin_Initialize."""
         file = Path(path)
+        for hook in call_hooks():
+            hook.before_load(file)
         if not file.exists():
             raise PluginLoadError(f"{file}: no such file")
         if not file.is_file():
@@ -134,10 +138,19 @@ class Plugin:
                 raise MissingFunction("PJRT_" + name, self.version_string, self._why_missing(name))
             kind = VoidSlotFunction if name in VOID_FUNCTIONS else SlotFunction
             fn = kind(pointer)
-            if calltimes.enabled():  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
-                fn = calltimes.timed(name, fn)
             self._functions[name] = fn
+        for hook in call_hooks():
+            fn = hook.slot_function(self, name, fn)
         return fn
+
+    @staticmethod
+    def add_call_hook(hook: CallHook) -> None:
+        """Intercept every load and slot call of this process (pjrt_cts.runtime.hooks)."""
+        add_call_hook(hook)
+
+    @staticmethod
+    def remove_call_hook(hook: CallHook) -> None:
+        remove_call_hook(hook)
 
     def _why_missing(self, name: str) -> str:
         slot = SLOTS_BY_NAME.get(name)

@@ -6,27 +6,25 @@ holds no code but the call (`script_calling`). Every script the suite writes is 
 (testing.robustness_cases) and the write-beyond-struct_size check (testing.struct_size_cases).
 
 A script runs the plugin it was written for, with the client options the run used, unless the person running it
-names others (`chosen_plugin`): PJRT_CTS_PLUGIN (a path) and PJRT_CTS_CREATE_OPTIONS (a JSON object).
+names others on its command line (`chosen_plugin`): `python <script> [PLUGIN [CREATE_OPTIONS_JSON]]`.
 """
 from __future__ import annotations
 
 import ast
 import importlib
 import json
-import os
+import sys
 from typing import Any, Callable, Mapping, Sequence
 
-PLUGIN_OVERRIDE = "PJRT_CTS_PLUGIN"
-OPTIONS_OVERRIDE = "PJRT_CTS_CREATE_OPTIONS"
-OVERRIDES_NOTE = f"({PLUGIN_OVERRIDE} / {OPTIONS_OVERRIDE} select another plugin / client options.)"
+OVERRIDES_NOTE = "(PLUGIN, a path, and CREATE_OPTIONS_JSON, a JSON object, select another plugin / client options.)"
 
 
 def chosen_plugin(plugin_path: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """(plugin, client create options) a reproduction script runs: the ones written into it, unless the
-    environment of the person running it names others."""
-    chosen_options = os.environ.get(OPTIONS_OVERRIDE)
-    return (os.environ.get(PLUGIN_OVERRIDE) or plugin_path,
-            dict(json.loads(chosen_options)) if chosen_options else dict(options))
+    person running it names others on the script's command line (`python <script> [PLUGIN [OPTIONS_JSON]]`)."""
+    argv = sys.argv[1:]
+    return (argv[0] if argv and argv[0] else plugin_path,
+            dict(json.loads(argv[1])) if len(argv) > 1 and argv[1] else dict(options))
 
 
 def script_calling(function: Callable[..., int | None], args: Sequence[Any] = (),

@@ -654,7 +654,7 @@ def reproduction_script(name: str, kwargs: Mapping[str, Any], *, title: str, pat
     if name not in CASES:
         raise KeyError(f"no robustness case {name!r} in {MODULE}")
     doc = (f"pjrt-cts robustness reproduction: {title}\n\n"
-           f"Run: python {path}\n"
+           f"Run: python {path} [PLUGIN [CREATE_OPTIONS_JSON]]\n"
            f"{OVERRIDES_NOTE}\n"
            "The last stdout line is the plugin's answer; a crash or hang is the finding.\n"
            f"The case is {MODULE}.{name} (quoted below; helpers such as call/attempt are in that module).")

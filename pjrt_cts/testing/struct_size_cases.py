@@ -89,7 +89,7 @@ def reproduction_script(*, function: str, struct_name: str, size: int, field: st
     doc = (f"pjrt-cts versioning reproduction: PJRT_{function} with struct_size {size} (an older caller's\n"
            f"{struct_name}) writes past struct_size. Bytes from {size} on are caller memory filled with 0x{SENTINEL:02X};\n"
            "any other value was written by the plugin.\n\n"
-           f"Run: python {path}\n"
+           f"Run: python {path} [PLUGIN [CREATE_OPTIONS_JSON]]\n"
            f"{OVERRIDES_NOTE}")
     return script_calling(reproduce, (str(plugin_path), dict(options), str(program_file), function, struct_name, size,
                                       field), doc=doc)

@@ -75,8 +75,8 @@ class TorchLayer:
     def start_plugin_child(self) -> None:
         from pjrt_cts.framework import torch_session as ts
 
-        env = ts.child_environment("plugin", self.plugin_path, self.options, self.preload)
-        self.process = ts.TorchXlaProcess(env, self._log_dir(), name="plugin")
+        launch = ts.child_launch("plugin", self.plugin_path, self.options, self.preload)
+        self.process = ts.TorchXlaProcess(launch, self._log_dir(), name="plugin")
         try:
             self.info = self.process.start()
         except ts.TorchProcessDied as died:
@@ -99,10 +99,10 @@ class TorchLayer:
         process = self.children.get(name)
         if process is None or not process.alive:
             reference = name.startswith("reference")
-            env = ts.child_environment("reference" if reference else "plugin", self.plugin_path, self.options,
-                                       self.preload, spmd=name.endswith("spmd"),
-                                       device_count=len(self.info.devices) if self.info else 0)
-            process = ts.TorchXlaProcess(env, self._log_dir(), name=name)
+            launch = ts.child_launch("reference" if reference else "plugin", self.plugin_path, self.options,
+                                     self.preload, spmd=name.endswith("spmd"),
+                                     device_count=len(self.info.devices) if self.info else 0)
+            process = ts.TorchXlaProcess(launch, self._log_dir(), name=name)
             started = process.start()
             if not started.ok:
                 detail = started.error.describe() if started.error else "?"

@@ -14,15 +14,14 @@ the dependent tests are NOT_SUPPORTED naming what each node saw.
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Callable
 
 import pytest
 
 from pjrt_cts.testing import BlockedByFailure, FeatureProbe, not_applicable, profile_name
+from pjrt_cts.testing.plugin_under_test import user_settings
 from pjrt_cts.testing.requirements import requirements_of
 
-NUM_NODES_ENV = "PJRT_CTS_NUM_NODES"
 TOPOLOGY_BOUND_S = 90.0  # client creation on every node; CPU takes ~2 s, GPUs with NCCL more
 # For details.kv_backend: every node run of this worker (lists of NodeReports), the shared topology run once it
 # happened, and how many runs there were when a test started.
@@ -33,7 +32,7 @@ _RUNS_BEFORE = pytest.StashKey[int]()
 
 @pytest.fixture(scope="session")
 def num_nodes() -> int:
-    return max(2, int(os.environ.get(NUM_NODES_ENV, "2")))
+    return max(2, user_settings().num_nodes)
 
 
 @pytest.fixture(scope="session")

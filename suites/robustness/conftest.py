@@ -2,7 +2,7 @@
 
 `risky_call(name, case, kwargs, covered=...)` runs case `case` of pjrt_cts.testing.robustness_cases by name in a
 child process (`python -m pjrt_cts.testing.robustness_cases ...`) with a timeout, writes a stand-alone
-reproduction script to $PJRT_CTS_OUT/robustness/<name>.py (it calls the same case by name), and judges:
+reproduction script to <out>/robustness/<name>.py (it calls the same case by name), and judges:
 
   clean error              -> PASS (for inputs the contract covers, the error code is checked too), once the
                               control, the same function called with valid arguments in a child, succeeds

@@ -1,7 +1,7 @@
 """Invalid values the contract covers: enums, dims and data sizes, struct sizes, program formats.
 
 Each must be rejected with an error (a crash or hang is a FAIL with the reproduction script saved
-under $PJRT_CTS_OUT/robustness/). Calls run in a child process: several of these abort real plugins.
+under <out>/robustness/). Calls run in a child process: several of these abort real plugins.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Clause (PJRT_Client_Compile, format "mlir" = MLIR text or bytecode): a program the plugin cannot read
 must be rejected with an error. Each batch compiles its inputs in a child process
 (`python -m pjrt_cts.fuzz.child`); a crash or hang is a FAIL naming the saved input
-($PJRT_CTS_OUT/robustness/fuzz-<seed>-<n>.mlir or fuzz-bc-<seed>-<n>.mlirbc, + .json), and the batch
+(<out>/robustness/fuzz-<seed>-<n>.mlir or fuzz-bc-<seed>-<n>.mlirbc, + .json), and the batch
 carries on in a fresh child. Text batches mutate StableHLO assembly (tokens, types, attributes,
 truncation); bytecode batches mutate portable artifacts (bytes, varints, truncation). The seed is
 recorded (override: PJRT_CTS_FUZZ_SEED).

@@ -2,7 +2,7 @@
 
 The C API does not promise to reject these (the header documents required pointers, not checks):
 a clean error is the hardened answer (PASS); a crash or hang is a hardening finding (WARNING) with
-the reproduction script saved under $PJRT_CTS_OUT/robustness/.
+the reproduction script saved under <out>/robustness/.
 """
 from __future__ import annotations
 

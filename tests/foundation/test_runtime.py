@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import ml_dtypes
 import numpy as np
@@ -297,20 +297,67 @@ def test_copy_raw_to_host_that_writes_nothing_fails(monkeypatch, plugin_0115: Pl
 
 
 def test_call_times_are_accounted_only_when_asked(plugin_0115: Plugin, monkeypatch: pytest.MonkeyPatch) -> None:
-    """PJRT_CTS_CALL_TIMES (benchmarks/bench_run_overhead.py) wraps slot functions in a timer; unset, nothing is."""
+    """PJRT_CTS_CALL_TIMES (benchmarks/bench_run_overhead.py) adds a call hook that wraps slot functions in a timer;
+    unset, nothing is added."""
     from pjrt_cts.runtime import calltimes
 
     plugin = Plugin(plugin_0115.path, plugin_0115._library, plugin_0115.api_address)  # fresh function cache
     monkeypatch.delenv(calltimes.ENV, raising=False)
+    calltimes.install_if_requested()
     assert isinstance(plugin.function("Plugin_Attributes"), SlotFunction)
     monkeypatch.setenv(calltimes.ENV, "/nonexistent-not-written-by-this-test")
     before = calltimes.snapshot()["functions"].get("Error_Message", {"calls": 0})["calls"]
-    timed = Plugin(plugin_0115.path, plugin_0115._library, plugin_0115.api_address)
-    assert not isinstance(timed.function("Error_Message"), SlotFunction)
-    with pytest.raises(PjrtError):
-        timed.create_client({"pjrt_cts_no_such_option": 1})  # its error message is read through Error_Message
+    calltimes.install_if_requested()
+    try:
+        timed = Plugin(plugin_0115.path, plugin_0115._library, plugin_0115.api_address)
+        assert not isinstance(timed.function("Error_Message"), SlotFunction)
+        assert timed.function("Error_Message") is timed.function("Error_Message")  # one wrapper per function
+        with pytest.raises(PjrtError):
+            timed.create_client({"pjrt_cts_no_such_option": 1})  # its error message is read through Error_Message
+    finally:
+        Plugin.remove_call_hook(calltimes.HOOK)
     entry = calltimes.snapshot()["functions"]["Error_Message"]
     assert entry["calls"] == before + 1 and entry["seconds"] >= 0
+    assert isinstance(plugin.function("Plugin_Attributes"), SlotFunction)  # the hook is gone: the slot's own
+
+
+def test_call_hooks_see_every_load_and_slot_lookup_in_order(plugin_0115: Plugin) -> None:
+    """pjrt_cts.runtime.hooks: the one way to intercept calls (the runner's blocks, call times, the probe)."""
+    from pjrt_cts.runtime import CallHook
+
+    seen: list[str] = []
+
+    class Refuse(CallHook):
+        def before_load(self, path: Path) -> None:
+            seen.append(f"load {path.name}")
+            raise RuntimeError("load refused by the hook")
+
+        def slot_function(self, plugin: Plugin, name: str, function: Any) -> Any:
+            seen.append(f"refuse? {name}")
+            if name == "Client_Create":
+                raise RuntimeError("call refused by the hook")
+            return function
+
+    class Wrap(CallHook):  # added second: gets what the first returned
+        def slot_function(self, plugin: Plugin, name: str, function: Any) -> Any:
+            seen.append(f"wrap {name}")
+            return lambda *args: function(*args)
+
+    refuse, wrap = Refuse(), Wrap()
+    Plugin.add_call_hook(refuse)
+    Plugin.add_call_hook(wrap)
+    try:
+        with pytest.raises(RuntimeError, match="load refused"):
+            Plugin.load(plugin_0115.path)
+        with pytest.raises(RuntimeError, match="call refused"):
+            plugin_0115.create_client({})
+        assert not isinstance(plugin_0115.function("Plugin_Attributes"), SlotFunction)
+    finally:
+        Plugin.remove_call_hook(refuse)
+        Plugin.remove_call_hook(wrap)
+    assert seen == [f"load {plugin_0115.path.name}", "refuse? Client_Create", "refuse? Plugin_Attributes",
+                    "wrap Plugin_Attributes"]
+    assert isinstance(plugin_0115.function("Plugin_Attributes"), SlotFunction)  # removed: the slot's own again
 
 
 _FINALIZER_DURING_ACCOUNTING = """

@@ -71,22 +71,23 @@ def test_device_plugin_wiring_with_a_fake_torch_xla() -> None:
     assert fake.calls[1][1] == (ts.PLUGIN_DEVICE_NAME, plugin)
 
 
-def test_child_environment_sets_pjrt_device_before_torch_starts(tmp_path: Path) -> None:
+def test_child_launch_sets_pjrt_device_before_torch_starts(tmp_path: Path) -> None:
     library = tmp_path / "plugin.so"
-    env = ts.child_environment("plugin", library, {"a": 1}, ["/x/libcudart.so"], base={})
+    launch = ts.child_launch("plugin", library, {"a": 1}, ["/x/libcudart.so"], base={})
+    env, settings = launch.env, launch.settings
     assert env["PJRT_DEVICE"] == ts.PLUGIN_DEVICE_NAME and "_" not in ts.PLUGIN_DEVICE_NAME  # device_type() splits on _
-    assert env[ts.ENV_PLUGIN_PATH] == str(library.resolve()) and env[ts.ENV_OPTIONS] == '{"a": 1}'
-    assert env[ts.ENV_PRELOAD] == '["/x/libcudart.so"]' and "ENABLE_PJRT_COMPATIBILITY" not in env
-    probe = ts.child_environment("probe", library, {}, base={})
-    assert probe["ENABLE_PJRT_COMPATIBILITY"] == "false"
-    reference = ts.child_environment("reference", None, None, device_count=4, spmd=True,
-                                     base={ts.ENV_PLUGIN_PATH: "stale"})
-    assert reference["PJRT_DEVICE"] == "CPU" and reference["CPU_NUM_DEVICES"] == "4"
-    assert reference[ts.ENV_SPMD] == "1" and ts.ENV_PLUGIN_PATH not in reference
+    assert settings.plugin_path == str(library.resolve()) and settings.options == {"a": 1}
+    assert settings.preload == ("/x/libcudart.so",) and "ENABLE_PJRT_COMPATIBILITY" not in env
+    assert ts.ChildSettings.from_json(settings.to_json()) == settings  # the child's command line
+    probe = ts.child_launch("probe", library, {}, base={})
+    assert probe.env["ENABLE_PJRT_COMPATIBILITY"] == "false" and probe.settings.mode == "probe"
+    reference = ts.child_launch("reference", library, None, device_count=4, spmd=True, base={})
+    assert reference.env["PJRT_DEVICE"] == "CPU" and reference.env["CPU_NUM_DEVICES"] == "4"
+    assert reference.settings.spmd and reference.settings.plugin_path is None
     with pytest.raises(ValueError):
-        ts.child_environment("plugin", None, {}, base={})
+        ts.child_launch("plugin", None, {}, base={})
     with pytest.raises(ValueError):
-        ts.child_environment("gpu", library, {}, base={})
+        ts.child_launch("gpu", library, {}, base={})
 
 
 def test_frames_round_trip() -> None:
@@ -135,7 +136,7 @@ def test_child_reports_why_torch_xla_did_not_start(tmp_path: Path) -> None:
     """The real child, where torch_xla is missing: it answers with the import error instead of dying."""
     from pjrt_cts.runtime import default_plugin_path
 
-    process = ts.TorchXlaProcess(ts.child_environment("plugin", default_plugin_path(), {}), tmp_path)
+    process = ts.TorchXlaProcess(ts.child_launch("plugin", default_plugin_path(), {}), tmp_path)
     try:
         info = process.start()
     finally:
@@ -148,7 +149,7 @@ def test_child_reports_why_torch_xla_did_not_start(tmp_path: Path) -> None:
 def test_a_dead_child_is_reported_with_its_exit_status(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     (tmp_path / "pjrt_cts_dies.py").write_text("import os\nos._exit(7)\n")
-    process = ts.TorchXlaProcess(env, tmp_path)
+    process = ts.TorchXlaProcess(ts.ChildLaunch(ts.ChildSettings(), env), tmp_path)
     process_module = ts.CHILD_MODULE
     try:
         ts.CHILD_MODULE = "pjrt_cts_dies"

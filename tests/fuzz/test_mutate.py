@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from pjrt_cts.fuzz import BYTECODE_MUTATIONS, DEFAULT_SEED, ENV_SEED, MUTATIONS, fuzz_seed, mutant, mutants
+from pjrt_cts.fuzz import BYTECODE_MUTATIONS, DEFAULT_SEED, MUTATIONS, fuzz_seed, mutant, mutants
 from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS
+from pjrt_cts.schema import CONTEXT_ENV, FUZZ_SEED_ENV, UserSettings
 
 PROGRAMS = [(seed.name, seed.text.encode()) for seed in BUILTIN_SEEDS]
 
@@ -51,11 +53,18 @@ def test_mutant_names_carry_seed_and_index() -> None:
     assert mutant(PROGRAMS, 42, 17).name == "fuzz-42-17"
 
 
-def test_seed_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ENV_SEED, raising=False)
+def test_seed_comes_from_the_environment_of_a_bare_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CONTEXT_ENV, raising=False)
+    monkeypatch.delenv(FUZZ_SEED_ENV, raising=False)
     assert fuzz_seed() == DEFAULT_SEED
-    monkeypatch.setenv(ENV_SEED, "0x10")
+    monkeypatch.setenv(FUZZ_SEED_ENV, "0x10")
     assert fuzz_seed() == 16
+
+
+def test_seed_comes_from_the_run_context(use_run_context: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FUZZ_SEED_ENV, "0x10")  # the controller read it when it made the context: not the worker
+    use_run_context(settings=UserSettings(fuzz_seed=7))
+    assert fuzz_seed() == 7
 
 
 def test_empty_corpus_is_refused() -> None:

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.kvstore import JAXLIB, KV_BACKEND_ENV, LOOPBACK, BackendUnavailable, jaxlib_unavailable_reason
+from pjrt_cts.kvstore import JAXLIB, LOOPBACK, BackendUnavailable, jaxlib_unavailable_reason
 from pjrt_cts.multiprocess import LaunchSpec, launcher, run_nodes
 from pjrt_cts.runtime import default_plugin_path
+from pjrt_cts.schema import CONTEXT_ENV, KV_BACKEND_ENV
 
 NODE_OPTIONS = [{"cpu_device_count": 1, "process_id": i} for i in range(2)]
 BACKENDS = [pytest.param("jaxlib", marks=pytest.mark.skipif(jaxlib_unavailable_reason() is not None,
@@ -20,6 +21,7 @@ BACKENDS = [pytest.param("jaxlib", marks=pytest.mark.skipif(jaxlib_unavailable_r
 
 @pytest.fixture(autouse=True)
 def _no_backend_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CONTEXT_ENV, raising=False)  # a bare run: the user setting comes from the environment
     monkeypatch.delenv(KV_BACKEND_ENV, raising=False)  # each test says what it runs on
 
 

@@ -23,6 +23,7 @@ from pjrt_cts.proxy.abi_header import generate
 from pjrt_cts.proxy.catalogue import ESCAPE_HATCHES, LEVEL_NAMES, TOLERATED
 from pjrt_cts.runtime import PjrtError, Plugin, default_plugin_path, legacy_plugin_path
 from pjrt_cts.runtime.errors import PluginLoadError
+from pjrt_cts.schema import CONTEXT_ENV
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +292,27 @@ def test_unimplemented_mutants_answer_unimplemented(load_proxy, defect: str, cal
     with load_proxy(defect).create_client({"cpu_device_count": 2}) as client, client.compile(ADD_F32) as executable, \
             client.buffer_from_numpy(np.arange(6, dtype=np.float32)) as buffer:
         assert _error_code(lambda: call(client, executable, buffer)) == "UNIMPLEMENTED"
+
+
+COSINE_F32 = EXP_F32.replace("exp_probe", "cosine_probe").replace("stablehlo.exponential %a", "stablehlo.cosine %a")
+
+
+def test_every_other_time_is_counted_beside_the_run_context(load_proxy, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """fails_every_other_time counts a run's executions in a file beside its context file (PJRT_CTS_CONTEXT), so a
+    rerun in a fresh process of the run gets the other answer; the count goes on from what that file holds."""
+    run_dir = tmp_path / "out" / ".run"
+    run_dir.mkdir(parents=True)
+    monkeypatch.setenv(CONTEXT_ENV, str(run_dir / "context.json"))
+    (run_dir / ".proxy-marked-executions").write_text("1\n")  # another process of the run executed it once
+    data = np.zeros(6, dtype=np.float32)
+    with load_proxy("fails_every_other_time").create_client({"cpu_device_count": 1}) as client, \
+            client.compile(COSINE_F32) as executable:
+        right = executable.execute([client.buffer_from_numpy(data)])[0].to_numpy()
+        wrong = executable.execute([client.buffer_from_numpy(data)])[0].to_numpy()
+    np.testing.assert_array_equal(right, np.ones(6, dtype=np.float32))
+    np.testing.assert_array_equal(wrong, np.full(6, 2.0, dtype=np.float32))
+    assert (run_dir / ".proxy-marked-executions").read_text() == "3\n"
 
 
 NEGATE_F32 = EXP_F32.replace("exp_probe", "negate_probe").replace("stablehlo.exponential %a", "stablehlo.negate %a")

@@ -56,10 +56,10 @@ def plugin() -> str:
     return str(default_plugin_path())
 
 
-def _run_script(script: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """`python <script>` as a vendor runs it, from another directory."""
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                          cwd=script.parent, env=child_environment(env), stdin=subprocess.DEVNULL)
+def _run_script(script: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python <script> [ARGS]` as a vendor runs it, from another directory."""
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=120,
+                          cwd=script.parent, env=child_environment({}), stdin=subprocess.DEVNULL)
 
 
 def _lint(scripts: list[Path]) -> None:
@@ -111,10 +111,10 @@ def test_every_robustness_script_runs_its_case(plugin: str, tmp_path: Path) -> N
 
 
 def test_a_robustness_script_takes_another_plugin_from_its_runner(plugin: str, tmp_path: Path) -> None:
-    """The script runs the plugin written into it unless PJRT_CTS_PLUGIN / PJRT_CTS_CREATE_OPTIONS name others."""
+    """The script runs the plugin written into it unless its command line names others (PLUGIN OPTIONS_JSON)."""
     risky = suite_module("conftest").RiskyCall("/nonexistent/plugin.so", {"cpu_device_count": 99}, tmp_path, None)
     script = risky._write_script("lookup-device-out-of-range", "lookup_device_out_of_range", {}, title="t")
-    done = _run_script(script, PJRT_CTS_PLUGIN=plugin, PJRT_CTS_CREATE_OPTIONS=json.dumps({"cpu_device_count": 1}))
+    done = _run_script(script, plugin, json.dumps({"cpu_device_count": 1}))
     assert done.returncode == 0, done.stderr[-2000:]
     assert (parse_result(done.stdout) or {}).get("status") == "error"
 

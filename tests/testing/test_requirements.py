@@ -183,15 +183,15 @@ class FailingPlugin:
         raise PjrtError("PJRT_Client_Create", self.code, "No visible GPU devices.")
 
 
-def test_client_create_with_a_documented_no_device_code_is_not_supported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PJRT_CTS_NO_DEVICE_CODES", "FAILED_PRECONDITION, NOT_FOUND")
+def test_client_create_with_a_documented_no_device_code_is_not_supported(use_run_context: Any) -> None:
+    use_run_context(no_device_codes=frozenset({"FAILED_PRECONDITION", "NOT_FOUND"}))
     with pytest.raises(FeatureNotSupported) as raised:
         requirements.create_session_client(FailingPlugin("FAILED_PRECONDITION"), {})
     assert raised.value.reason == "no device: PJRT_Client_Create: FAILED_PRECONDITION: No visible GPU devices."
 
 
-def test_any_other_client_create_error_blocks_dependents_as_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PJRT_CTS_NO_DEVICE_CODES", "FAILED_PRECONDITION")
+def test_any_other_client_create_error_blocks_dependents_as_a_failure(use_run_context: Any) -> None:
+    use_run_context(no_device_codes=frozenset({"FAILED_PRECONDITION"}))
     with pytest.raises(BlockedByFailure) as raised:
         requirements.create_session_client(FailingPlugin("INVALID_ARGUMENT"), {"bogus_option": 1})
     assert str(raised.value) == ("blocked: PJRT_Client_Create failed: INVALID_ARGUMENT: No visible GPU devices. "
@@ -200,7 +200,7 @@ def test_any_other_client_create_error_blocks_dependents_as_a_failure(monkeypatc
         requirements.create_client_under_test(FailingPlugin("INVALID_ARGUMENT"), {"bogus_option": 1})
 
 
-def test_without_documented_codes_no_client_error_is_not_supported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PJRT_CTS_NO_DEVICE_CODES", raising=False)
+def test_without_documented_codes_no_client_error_is_not_supported(use_run_context: Any) -> None:
+    use_run_context()
     with pytest.raises(BlockedByFailure):
         requirements.create_session_client(FailingPlugin("FAILED_PRECONDITION"), {})

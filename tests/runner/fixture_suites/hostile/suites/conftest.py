@@ -1,8 +1,6 @@
 """Throwaway suites run against the hostile shim plugin (tests/runner/hostile_plugin.py) whose Compile aborts."""
 from __future__ import annotations
 
-import json
-import os
 from typing import Any, Iterator
 
 import pytest
@@ -11,11 +9,14 @@ import pytest
 @pytest.fixture(scope="session")
 def plugin() -> Any:
     from pjrt_cts.runtime import Plugin
+    from pjrt_cts.schema import run_context
 
-    return Plugin.load(os.environ["PJRT_CTS_PLUGIN"])
+    return Plugin.load(str(run_context().plugin_path))
 
 
 @pytest.fixture(scope="session")
 def client(plugin: Any) -> Iterator[Any]:
-    with plugin.create_client(json.loads(os.environ.get("PJRT_CTS_CREATE_OPTIONS") or "{}")) as created:
+    from pjrt_cts.schema import run_context
+
+    with plugin.create_client(dict(run_context().create_options)) as created:
         yield created

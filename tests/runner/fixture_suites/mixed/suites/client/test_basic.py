@@ -1,10 +1,10 @@
-import json
 import os
 import sys
 
 import pytest
 
 from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported
+from pjrt_cts.schema import run_context
 
 # Stands in for pjrt_cts.runtime.PjrtError (matched by class name and module).
 PjrtError = type("PjrtError", (Exception,), {"__module__": "pjrt_cts.runtime"})
@@ -63,9 +63,10 @@ def test_param(dtype):
 
 
 def test_environment():
-    plugin = os.environ["PJRT_CTS_PLUGIN"]
-    assert os.path.isabs(plugin) and os.path.isfile(plugin)
-    assert json.loads(os.environ["PJRT_CTS_CREATE_OPTIONS"]) == {"cpu_device_count": 4}
-    assert os.path.isdir(os.environ["PJRT_CTS_OUT"])
+    context = run_context()  # the one channel of the run (pjrt_cts.schema)
+    plugin = context.plugin_path
+    assert plugin and os.path.isabs(plugin) and os.path.isfile(plugin)
+    assert context.create_options == {"cpu_device_count": 4}
+    assert os.path.isdir(context.out_dir)
     print("hello from stdout", flush=True)
     print("hello from stderr", file=sys.stderr, flush=True)

@@ -4,6 +4,8 @@ import time
 
 import pytest
 
+from pjrt_cts.schema import run_context
+
 _KEEP = []
 
 
@@ -25,7 +27,7 @@ def test_segfault_isolated():
 
 @pytest.mark.isolated
 def test_isolated_pass():
-    assert os.environ["PJRT_CTS_PLUGIN"]
+    assert run_context().plugin_path
 
 
 @pytest.mark.isolated
