@@ -1,0 +1,97 @@
+"""Host arrays for the suites: deterministic samples of any element type, and the two exact comparisons.
+
+- `assert_same`: equal values (any NaN equals any NaN; signed zeros differ): a computed result against its reference.
+- `assert_bit_exact`: equal bytes (NaN payloads too): data the plugin stores or moves, never computes on.
+
+Both fail with `what` (the PJRT functions involved) and the golden comparison's message (pjrt_cts.golden.compare):
+how many elements differ, max abs/rel error, the first differing index with both values.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from pjrt_cts.golden import EXACT, compare
+
+# Integer types numpy does not know as integers (kind "V"): ml_dtypes' sub-byte integers.
+_NARROW_INTEGERS = tuple(np.dtype(getattr(ml_dtypes, name)) for name in ("int4", "uint4", "int2", "uint2", "int1", "uint1")
+                         if hasattr(ml_dtypes, name))
+
+
+def sample_array(dtype: np.dtype[Any] | type, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    """Deterministic values spanning the dtype's range (extremes, zero, signed zero, inf/nan where they exist)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return (np.arange(count) % 3 == 0).reshape(shape)
+    if dtype.kind in "iu" or dtype in _NARROW_INTEGERS:
+        return _integer_sample(dtype, shape, count, rng)
+    if dtype.kind == "c":
+        part = np.float32 if dtype == np.complex64 else np.float64
+        out = np.empty(count, dtype)
+        out.real = sample_array(np.dtype(part), (count,), seed)
+        out.imag = sample_array(np.dtype(part), (count,), seed + 1)
+        return out.reshape(shape)
+    info = ml_dtypes.finfo(dtype)
+    specials = np.array([0.0, -0.0, 1.0, -1.0, 0.5, float(info.max), -float(info.max), float(info.tiny),
+                         float(info.smallest_subnormal), np.inf, -np.inf, np.nan], dtype=np.float64)
+    values = rng.standard_normal(count) * 4.0
+    values[: min(count, len(specials))] = specials[: min(count, len(specials))]
+    with np.errstate(all="ignore"):
+        return values.astype(dtype).reshape(shape)
+
+
+def _integer_sample(dtype: np.dtype[Any], shape: tuple[int, ...], count: int, rng: np.random.Generator) -> np.ndarray:
+    info: np.iinfo[Any] | ml_dtypes.iinfo = ml_dtypes.iinfo(dtype) if dtype.kind not in "iu" else np.iinfo(dtype)
+    specials = [info.min, info.max, 0, 1 if info.max >= 1 else 0]
+    wide = np.int64 if info.max < 2**63 else np.uint64
+    values = rng.integers(int(info.min), int(info.max), size=count, endpoint=True, dtype=wide).astype(object)
+    values[: min(count, len(specials))] = specials[: min(count, len(specials))]
+    return np.array([int(v) for v in values], dtype=wide).astype(dtype).reshape(shape)
+
+
+def first_differing_index(actual: np.ndarray, expected: np.ndarray) -> tuple[int, ...] | None:
+    """Index of the first element whose bytes differ (None when the bytes are identical); same dtype and shape."""
+    a = np.ascontiguousarray(actual).reshape(-1).view(np.uint8)
+    e = np.ascontiguousarray(expected).reshape(-1).view(np.uint8)
+    if np.array_equal(a, e):
+        return None
+    flat = int(np.argmax(a != e)) // expected.dtype.itemsize
+    return tuple(int(i) for i in np.unravel_index(flat, expected.shape)) if expected.shape else ()
+
+
+def bit_mismatch(actual: Any, expected: Any) -> str | None:
+    """None when `actual` has `expected`'s dtype, shape and bytes; else what differs, first differing index first."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    if actual.dtype != expected.dtype or actual.shape != expected.shape:
+        return str(compare(actual, expected, EXACT))
+    index = first_differing_index(actual, expected)
+    if index is None:
+        return None
+    bits = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}.get(expected.dtype.itemsize)
+    patterns = (f" (bits 0x{np.require(actual, requirements='C').view(bits)[index]:x} instead of "
+                f"0x{np.require(expected, requirements='C').view(bits)[index]:x})" if bits is not None else "")
+    values = compare(actual, expected, EXACT)
+    if values is None:  # equal values, other bits: a NaN payload, or bits a narrow type leaves unused
+        return (f"element {list(index)} is {actual[index]!r}{patterns}, expected {expected[index]!r}: equal values, "
+                f"other bits")
+    if values.first_mismatch_index == index:
+        return f"{values.message}{patterns}"
+    return f"element {list(index)} is {actual[index]!r}{patterns}, expected {expected[index]!r}; {values.message}"
+
+
+def assert_bit_exact(actual: Any, expected: Any, what: str) -> None:
+    """Same dtype, shape and bytes; `what` names the PJRT functions involved."""
+    __tracebackhide__ = True
+    mismatch = bit_mismatch(actual, expected)
+    assert mismatch is None, f"{what} should be bit-exact, but {mismatch}"
+
+
+def assert_same(actual: Any, expected: Any, what: str) -> None:
+    """Equal values (NaN equal to NaN, signed zeros differ); `what` names the PJRT functions involved."""
+    __tracebackhide__ = True
+    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
+    assert mismatch is None, f"{what}: {mismatch}"
