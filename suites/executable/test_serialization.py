@@ -72,7 +72,8 @@ def test_deserialize_in_new_process_gives_identical_results(plugin, client, crea
     inputs = program.inputs(seed=12)
     original = run(compiled_program(client, program), client, inputs)
     (tmp_path / "exe.bin").write_bytes(data)
-    np.savez(tmp_path / "inputs.npz", **{f"arg{i}": to_storable(a) for i, a in enumerate(inputs)})
+    arguments = {f"arg{i}": to_storable(a) for i, a in enumerate(inputs)}
+    np.savez(tmp_path / "inputs.npz", **arguments)  # type: ignore[arg-type]  # numpy's stub reads **kwds as allow_pickle
     (tmp_path / "dtypes.json").write_text(json.dumps([golden_dtypes.name_of(a.dtype) for a in inputs]))
     env = dict(os.environ)
     project_root = str(Path(pjrt_cts.__file__).resolve().parent.parent)

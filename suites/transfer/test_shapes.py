@@ -60,7 +60,7 @@ def test_zero_size_round_trip(client: Any, shape: tuple[int, ...]) -> None:
 def test_large_round_trip(client: Any, dtype: type) -> None:
     count = LARGE_BYTES // np.dtype(dtype).itemsize
     rows = 4096
-    data = np.empty((rows, count // rows), dtype)
+    data: np.ndarray = np.empty((rows, count // rows), dtype)
     data[...] = (np.arange(count // rows, dtype=np.uint32) * 97 % 251).astype(dtype)  # period 251 along a row
     data += (np.arange(rows, dtype=np.uint32) % 241).astype(dtype)[:, None]  # and a different offset per row
     buffer = client.buffer_from_numpy(data)
