@@ -53,9 +53,9 @@ _SOURCES: dict[str, str] = {name: module for module, names in _EXPORTS.items() f
 __all__ = [
     "ADD", "BlockedByFailure", "CorpusUnreadable", "FeatureProbe", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES",
     "Program", "SuiteError", "assert_bit_exact", "assert_matches_program", "assert_same", "attempt", "case_expected",
-    "case_inputs", "case_xla_expected", "compile_cached", "compiled_for_framework", "compiled_golden", "compiled_program",
-    "create_client_under_test", "create_options_under_test", "create_session_client", "declared_unreadable_reason",
-    "device_index_params",
+    "case_inputs", "case_xla_expected", "compile_cached", "compiled_for_framework", "compiled_golden",
+    "compiled_program", "create_client_under_test", "create_options_under_test", "create_session_client",
+    "declared_unreadable_reason", "device_index_params",
     "environment_lacks", "expect_rejection", "first_line", "framework_artifact_version", "golden_case_outputs",
     "golden_param", "golden_program_param", "golden_version_param", "mismatch_message", "multi_device_cases",
     "no_device_codes", "not_applicable", "one_case_per_family", "one_program_per_family", "optional_input",

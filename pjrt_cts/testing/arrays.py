@@ -16,8 +16,8 @@ import numpy as np
 from pjrt_cts.golden import EXACT, compare
 
 # Integer types numpy does not know as integers (kind "V"): ml_dtypes' sub-byte integers.
-_NARROW_INTEGERS = tuple(np.dtype(getattr(ml_dtypes, name)) for name in ("int4", "uint4", "int2", "uint2", "int1", "uint1")
-                         if hasattr(ml_dtypes, name))
+_NARROW_INTEGERS = tuple(np.dtype(getattr(ml_dtypes, name))
+                         for name in ("int4", "uint4", "int2", "uint2", "int1", "uint1") if hasattr(ml_dtypes, name))
 
 
 def sample_array(dtype: np.dtype[Any] | type, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:

@@ -18,8 +18,8 @@ import pytest
 import pjrt_cts
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.testing import (ADD, PROGRAMS, assert_bit_exact, compiled_program, expect_rejection, first_line, programs_param, requires,
-                              run)
+from pjrt_cts.testing import (ADD, PROGRAMS, assert_bit_exact, compiled_program, expect_rejection, first_line,
+                              programs_param, requires, run)
 from pjrt_cts.testing.deserialize_child import from_storable, to_storable
 
 NEW_PROCESS = ["add_f32", "two_outputs_f32", "dot_f32", "mixed_outputs", "negate_bf16"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from pjrt_cts.runtime import CompileOptions
-from pjrt_cts.testing import (ADD, assert_bit_exact, assert_matches_program, compiled_program, device_index_params, expect_rejection,
-                              programs_param, requires, run)
+from pjrt_cts.testing import (ADD, assert_bit_exact, assert_matches_program, compiled_program, device_index_params,
+                              expect_rejection, programs_param, requires, run)
 
 DEVICE_INDICES = device_index_params()
 FUNCTION = "PJRT_LoadedExecutable_Execute"

@@ -50,7 +50,8 @@ def test_dependent_executions_in_flight_run_in_order(client):
     expected = start.copy()
     for index, buffer in enumerate(produced):
         expected = (expected + step).astype(np.float32)
-        assert_same(buffer.to_numpy(), expected, f"PJRT_LoadedExecutable_Execute chained on unready outputs: step {index + 1}")
+        assert_same(buffer.to_numpy(), expected,
+                    f"PJRT_LoadedExecutable_Execute chained on unready outputs: step {index + 1}")
 
 
 def test_in_flight_arguments_destroyed_early(client):

@@ -1,7 +1,6 @@
 """PJRT_LoadedExecutable_Execute of hand-written programs: results, determinism, inputs left intact."""
 from __future__ import annotations
 
-
 from pjrt_cts.testing import PROGRAMS, assert_bit_exact, assert_matches_program, compiled_program, programs_param, run
 
 WITH_ARGUMENTS = [p.name for p in PROGRAMS if p.inputs()]
@@ -22,8 +21,8 @@ def test_repeated_execution_is_bitwise_identical(client, program):
     for attempt in range(2):
         again = run(executable, client, inputs)
         for index, (a, b) in enumerate(zip(first, again)):
-            assert_bit_exact(b, a, f"PJRT_LoadedExecutable_Execute of {program.name} is not deterministic: output {index} "
-                                   f"of execution {attempt + 2} with the same inputs, against execution 1,")
+            assert_bit_exact(b, a, f"PJRT_LoadedExecutable_Execute of {program.name} is not deterministic: output "
+                                   f"{index} of execution {attempt + 2} with the same inputs, against execution 1,")
 
 
 @programs_param(WITH_ARGUMENTS)
