@@ -3,8 +3,8 @@
 - `assert_same`: equal values (any NaN equals any NaN; signed zeros differ): a computed result against its reference.
 - `assert_bit_exact`: equal bytes (NaN payloads too): data the plugin stores or moves, never computes on.
 
-Both fail with `what` (the PJRT functions involved) and the golden comparison's message (pjrt_cts.golden.compare):
-how many elements differ, max abs/rel error, the first differing index with both values.
+Both fail naming `what` (the PJRT functions involved) and the first differing index with both values, how many
+values differ and the max abs/rel error (pjrt_cts.golden.compare, the comparison of every golden output).
 """
 from __future__ import annotations
 
@@ -64,27 +64,36 @@ def first_differing_index(actual: np.ndarray, expected: np.ndarray) -> tuple[int
 
 
 def bit_mismatch(actual: Any, expected: Any) -> str | None:
-    """None when `actual` has `expected`'s dtype, shape and bytes; else what differs, first differing index first."""
+    """None when `actual` has `expected`'s dtype, shape and bytes; else what differs, the first differing element
+    first (its index, both values and bit patterns), then how many values differ and by how much."""
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.dtype != expected.dtype or actual.shape != expected.shape:
         return str(compare(actual, expected, EXACT))
     index = first_differing_index(actual, expected)
     if index is None:
         return None
-    bits = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}.get(expected.dtype.itemsize)
-    patterns = (f" (bits 0x{np.require(actual, requirements='C').view(bits)[index]:x} instead of "
-                f"0x{np.require(expected, requirements='C').view(bits)[index]:x})" if bits is not None else "")
+    first = (f"element {list(index)} is {actual[index]!r} instead of {expected[index]!r}"
+             f"{_bit_patterns(actual, expected, index)}")
     values = compare(actual, expected, EXACT)
-    if values is None:  # equal values, other bits: a NaN payload, or bits a narrow type leaves unused
-        return (f"element {list(index)} is {actual[index]!r}{patterns}, expected {expected[index]!r}: equal values, "
-                f"other bits")
-    if values.first_mismatch_index == index:
-        return f"{values.message}{patterns}"
-    return f"element {list(index)} is {actual[index]!r}{patterns}, expected {expected[index]!r}; {values.message}"
+    if values is None:
+        return f"{first}: equal values, other bits (a NaN payload, or bits the type leaves unused)"
+    first_value = values.first_mismatch_index
+    where = "" if first_value == index else f", the first at index {list(first_value or ())}"
+    return (f"{first}; {values.num_mismatches} of {values.num_elements} values differ{where} "
+            f"({values.dtype}): max abs err {values.max_abs_err:.6g}, max rel err {values.max_rel_err:.6g}")
+
+
+def _bit_patterns(actual: np.ndarray, expected: np.ndarray, index: tuple[int, ...]) -> str:
+    bits = {8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}.get(expected.dtype.itemsize)
+    if bits is None:  # complex128: two float64 parts, each shown by its value
+        return ""
+    as_bits = [np.require(array, requirements="C").view(bits)[index] for array in (actual, expected)]
+    return f" (bits 0x{as_bits[0]:x} instead of 0x{as_bits[1]:x})"
 
 
 def assert_bit_exact(actual: Any, expected: Any, what: str) -> None:
-    """Same dtype, shape and bytes; `what` names the PJRT functions involved."""
+    """Same dtype, shape and bytes; `what` names the PJRT functions involved. The defect catalogue recognises a
+    wrong element by the words "should be bit-exact, but element" (pjrt_cts/defects/catalogue.toml)."""
     __tracebackhide__ = True
     mismatch = bit_mismatch(actual, expected)
     assert mismatch is None, f"{what} should be bit-exact, but {mismatch}"
