@@ -20,7 +20,7 @@ from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.defects import defect_table
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
 from pjrt_cts.results import (
@@ -29,7 +29,6 @@ from pjrt_cts.results import (
     counts_by_layer,
     layer_of_test,
     outcome_counts,
-    outcome_of,
     severity_rank,
 )
 

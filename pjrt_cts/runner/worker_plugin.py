@@ -23,10 +23,9 @@ from typing import Any, Callable, Generator, Iterator
 import pytest
 
 from pjrt_cts import outcomes
-from pjrt_cts.outcomes import test_id_from_nodeid
+from pjrt_cts.outcomes import id_matches, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
-from pjrt_cts.runner.expectations import id_matches
 from pjrt_cts.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
 

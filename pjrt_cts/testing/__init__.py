@@ -1,4 +1,5 @@
-"""The suites' one test-support package: the plugin under test, declared requirements, checks, programs, corpus.
+"""The suites' one test-support package: the plugin under test, declared requirements, checks, arrays, programs,
+corpus.
 
 Suites import from here (`from pjrt_cts.testing import requires, expect_rejection, ADD`); nothing here loads a
 plugin at import time (the runner's controller imports the suites' conftest files too).
@@ -12,7 +13,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pjrt_cts.testing.checks import (assert_same, expect_rejection, optional_input)
+    from pjrt_cts.testing.arrays import (assert_bit_exact, assert_same, sample_array)
+    from pjrt_cts.testing.checks import (expect_rejection, optional_input, refuse_or_succeed)
     from pjrt_cts.testing.corpus import (attempt, case_expected, case_inputs, case_xla_expected,
         compiled_for_framework, compiled_golden, declared_unreadable_reason, framework_artifact_version,
         golden_case_outputs, golden_param, golden_program_param, golden_version_param, multi_device_cases,
@@ -27,7 +29,8 @@ if TYPE_CHECKING:
 
 # submodule -> the names it exports here (the same names as the TYPE_CHECKING imports above)
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "pjrt_cts.testing.checks": ("assert_same", "expect_rejection", "optional_input"),
+    "pjrt_cts.testing.arrays": ("assert_bit_exact", "assert_same", "sample_array"),
+    "pjrt_cts.testing.checks": ("expect_rejection", "optional_input", "refuse_or_succeed"),
     "pjrt_cts.testing.corpus": (
         "attempt", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework",
         "compiled_golden", "declared_unreadable_reason", "framework_artifact_version", "golden_case_outputs",
@@ -49,16 +52,16 @@ _SOURCES: dict[str, str] = {name: module for module, names in _EXPORTS.items() f
 # A literal list (linters read it to know the TYPE_CHECKING imports are re-exports); tests check it against _SOURCES.
 __all__ = [
     "ADD", "BlockedByFailure", "CorpusUnreadable", "FeatureProbe", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES",
-    "Program", "SuiteError", "assert_matches_program", "assert_same", "attempt", "case_expected", "case_inputs",
-    "case_xla_expected", "compile_cached", "compiled_for_framework", "compiled_golden", "compiled_program",
-    "create_client_under_test", "create_options_under_test", "create_session_client", "declared_unreadable_reason",
-    "device_index_params",
+    "Program", "SuiteError", "assert_bit_exact", "assert_matches_program", "assert_same", "attempt", "case_expected",
+    "case_inputs", "case_xla_expected", "compile_cached", "compiled_for_framework", "compiled_golden",
+    "compiled_program", "create_client_under_test", "create_options_under_test", "create_session_client",
+    "declared_unreadable_reason", "device_index_params",
     "environment_lacks", "expect_rejection", "first_line", "framework_artifact_version", "golden_case_outputs",
     "golden_param", "golden_program_param", "golden_version_param", "mismatch_message", "multi_device_cases",
     "no_device_codes", "not_applicable", "one_case_per_family", "one_program_per_family", "optional_input",
     "output_dir", "plugin_path_under_test", "profile_name", "program_of", "programs_param", "read_case",
-    "representative_cases", "requires",
-    "run", "run_golden", "unsupported_if_unimplemented",
+    "refuse_or_succeed", "representative_cases", "requires",
+    "run", "run_golden", "sample_array", "unsupported_if_unimplemented",
 ]
 
 

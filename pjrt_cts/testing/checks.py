@@ -1,25 +1,25 @@
 """Clause-style checks the suites share. Each failure names the PJRT function, the error code and message.
 
+- `expect_rejection`: the call must fail (a control, the same call with valid arguments, must succeed);
+- `refuse_or_succeed`: the call may fail with a code that says so, or succeed with a right result;
+- `optional_input`: an input the plugin need not support.
+
+Comparisons of arrays are in pjrt_cts.testing.arrays.
+
 Helpers set `__tracebackhide__` so that a failure points at the test line that called them.
 """
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterator, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
 from pjrt_cts.outcomes import HardeningFinding
 from pjrt_cts.testing.requirements import first_line, unsupported_if_unimplemented
 
+if TYPE_CHECKING:
+    from pjrt_cts.runtime import PjrtError
 
-def assert_same(actual: Any, expected: Any, what: str) -> None:
-    """Bit-for-bit equal values (NaN equal to NaN): the contract, then max abs/rel error and first differing index."""
-    __tracebackhide__ = True
-    from pjrt_cts.golden import EXACT, compare
-
-    mismatch = compare(np.asarray(actual), np.asarray(expected), EXACT)
-    assert mismatch is None, f"{what}: {mismatch}"
+Result = TypeVar("Result")
 
 
 def expect_rejection(call: Callable[[], Any], *, control: Callable[[], Any], function: str,
@@ -52,6 +52,43 @@ def expect_rejection(call: Callable[[], Any], *, control: Callable[[], Any], fun
         raise HardeningFinding(f"{function} rejects {what} with {rejection.code} instead of {wanted}: "
                                f"{first_line(rejection.message)}")
     return rejection
+
+
+def refuse_or_succeed(call: Callable[[], Result], *, check: Callable[[Result], None], function: str,
+                      codes: Sequence[str] | None = ("INVALID_ARGUMENT",),
+                      on_refusal: Callable[[PjrtError], None] | None = None,
+                      what: str = "") -> Result | None:
+    """A clause that lets the plugin refuse `call` or do it right ("may fail with X; if it succeeds, the result
+    must be ..."). Returns `call`'s result after a success (the caller decides how long it lives), None after a
+    clean refusal.
+
+    - A clean refusal is a PjrtError with a code in `codes` (None: any code; empty: the call must succeed);
+      `on_refusal(error)` then checks what the clause asks of a refusal (e.g. a control: the same call with
+      valid arguments works, or the error carries the cause).
+    - Another code fails, naming `function` (and `what`, which follows it: "on a column-major view"), the code
+      and the message.
+    - A success hands `call`'s result to `check`: its failure (an assertion, or a HardeningFinding for a success
+      the clause only tolerates) is the test's.
+    - Other exceptions pass through: an UNIMPLEMENTED that `unsupported_if_unimplemented` inside `call` turned
+      into NOT_SUPPORTED stays NOT_SUPPORTED.
+    """
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        result = call()
+    except PjrtError as error:
+        refusal = error
+    else:
+        check(result)
+        return result
+    if codes is not None and refusal.code not in codes:
+        allowed = f"may fail only with {' or '.join(codes)}" if codes else "should succeed"
+        raise AssertionError(f"{' '.join(filter(None, (function, what)))} {allowed}, but failed with {refusal.code}: "
+                             f"{refusal.message}")
+    if on_refusal is not None:
+        on_refusal(refusal)
+    return None
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NoReturn, Sequence
 
 import pytest
 
@@ -193,13 +193,13 @@ def create_client_under_test(plugin: Any, options: dict[str, Any]) -> Any:
                              f"but failed with {error.code}: {error.message}") from None
 
 
-def not_applicable(reason: str) -> None:
+def not_applicable(reason: str) -> NoReturn:
     """SKIP: the clause under test does not apply to this plugin (e.g. no non-addressable device exists)."""
     __tracebackhide__ = True
     pytest.skip(f"not applicable: {reason}")
 
 
-def environment_lacks(reason: str) -> None:
+def environment_lacks(reason: str) -> NoReturn:
     """SKIP: the test machine lacks something the test needs (a Python package, /proc); not a plugin gap."""
     __tracebackhide__ = True
     pytest.skip(f"test environment: {reason}")
@@ -212,7 +212,7 @@ def first_line(text: str) -> str:
 # ---- internals ---------------------------------------------------------------------------------
 
 
-def _not_supported(reason: str, kind: str = "unimplemented", subject: str | None = None) -> None:
+def _not_supported(reason: str, kind: str = "unimplemented", subject: str | None = None) -> NoReturn:
     """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS), `subject` what is missing."""
     __tracebackhide__ = True
     raise FeatureNotSupported(reason, kind, subject)

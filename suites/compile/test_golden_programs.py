@@ -119,7 +119,7 @@ def _check_matches(record_details: Callable[..., None], client: Any, program: An
         actual = [outputs[index] for index in program.output_range(case)]
         message, details = mismatch_message(f"PJRT_LoadedExecutable_Execute of golden case {case.id} (program "
                                             f"{program.id}) {what}", actual, case_expected(case),
-                                            lambda _dtype, c=case: c.tolerance)
+                                            lambda _dtype: case.tolerance)  # noqa: B023 - called within this iteration
         if details:
             record_details(dict(details, case_id=case.id, op=",".join(case.ops)))
         assert message is None, message

@@ -129,7 +129,7 @@ def test_buffer_destroy_while_referenced_keeps_memory(client, device, helpers) -
     dl_device = None if on_host else dlpack.dl_device_of(buffer)  # decided while the handle is still valid
     buffer.close()  # PJRT_Buffer_Destroy with the external reference still held (never released: the handle is gone)
     churn = [client.buffer_from_numpy(np.full(1024, -7.0, np.float32), device) for _ in range(32)]
-    if on_host:
+    if dl_device is None:  # on host
         seen = helpers.read_host_memory(pointer, dims, dtype)
     else:
         seen = helpers.consume_with_framework(dlpack.PointerExporter(pointer, dims, dtype, dl_device))

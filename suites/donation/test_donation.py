@@ -11,10 +11,9 @@ import ctypes
 import numpy as np
 import pytest
 
-from pjrt_cts.runtime import HostBufferSemantics
-from pjrt_cts.runtime import PjrtError, buffer_type_of
-from pjrt_cts.testing import (BlockedByFailure, assert_same, expect_rejection, not_applicable, requires,
-                              unsupported_if_unimplemented)
+from pjrt_cts.runtime import HostBufferSemantics, buffer_type_of
+from pjrt_cts.testing import (BlockedByFailure, assert_same, expect_rejection, not_applicable, refuse_or_succeed,
+                              requires, unsupported_if_unimplemented)
 
 EXECUTE = "PJRT_LoadedExecutable_Execute"
 
@@ -135,14 +134,8 @@ def test_donating_externally_referenced_buffer_keeps_holder_memory(client, devic
     a.increase_external_reference_count()
     pointer = a.opaque_device_memory_pointer
     read_held = _held_memory_reader(client, device, pointer, on_host=a.is_on_cpu)
-    try:
-        outputs = donating_add.execute([a, b])
-    except PjrtError as error:
-        assert error.code in ("INVALID_ARGUMENT", "FAILED_PRECONDITION"), (
-            f"PJRT_LoadedExecutable_Execute donating an externally referenced buffer failed with {error.code}: {error.message}"
-        )
-        outputs = None
-    if outputs is not None:
+
+    def check(outputs) -> None:
         out = outputs[0]
         assert_same(out.to_numpy(), A + B, "donating an externally referenced buffer: wrong result")
         assert out.opaque_device_memory_pointer != pointer, (
@@ -152,10 +145,15 @@ def test_donating_externally_referenced_buffer_keeps_holder_memory(client, devic
         # Churn the allocator: freed memory would be reused and overwritten.
         scratch = [client.buffer_from_numpy(np.full(4, -1.0, np.float32), device) for _ in range(16)]
         del scratch
+
+    outputs = refuse_or_succeed(lambda: donating_add.execute([a, b]), check=check, function=EXECUTE,
+                                codes=("INVALID_ARGUMENT", "FAILED_PRECONDITION"),
+                                what="donating an externally referenced buffer")
     assert_same(
         read_held(), A,
         f"memory held through PJRT_Buffer_IncreaseExternalReferenceCount changed after a donating Execute ({donation_kind})",
     )
+    del outputs  # alive until the held memory was read
     if not a.is_deleted:
         a.decrease_external_reference_count()
 

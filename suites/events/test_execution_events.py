@@ -2,11 +2,12 @@
 errors they carry when the work fails (an argument from PJRT_Client_CreateErrorBuffer, 0.82+)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from pjrt_cts.runtime import BufferType, ErrorCode
-from pjrt_cts.runtime import PjrtError
-from pjrt_cts.testing import assert_same, requires, unsupported_if_unimplemented
+from pjrt_cts.runtime import BufferType, ErrorCode, PjrtError
+from pjrt_cts.testing import assert_same, refuse_or_succeed, requires, unsupported_if_unimplemented
 
 
 ADD = """
@@ -48,40 +49,45 @@ def test_failed_execution_events_carry_the_error(client, device, recorder) -> No
         poisoned = client.create_error_buffer(ErrorCode.DATA_LOSS, INJECTED, [4], BufferType.F32, device.default_memory)
     healthy = client.buffer_from_numpy(np.ones(4, np.float32), device)
     exe = client.compile(ADD, device_assignment=[[device.id]])
-    try:
-        outputs, events = exe.execute_sharded([[poisoned, healthy]], want_device_events=True)
-    except PjrtError as error:  # failing at launch is also a faithful report of the failure
+
+    def carries_the_argument_error(error: PjrtError) -> None:  # failing at launch is also a faithful report
         assert INJECTED in error.message, (
             f"PJRT_LoadedExecutable_Execute with an error-buffer argument failed with {error.code}: {error.message!r}, "
             f"which does not carry the argument's error {INJECTED!r}"
         )
-        return
-    event = events[0]
-    event.on_ready(recorder)
-    observed = {}
-    try:
-        event.wait()
-    except PjrtError as error:
-        observed["PJRT_Event_Await(device_complete_event)"] = error
-    error = event.error()
-    if error is not None:
-        observed["PJRT_Event_Error(device_complete_event)"] = error
-    assert recorder.wait_for(1) == 1, f"OnReady of a failed execution's event ran {recorder.count} times, expected once"
-    for index, output in enumerate(outputs[0]):
+
+    def events_carry_the_argument_error(launched: tuple[list[list[Any]], list[Any]]) -> None:
+        outputs, events = launched
+        event = events[0]
+        event.on_ready(recorder)
+        observed: dict[str, PjrtError] = {}
         try:
-            output.block_until_ready()
-        except PjrtError as failure:
-            observed[f"PJRT_Buffer_ReadyEvent(output {index})"] = failure
-        else:
-            raise AssertionError(f"output {index} of an execution with an error-buffer argument became ready without an error")
-    for where in ("PJRT_Event_Await(device_complete_event)", "PJRT_Event_Error(device_complete_event)"):
-        assert where in observed, f"{where} reported success for an execution whose argument is an error buffer"
-    assert recorder.calls[0][0] != "OK", "OnReady callback of a failed execution's event got no error"
-    for where, failure in observed.items():
-        assert failure.code != "OK" and INJECTED in failure.message, (
-            f"{where} returned {failure.code}: {failure.message!r}; it should carry the argument's error {INJECTED!r}"
-        )
-    assert INJECTED in recorder.calls[0][1], f"OnReady callback got {recorder.calls[0]}, without the argument's error"
+            event.wait()
+        except PjrtError as error:
+            observed["PJRT_Event_Await(device_complete_event)"] = error
+        reported = event.error()
+        if reported is not None:
+            observed["PJRT_Event_Error(device_complete_event)"] = reported
+        assert recorder.wait_for(1) == 1, f"OnReady of a failed execution's event ran {recorder.count} times, expected once"
+        for index, output in enumerate(outputs[0]):
+            try:
+                output.block_until_ready()
+            except PjrtError as error:
+                observed[f"PJRT_Buffer_ReadyEvent(output {index})"] = error
+            else:
+                raise AssertionError(f"output {index} of an execution with an error-buffer argument became ready without an error")
+        for where in ("PJRT_Event_Await(device_complete_event)", "PJRT_Event_Error(device_complete_event)"):
+            assert where in observed, f"{where} reported success for an execution whose argument is an error buffer"
+        assert recorder.calls[0][0] != "OK", "OnReady callback of a failed execution's event got no error"
+        for where, failure in observed.items():
+            assert failure.code != "OK" and INJECTED in failure.message, (
+                f"{where} returned {failure.code}: {failure.message!r}; it should carry the argument's error {INJECTED!r}"
+            )
+        assert INJECTED in recorder.calls[0][1], f"OnReady callback got {recorder.calls[0]}, without the argument's error"
+
+    refuse_or_succeed(lambda: exe.execute_sharded([[poisoned, healthy]], want_device_events=True),
+                      check=events_carry_the_argument_error, function="PJRT_LoadedExecutable_Execute", codes=None,
+                      on_refusal=carries_the_argument_error, what="with an error-buffer argument")
 
 
 def test_to_host_of_deleted_buffer_reports_error(client, device) -> None:
@@ -91,19 +97,19 @@ def test_to_host_of_deleted_buffer_reports_error(client, device) -> None:
     control.wait()
     control.close()
     buffer.delete()
-    try:
-        event = buffer.to_host_into(destination.ctypes.data, destination.nbytes)
-    except PjrtError as error:
-        assert error.code in ("INVALID_ARGUMENT", "FAILED_PRECONDITION", "NOT_FOUND"), (
-            f"PJRT_Buffer_ToHostBuffer of a deleted buffer failed with {error.code}: {error.message}"
-        )
-        return
-    try:
-        event.wait()
-    except PjrtError:
-        assert event.is_ready(), "PJRT_Event_IsReady false after Await returned an error"
-        assert event.error() is not None, "PJRT_Event_Error is None although PJRT_Event_Await returned an error"
-        return
-    finally:
-        event.close()
-    raise AssertionError("PJRT_Buffer_ToHostBuffer of a deleted buffer: the call and its event both reported success")
+
+    def event_reports_the_error(event: Any) -> None:
+        try:
+            event.wait()
+        except PjrtError:
+            assert event.is_ready(), "PJRT_Event_IsReady false after Await returned an error"
+            assert event.error() is not None, "PJRT_Event_Error is None although PJRT_Event_Await returned an error"
+            return
+        finally:
+            event.close()
+        raise AssertionError("PJRT_Buffer_ToHostBuffer of a deleted buffer: the call and its event both reported success")
+
+    # The error comes from the call or through its event.
+    refuse_or_succeed(lambda: buffer.to_host_into(destination.ctypes.data, destination.nbytes),
+                      check=event_reports_the_error, function="PJRT_Buffer_ToHostBuffer",
+                      codes=("INVALID_ARGUMENT", "FAILED_PRECONDITION", "NOT_FOUND"), what="of a deleted buffer")

@@ -39,8 +39,9 @@ def test_optimized_hlo_module_is_named_after_the_program(plugin, client, program
     fmt, code = _optimized_program(compiled_program(client, program))
     if fmt not in ("hlo", "hlo_with_config"):
         not_applicable(f"PJRT_Executable_OptimizedProgram returns {fmt!r}, not an HLO module")
-    module = code if fmt == "hlo" else next(v for n, _, v in wire.iter_fields(code) if n == HLO_MODULE_FIELD)
-    names = [v for n, _, v in wire.iter_fields(module) if n == HLO_MODULE_NAME_FIELD]
+    module = code if fmt == "hlo" else next(v for n, _, v in wire.iter_fields(code)
+                                            if n == HLO_MODULE_FIELD and isinstance(v, bytes))
+    names = [v for n, _, v in wire.iter_fields(module) if n == HLO_MODULE_NAME_FIELD and isinstance(v, bytes)]
     assert names and names[0].decode(errors="replace") == program.name, (
         f"PJRT_Executable_OptimizedProgram: the HloModuleProto is named {names[0] if names else None!r}, "
         f"the program's module is {program.name!r}"

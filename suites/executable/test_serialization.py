@@ -18,7 +18,8 @@ import pytest
 import pjrt_cts
 from pjrt_cts.golden import dtypes as golden_dtypes
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.testing import ADD, PROGRAMS, compiled_program, expect_rejection, first_line, programs_param, requires, run
+from pjrt_cts.testing import (ADD, PROGRAMS, assert_bit_exact, compiled_program, expect_rejection, first_line,
+                              programs_param, requires, run)
 from pjrt_cts.testing.deserialize_child import from_storable, to_storable
 
 NEW_PROCESS = ["add_f32", "two_outputs_f32", "dot_f32", "mixed_outputs", "negate_bf16"]
@@ -35,10 +36,7 @@ def _serialized(plugin, client, program) -> bytes:
 def _assert_identical(program, original, restored, what):
     assert len(original) == len(restored), f"{what}: {len(restored)} outputs, the original executable gives {len(original)}"
     for index, (a, b) in enumerate(zip(original, restored)):
-        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), (
-            f"{what}: output {index} of {program.name} differs from the original executable's "
-            f"({b.dtype}{list(b.shape)} vs {a.dtype}{list(a.shape)})"
-        )
+        assert_bit_exact(b, a, f"{what}: output {index} of {program.name}, against the original executable's,")
 
 
 @programs_param()
@@ -74,7 +72,8 @@ def test_deserialize_in_new_process_gives_identical_results(plugin, client, crea
     inputs = program.inputs(seed=12)
     original = run(compiled_program(client, program), client, inputs)
     (tmp_path / "exe.bin").write_bytes(data)
-    np.savez(tmp_path / "inputs.npz", **{f"arg{i}": to_storable(a) for i, a in enumerate(inputs)})
+    arguments = {f"arg{i}": to_storable(a) for i, a in enumerate(inputs)}
+    np.savez(tmp_path / "inputs.npz", **arguments)  # type: ignore[arg-type]  # numpy's stub reads **kwds as allow_pickle
     (tmp_path / "dtypes.json").write_text(json.dumps([golden_dtypes.name_of(a.dtype) for a in inputs]))
     env = dict(os.environ)
     project_root = str(Path(pjrt_cts.__file__).resolve().parent.parent)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from pjrt_cts.runtime import CompileOptions
-from pjrt_cts.testing import (ADD, assert_matches_program, compiled_program, device_index_params, expect_rejection,
-                              programs_param, requires, run)
+from pjrt_cts.testing import (ADD, assert_bit_exact, assert_matches_program, compiled_program, device_index_params,
+                              expect_rejection, programs_param, requires, run)
 
 DEVICE_INDICES = device_index_params()
 FUNCTION = "PJRT_LoadedExecutable_Execute"
@@ -36,10 +36,8 @@ def test_execute_device_equals_default_device(client, program):
     explicit = run(executable, client, inputs, device=device)
     assert_matches_program(program, explicit, inputs, "PJRT_LoadedExecutable_Execute with execute_device")
     for index, (a, b) in enumerate(zip(default, explicit)):
-        assert a.tobytes() == b.tobytes(), (
-            f"PJRT_LoadedExecutable_Execute output {index} of {program.name} differs between the default device and "
-            f"execute_device={device.id}"
-        )
+        assert_bit_exact(b, a, f"PJRT_LoadedExecutable_Execute output {index} of {program.name} with "
+                               f"execute_device={device.id}, against the default device's,")
 
 
 @programs_param(SOME_PROGRAMS)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pjrt_cts.testing import ADD, assert_matches_program, compiled_program, programs_param
+from pjrt_cts.testing import ADD, assert_matches_program, assert_same, compiled_program, programs_param
 
 IN_FLIGHT = 32
 SOME_PROGRAMS = ["add_f32", "two_outputs_f32", "dot_f32", "multiply_s32", "mixed_outputs"]
@@ -50,11 +50,8 @@ def test_dependent_executions_in_flight_run_in_order(client):
     expected = start.copy()
     for index, buffer in enumerate(produced):
         expected = (expected + step).astype(np.float32)
-        actual = buffer.to_numpy()
-        assert np.array_equal(actual, expected), (
-            f"PJRT_LoadedExecutable_Execute chained on unready outputs: step {index + 1} gives {actual.ravel()[:3]}..., "
-            f"expected {expected.ravel()[:3]}..."
-        )
+        assert_same(buffer.to_numpy(), expected,
+                    f"PJRT_LoadedExecutable_Execute chained on unready outputs: step {index + 1}")
 
 
 def test_in_flight_arguments_destroyed_early(client):

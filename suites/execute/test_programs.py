@@ -1,9 +1,7 @@
 """PJRT_LoadedExecutable_Execute of hand-written programs: results, determinism, inputs left intact."""
 from __future__ import annotations
 
-import numpy as np
-
-from pjrt_cts.testing import PROGRAMS, assert_matches_program, compiled_program, programs_param, run
+from pjrt_cts.testing import PROGRAMS, assert_bit_exact, assert_matches_program, compiled_program, programs_param, run
 
 WITH_ARGUMENTS = [p.name for p in PROGRAMS if p.inputs()]
 
@@ -23,10 +21,8 @@ def test_repeated_execution_is_bitwise_identical(client, program):
     for attempt in range(2):
         again = run(executable, client, inputs)
         for index, (a, b) in enumerate(zip(first, again)):
-            assert a.tobytes() == b.tobytes(), (
-                f"PJRT_LoadedExecutable_Execute of {program.name} is not deterministic: output {index} differs "
-                f"on execution {attempt + 2} with the same inputs"
-            )
+            assert_bit_exact(b, a, f"PJRT_LoadedExecutable_Execute of {program.name} is not deterministic: output "
+                                   f"{index} of execution {attempt + 2} with the same inputs, against execution 1,")
 
 
 @programs_param(WITH_ARGUMENTS)
@@ -40,9 +36,8 @@ def test_inputs_are_unchanged_by_execution(client, program):
         out.block_until_ready()
     for index, (buffer, array) in enumerate(zip(buffers, inputs)):
         assert not buffer.is_deleted, f"PJRT_LoadedExecutable_Execute deleted argument {index} of {program.name} (no donation)"
-        assert buffer.to_numpy().tobytes() == np.asarray(array).tobytes(), (
-            f"PJRT_LoadedExecutable_Execute changed argument {index} of {program.name} (no donation)"
-        )
+        assert_bit_exact(buffer.to_numpy(), array,
+                         f"PJRT_LoadedExecutable_Execute changed argument {index} of {program.name} (no donation):")
 
 
 @programs_param(WITH_ARGUMENTS)

@@ -106,7 +106,7 @@ def matches_cpu(sut_device: Any, cpu_device: Any) -> Callable[..., Any]:
 
     def check(fn: Callable[..., Any], *args: Any, kind: str = "elementwise", exact: bool = False,
               what: str | None = None, jit: bool = True) -> Any:
-        name = what or getattr(fn, "__name__", "program")
+        name = what or str(getattr(fn, "__name__", "program"))
         with unsupported_if_unimplemented(f"{name} on the plugin (JAX)"):
             actual = run_on(sut_device, fn, *args, jit=jit, what=name)
         expected = run_on(cpu_device, fn, *args, jit=jit, what=name)

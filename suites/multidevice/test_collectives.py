@@ -61,12 +61,12 @@ def collective_expected(op: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Result of participant j, j = 0..n-1 (numpy reference)."""
     n = len(inputs)
     if op == "all_reduce":
-        total = np.sum(inputs, axis=0, dtype=np.float32)
+        total = np.asarray(np.sum(inputs, axis=0, dtype=np.float32))  # an array (numpy's stub also allows a scalar)
         return [total] * n
     if op == "all_gather":
         return [np.concatenate(inputs)] * n
     if op == "reduce_scatter":
-        total = np.sum(inputs, axis=0, dtype=np.float32)
+        total = np.asarray(np.sum(inputs, axis=0, dtype=np.float32))
         return [total[2 * j: 2 * j + 2] for j in range(n)]
     if op == "all_to_all":
         return [np.concatenate([x[2 * j: 2 * j + 2] for x in inputs]) for j in range(n)]

@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts.testing import environment_lacks
-from pjrt_cts.golden import EXACT, compare
+from pjrt_cts.testing import assert_same, environment_lacks
 from pjrt_cts.multiprocess.collective_programs import ADD_PROGRAM
 
 ROUNDS = 5
@@ -27,8 +26,7 @@ def run_add_rounds(client: Any, seed: int) -> None:
     for round_index in range(ROUNDS):
         a, b = (rng.standard_normal(4).astype(np.float32) for _ in range(2))
         out = executable.execute([client.buffer_from_numpy(a), client.buffer_from_numpy(b)])[0].to_numpy()
-        mismatch = compare(out, a + b, EXACT)
-        assert mismatch is None, f"{client.plugin.path.name} round {round_index}: add result differs: {mismatch}"
+        assert_same(out, a + b, f"{client.plugin.path.name} round {round_index}: add result")
 
 
 def run_concurrently(clients: list[Any]) -> None:

@@ -8,10 +8,9 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from pjrt_cts.golden import EXACT, compare
 from pjrt_cts.multiprocess.checks import clients_by_node
 from pjrt_cts.multiprocess.collective_programs import collective_expected
-from pjrt_cts.testing import requires
+from pjrt_cts.testing import assert_same, requires
 
 pytestmark = requires(feature="nodes")
 
@@ -37,7 +36,7 @@ def test_program_spans_every_node(launch: Callable[..., list[Any]],
         assert result["participants"] == len(global_ids)
         for device_id, values in result["results"].items():
             seen.append(int(device_id))
-            mismatch = compare(np.asarray(values, dtype=np.float32), expected, EXACT)
-            assert mismatch is None, (f"node {report.node_id}, device {device_id}: {scenario} result differs from "
-                                      f"the sum over {len(global_ids)} participants: {mismatch}")
+            assert_same(np.asarray(values, dtype=np.float32), expected,
+                        f"node {report.node_id}, device {device_id}: {scenario} result against the sum over "
+                        f"{len(global_ids)} participants")
     assert sorted(seen) == global_ids, f"results came back for devices {sorted(seen)}, the participants run on {global_ids}"

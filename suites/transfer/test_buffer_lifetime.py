@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.testing import requires
+from pjrt_cts.testing import assert_bit_exact, requires, sample_array
 
 
 def _to_host(buffer: Any) -> None:
@@ -53,38 +53,38 @@ USES = [
 ]
 
 
-def test_live_buffer_is_not_deleted(client: Any, sample: Callable[..., np.ndarray]) -> None:
-    buffer = client.buffer_from_numpy(sample(np.float32, (16,)))
+def test_live_buffer_is_not_deleted(client: Any) -> None:
+    buffer = client.buffer_from_numpy(sample_array(np.float32, (16,)))
     assert not buffer.is_deleted, "PJRT_Buffer_IsDeleted of a new buffer should be false, but is true"
 
 
-def test_delete_marks_buffer_deleted(client: Any, sample: Callable[..., np.ndarray]) -> None:
-    buffer = client.buffer_from_numpy(sample(np.float32, (16,)))
+def test_delete_marks_buffer_deleted(client: Any) -> None:
+    buffer = client.buffer_from_numpy(sample_array(np.float32, (16,)))
     buffer.delete()
     assert buffer.is_deleted, "PJRT_Buffer_IsDeleted after PJRT_Buffer_Delete should be true, but is false"
 
 
-def test_destroy_after_delete(client: Any, sample: Callable[..., np.ndarray]) -> None:
-    buffer = client.buffer_from_numpy(sample(np.float32, (16,)))
+def test_destroy_after_delete(client: Any) -> None:
+    buffer = client.buffer_from_numpy(sample_array(np.float32, (16,)))
     buffer.delete()
     buffer.close()  # PJRT_Buffer_Destroy of a deleted buffer; a PjrtError here fails the test
     assert buffer.closed
 
 
-def test_delete_leaves_copies_alive(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None]) -> None:
-    data = sample(np.float32, (16,))
+def test_delete_leaves_copies_alive(client: Any) -> None:
+    data = sample_array(np.float32, (16,))
     buffer = client.buffer_from_numpy(data)
     copy = buffer.copy_to_device(client.addressable_devices[-1])
     buffer.delete()
     assert not copy.is_deleted, "PJRT_Buffer_Delete of a source should not delete its CopyToDevice copy, but IsDeleted is true"
-    bit_exact(copy.to_numpy(), data, "PJRT_Buffer_ToHostBuffer of a copy after PJRT_Buffer_Delete of its source")
+    assert_bit_exact(copy.to_numpy(), data, "PJRT_Buffer_ToHostBuffer of a copy after PJRT_Buffer_Delete of its source")
 
 
 @pytest.mark.parametrize(("use", "function"), USES)
-def test_use_after_delete_is_an_error(client: Any, sample: Callable[..., np.ndarray], use: Callable[[Any], None],
+def test_use_after_delete_is_an_error(client: Any, use: Callable[[Any], None],
                                       function: str) -> None:
-    use(client.buffer_from_numpy(sample(np.float32, (16,))))  # the control: the same use of a live buffer works
-    buffer = client.buffer_from_numpy(sample(np.float32, (16,)))
+    use(client.buffer_from_numpy(sample_array(np.float32, (16,))))  # the control: the same use of a live buffer works
+    buffer = client.buffer_from_numpy(sample_array(np.float32, (16,)))
     buffer.delete()
     try:
         use(buffer)

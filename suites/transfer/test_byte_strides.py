@@ -1,12 +1,12 @@
 """PJRT_Client_BufferFromHostBuffer with byte_strides: the buffer holds the logical array, whatever the host layout."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
-from pjrt_cts.testing import optional_input
+from pjrt_cts.testing import assert_bit_exact, optional_input, sample_array
 
 STRIDE_DTYPES = [pytest.param(np.dtype(t), id=n) for t, n in
                  [(np.float32, "f32"), (np.int8, "s8"), (np.float64, "f64"), (np.complex64, "c64"), (np.uint16, "u16")]]
@@ -17,8 +17,8 @@ NEGATIVE_AXES = [pytest.param(axes, id=name) for axes, name in
 FROM = "PJRT_Client_BufferFromHostBuffer(byte_strides={strides}) -> PJRT_Buffer_ToHostBuffer"
 
 
-def _base(sample: Callable[..., np.ndarray], dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
-    return sample(dtype, shape, seed=11)
+def _base(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    return sample_array(dtype, shape, seed=11)
 
 
 def _upload_strided(client: Any, view: np.ndarray, optional: bool) -> Any:
@@ -32,50 +32,45 @@ def _upload_strided(client: Any, view: np.ndarray, optional: bool) -> Any:
 
 @pytest.mark.parametrize("dtype", STRIDE_DTYPES)
 @pytest.mark.parametrize("permutation", PERMUTATIONS)
-def test_transposed_byte_strides(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                                 permutation: tuple[int, ...], dtype: np.dtype) -> None:
-    base = _base(sample, dtype, (2, 3, 4)[: len(permutation)] if len(permutation) == 3 else (3, 5))
+def test_transposed_byte_strides(client: Any, permutation: tuple[int, ...], dtype: np.dtype) -> None:
+    base = _base(dtype, (2, 3, 4)[: len(permutation)] if len(permutation) == 3 else (3, 5))
     view = base.transpose(permutation)
     buffer = _upload_strided(client, view, optional=False)
-    bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
+    assert_bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
 
 
 @pytest.mark.parametrize("dtype", STRIDE_DTYPES)
-def test_explicit_dense_byte_strides(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                                     dtype: np.dtype) -> None:
-    data = _base(sample, dtype, (3, 4))
+def test_explicit_dense_byte_strides(client: Any, dtype: np.dtype) -> None:
+    data = _base(dtype, (3, 4))
     buffer = client.buffer_from_numpy(data, byte_strides=data.strides)
-    bit_exact(buffer.to_numpy(), data, FROM.format(strides=list(data.strides)))
+    assert_bit_exact(buffer.to_numpy(), data, FROM.format(strides=list(data.strides)))
 
 
 @pytest.mark.parametrize("dtype", STRIDE_DTYPES)
-def test_padded_row_byte_strides(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                                 dtype: np.dtype) -> None:
-    view = _base(sample, dtype, (4, 7))[:, :5]  # rows padded by 2 elements
+def test_padded_row_byte_strides(client: Any, dtype: np.dtype) -> None:
+    view = _base(dtype, (4, 7))[:, :5]  # rows padded by 2 elements
     buffer = _upload_strided(client, view, optional=False)
-    bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
+    assert_bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
 
 
 @pytest.mark.parametrize("dtype", STRIDE_DTYPES)
-def test_every_other_element_byte_strides(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                                          dtype: np.dtype) -> None:
-    view = _base(sample, dtype, (6, 8))[::2, ::2]
+def test_every_other_element_byte_strides(client: Any, dtype: np.dtype) -> None:
+    view = _base(dtype, (6, 8))[::2, ::2]
     buffer = _upload_strided(client, view, optional=False)
-    bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
+    assert_bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
 
 
 @pytest.mark.parametrize("axes", NEGATIVE_AXES)
-def test_negative_byte_strides(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                               axes: tuple[int, ...]) -> None:
+def test_negative_byte_strides(client: Any, axes: tuple[int, ...]) -> None:
     # The header allows negative strides; `data` then points at the first logical element.
-    base = _base(sample, np.dtype(np.float32), (3, 4))
+    base = _base(np.dtype(np.float32), (3, 4))
     view = base[tuple(slice(None, None, -1) if axis in axes else slice(None) for axis in range(2))]
     buffer = _upload_strided(client, view, optional=True)
-    bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
+    assert_bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
 
 
-def test_zero_byte_strides_broadcast(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None]) -> None:
-    row = _base(sample, np.dtype(np.float32), (4,))
+def test_zero_byte_strides_broadcast(client: Any) -> None:
+    row = _base(np.dtype(np.float32), (4,))
     view = np.lib.stride_tricks.as_strided(row, shape=(3, 4), strides=(0, row.itemsize))
     buffer = _upload_strided(client, view, optional=True)
-    bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))
+    assert_bit_exact(buffer.to_numpy(), np.ascontiguousarray(view), FROM.format(strides=list(view.strides)))

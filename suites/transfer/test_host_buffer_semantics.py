@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
 from pjrt_cts.runtime import HostBufferSemantics
-from pjrt_cts.testing import unsupported_if_unimplemented
+from pjrt_cts.testing import assert_bit_exact, sample_array, unsupported_if_unimplemented
 
 SEMANTICS = [pytest.param(s, id=s.name.lower()) for s in HostBufferSemantics]
 COPYING = [pytest.param(s, id=s.name.lower()) for s in
@@ -30,22 +30,21 @@ def _upload(client: Any, data: np.ndarray, semantics: HostBufferSemantics) -> tu
         return client.buffer_from_host_async(data, semantics=semantics)
 
 
-def _fresh(sample: Callable[..., np.ndarray]) -> np.ndarray:
+def _fresh() -> np.ndarray:
     # 64-byte aligned storage so that zero-copy plugins can actually alias it.
     raw = np.empty(256 * 4 + 64, np.uint8)
     start = (-raw.ctypes.data) % 64
     data = raw[start:start + 256 * 4].view(np.float32).reshape(16, 16)
-    data[...] = sample(np.float32, (16, 16), seed=5)
+    data[...] = sample_array(np.float32, (16, 16), seed=5)
     return data
 
 
 @pytest.mark.parametrize("semantics", SEMANTICS)
-def test_semantics_round_trip(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                              semantics: HostBufferSemantics) -> None:
-    data = _fresh(sample)
+def test_semantics_round_trip(client: Any, semantics: HostBufferSemantics) -> None:
+    data = _fresh()
     expected = data.copy()
     buffer, done = _upload(client, data, semantics)
-    bit_exact(buffer.to_numpy(), expected, f"PJRT_Client_BufferFromHostBuffer({semantics.name}) -> PJRT_Buffer_ToHostBuffer")
+    assert_bit_exact(buffer.to_numpy(), expected, f"PJRT_Client_BufferFromHostBuffer({semantics.name}) -> PJRT_Buffer_ToHostBuffer")
     buffer.close()  # zero-copy: done_with_host_buffer may fire only once the buffer is gone
     if done is not None:
         done.wait()
@@ -53,9 +52,8 @@ def test_semantics_round_trip(client: Any, sample: Callable[..., np.ndarray], bi
 
 
 @pytest.mark.parametrize("semantics", SEMANTICS)
-def test_done_with_host_buffer_event_completes(client: Any, sample: Callable[..., np.ndarray],
-                                               semantics: HostBufferSemantics) -> None:
-    data = _fresh(sample)
+def test_done_with_host_buffer_event_completes(client: Any, semantics: HostBufferSemantics) -> None:
+    data = _fresh()
     buffer, done = _upload(client, data, semantics)
     assert done is not None, (
         f"PJRT_Client_BufferFromHostBuffer({semantics.name}) should return a done_with_host_buffer event, but returned NULL"
@@ -68,37 +66,34 @@ def test_done_with_host_buffer_event_completes(client: Any, sample: Callable[...
 
 
 @pytest.mark.parametrize("semantics", COPYING)
-def test_mutating_host_after_done_event_keeps_buffer(client: Any, sample: Callable[..., np.ndarray],
-                                                     bit_exact: Callable[..., None], semantics: HostBufferSemantics) -> None:
-    data = _fresh(sample)
+def test_mutating_host_after_done_event_keeps_buffer(client: Any, semantics: HostBufferSemantics) -> None:
+    data = _fresh()
     expected = data.copy()
     buffer, done = _upload(client, data, semantics)
     if done is not None:
         done.wait()
         done.close()
     data[...] = -7.0
-    bit_exact(buffer.to_numpy(), expected,
+    assert_bit_exact(buffer.to_numpy(), expected,
               f"PJRT_Buffer_ToHostBuffer after the host array changed once done_with_host_buffer fired ({semantics.name})")
 
 
-def test_immutable_only_during_call_copies_before_returning(client: Any, sample: Callable[..., np.ndarray],
-                                                            bit_exact: Callable[..., None]) -> None:
-    data = _fresh(sample)
+def test_immutable_only_during_call_copies_before_returning(client: Any) -> None:
+    data = _fresh()
     expected = data.copy()
     buffer, done = _upload(client, data, HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL)
     data[...] = -7.0  # allowed as soon as the call returned, before any event
     if done is not None:
         done.wait()
         done.close()
-    bit_exact(buffer.to_numpy(), expected,
+    assert_bit_exact(buffer.to_numpy(), expected,
               "PJRT_Buffer_ToHostBuffer after the host array changed right after BufferFromHostBuffer(kImmutableOnlyDuringCall) returned")
 
 
 @pytest.mark.parametrize("semantics", ZERO_COPY)
-def test_zero_copy_done_event_honoured(client: Any, sample: Callable[..., np.ndarray],
-                                       bit_exact: Callable[..., None], semantics: HostBufferSemantics) -> None:
+def test_zero_copy_done_event_honoured(client: Any, semantics: HostBufferSemantics) -> None:
     """A ready done event means the plugin no longer reads the host array; otherwise it fires once the buffer is gone."""
-    data = _fresh(sample)
+    data = _fresh()
     expected = data.copy()
     buffer, done = _upload(client, data, semantics)
     assert done is not None, (
@@ -106,7 +101,7 @@ def test_zero_copy_done_event_honoured(client: Any, sample: Callable[..., np.nda
     if done.is_ready():
         done.wait()
         data[...] = -7.0
-        bit_exact(buffer.to_numpy(), expected,
+        assert_bit_exact(buffer.to_numpy(), expected,
                   f"PJRT_Buffer_ToHostBuffer after the host array changed once done_with_host_buffer was ready ({semantics.name})")
         done.close()
         return

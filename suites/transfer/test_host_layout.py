@@ -1,13 +1,13 @@
 """PJRT_Buffer_ToHostBuffer with host_layout: the host copy is written in the requested minor-to-major order."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
 from pjrt_cts.runtime import MemoryLayout
-from pjrt_cts.testing import optional_input
+from pjrt_cts.testing import assert_bit_exact, optional_input, sample_array
 
 # minor_to_major per rank; (rank-1, ..., 0) is the default row-major layout.
 HOST_LAYOUTS = [pytest.param(m2m, id="m2m" + "".join(map(str, m2m))) for m2m in
@@ -32,21 +32,20 @@ def _read_with_layout(buffer: Any, layout: MemoryLayout, dtype: np.dtype, count:
 
 
 @pytest.mark.parametrize("minor_to_major", HOST_LAYOUTS)
-def test_to_host_buffer_honours_host_layout(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                                            minor_to_major: tuple[int, ...]) -> None:
+def test_to_host_buffer_honours_host_layout(client: Any, minor_to_major: tuple[int, ...]) -> None:
     shape = (3, 5) if len(minor_to_major) == 2 else (2, 3, 4)
-    data = sample(np.int32, shape, seed=2)
+    data = sample_array(np.int32, shape, seed=2)
     buffer = client.buffer_from_numpy(data)
     expected = _expected_physical(data, minor_to_major)
     got = _read_with_layout(buffer, MemoryLayout.tiled(minor_to_major), data.dtype, data.size).reshape(expected.shape)
-    bit_exact(got, expected,
+    assert_bit_exact(got, expected,
               f"PJRT_Buffer_ToHostBuffer(host_layout=minor_to_major {list(minor_to_major)}) of s32{list(shape)}")
 
 
 @pytest.mark.parametrize("minor_to_major", HOST_LAYOUTS)
-def test_size_query_with_host_layout(client: Any, sample: Callable[..., np.ndarray], minor_to_major: tuple[int, ...]) -> None:
+def test_size_query_with_host_layout(client: Any, minor_to_major: tuple[int, ...]) -> None:
     shape = (3, 5) if len(minor_to_major) == 2 else (2, 3, 4)
-    data = sample(np.int32, shape)
+    data = sample_array(np.int32, shape)
     size = client.buffer_from_numpy(data).host_size(MemoryLayout.tiled(minor_to_major))
     assert size == data.nbytes, (
         f"PJRT_Buffer_ToHostBuffer(dst=NULL, host_layout=minor_to_major {list(minor_to_major)}) of s32{list(shape)} "
@@ -54,11 +53,10 @@ def test_size_query_with_host_layout(client: Any, sample: Callable[..., np.ndarr
     )
 
 
-def test_to_host_buffer_with_strides_host_layout(client: Any, sample: Callable[..., np.ndarray],
-                                                 bit_exact: Callable[..., None]) -> None:
-    data = sample(np.float32, (3, 4))
+def test_to_host_buffer_with_strides_host_layout(client: Any) -> None:
+    data = sample_array(np.float32, (3, 4))
     buffer = client.buffer_from_numpy(data)
     column_major = (data.itemsize, data.itemsize * data.shape[0])
     with optional_input("PJRT_Buffer_ToHostBuffer", "a Strides host_layout"):  # the XLA plugins take Tiled only
         got = _read_with_layout(buffer, MemoryLayout.strides(column_major), data.dtype, data.size).reshape(4, 3)
-    bit_exact(got, _expected_physical(data, (0, 1)), f"PJRT_Buffer_ToHostBuffer(host_layout=byte_strides {list(column_major)})")
+    assert_bit_exact(got, _expected_physical(data, (0, 1)), f"PJRT_Buffer_ToHostBuffer(host_layout=byte_strides {list(column_major)})")

@@ -1,12 +1,12 @@
 """PJRT_Buffer_CopyRawToHost (0.57+): raw on-device bytes at an offset."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
-from pjrt_cts.testing import expect_rejection, requires, unsupported_if_unimplemented
+from pjrt_cts.testing import assert_bit_exact, expect_rejection, requires, sample_array, unsupported_if_unimplemented
 
 COPY_RAW = "PJRT_Buffer_CopyRawToHost"
 
@@ -19,8 +19,8 @@ pytestmark = requires("Buffer_CopyRawToHost")
 
 
 @pytest.fixture
-def raw_source(client: Any, sample: Callable[..., np.ndarray]) -> tuple[Any, np.ndarray]:
-    data = sample(np.float32, (16,), seed=9)
+def raw_source(client: Any) -> tuple[Any, np.ndarray]:
+    data = sample_array(np.float32, (16,), seed=9)
     return client.buffer_from_numpy(data), data
 
 
@@ -31,10 +31,8 @@ def test_copy_raw_of_whole_buffer(raw_source: tuple[Any, np.ndarray]) -> None:
         raw = buffer.copy_raw_to_host(0, size)
     assert len(raw) == size
     if size == data.nbytes:  # a dense 1-D f32 buffer: its raw bytes are the host bytes
-        assert raw == data.tobytes(), (
-            f"PJRT_Buffer_CopyRawToHost(0, {size}) of a dense f32[16] buffer should equal its host bytes, but differs "
-            f"from byte {next(i for i, (a, b) in enumerate(zip(raw, data.tobytes())) if a != b)}"
-        )
+        assert_bit_exact(np.frombuffer(raw, data.dtype).reshape(data.shape), data,
+                         f"PJRT_Buffer_CopyRawToHost(0, {size}) of a dense f32[16] buffer, read as its host array,")
 
 
 @pytest.mark.parametrize(("offset", "size"), RANGES)

@@ -1,10 +1,12 @@
 """Round trips and shape queries over ranks 0..6, zero-size dimensions and one >= 256 MiB array."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
+
+from pjrt_cts.testing import assert_bit_exact, sample_array
 
 RANK_SHAPES = [pytest.param(shape, id=f"rank{len(shape)}") for shape in
                [(), (5,), (3, 4), (2, 3, 4), (2, 1, 3, 2), (1, 2, 3, 2, 2), (2, 1, 2, 1, 3, 2)]]
@@ -15,21 +17,20 @@ ROUND_TRIP = "PJRT_Client_BufferFromHostBuffer -> PJRT_Buffer_ToHostBuffer"
 
 
 @pytest.mark.parametrize("shape", RANK_SHAPES)
-def test_round_trip_by_rank(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None],
-                            shape: tuple[int, ...]) -> None:
-    data = sample(np.float32, shape, seed=len(shape))
-    bit_exact(client.buffer_from_numpy(data).to_numpy(), data, f"{ROUND_TRIP} of f32{list(shape)}")
+def test_round_trip_by_rank(client: Any, shape: tuple[int, ...]) -> None:
+    data = sample_array(np.float32, shape, seed=len(shape))
+    assert_bit_exact(client.buffer_from_numpy(data).to_numpy(), data, f"{ROUND_TRIP} of f32{list(shape)}")
 
 
 @pytest.mark.parametrize("shape", RANK_SHAPES)
-def test_dimensions_match_host_shape(client: Any, sample: Callable[..., np.ndarray], shape: tuple[int, ...]) -> None:
-    buffer = client.buffer_from_numpy(sample(np.int32, shape))
+def test_dimensions_match_host_shape(client: Any, shape: tuple[int, ...]) -> None:
+    buffer = client.buffer_from_numpy(sample_array(np.int32, shape))
     assert buffer.dims == shape, f"PJRT_Buffer_Dimensions of a buffer created as {list(shape)} should be {list(shape)}, but is {list(buffer.dims)}"
 
 
 @pytest.mark.parametrize("shape", RANK_SHAPES)
-def test_unpadded_dimensions_match_dimensions(client: Any, sample: Callable[..., np.ndarray], shape: tuple[int, ...]) -> None:
-    buffer = client.buffer_from_numpy(sample(np.int32, shape))
+def test_unpadded_dimensions_match_dimensions(client: Any, shape: tuple[int, ...]) -> None:
+    buffer = client.buffer_from_numpy(sample_array(np.int32, shape))
     unpadded = buffer.unpadded_dims
     assert unpadded == shape, (
         f"PJRT_Buffer_UnpaddedDimensions of a static {list(shape)} buffer should be {list(shape)}, but is {list(unpadded)}"
@@ -37,8 +38,8 @@ def test_unpadded_dimensions_match_dimensions(client: Any, sample: Callable[...,
 
 
 @pytest.mark.parametrize("shape", RANK_SHAPES)
-def test_static_buffer_has_no_dynamic_dimensions(client: Any, sample: Callable[..., np.ndarray], shape: tuple[int, ...]) -> None:
-    buffer = client.buffer_from_numpy(sample(np.int32, shape))
+def test_static_buffer_has_no_dynamic_dimensions(client: Any, shape: tuple[int, ...]) -> None:
+    buffer = client.buffer_from_numpy(sample_array(np.int32, shape))
     dynamic = buffer.dynamic_dim_indices
     assert dynamic == (), f"PJRT_Buffer_DynamicDimensionIndices of a static {list(shape)} buffer should be empty, but is {list(dynamic)}"
 
@@ -56,10 +57,10 @@ def test_zero_size_round_trip(client: Any, shape: tuple[int, ...]) -> None:
 
 @pytest.mark.feature("large")
 @pytest.mark.parametrize("dtype", [pytest.param(np.uint8, id="u8_256mib")])
-def test_large_round_trip(client: Any, bit_exact: Callable[..., None], dtype: type) -> None:
+def test_large_round_trip(client: Any, dtype: type) -> None:
     count = LARGE_BYTES // np.dtype(dtype).itemsize
     rows = 4096
-    data = np.empty((rows, count // rows), dtype)
+    data: np.ndarray = np.empty((rows, count // rows), dtype)
     data[...] = (np.arange(count // rows, dtype=np.uint32) * 97 % 251).astype(dtype)  # period 251 along a row
     data += (np.arange(rows, dtype=np.uint32) % 241).astype(dtype)[:, None]  # and a different offset per row
     buffer = client.buffer_from_numpy(data)
@@ -68,4 +69,4 @@ def test_large_round_trip(client: Any, bit_exact: Callable[..., None], dtype: ty
     )
     back = buffer.to_numpy()
     buffer.close()
-    bit_exact(back, data, f"{ROUND_TRIP} of a 256 MiB {np.dtype(dtype).name}{list(data.shape)} array")
+    assert_bit_exact(back, data, f"{ROUND_TRIP} of a 256 MiB {np.dtype(dtype).name}{list(data.shape)} array")

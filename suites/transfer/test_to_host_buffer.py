@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from pjrt_cts.testing import expect_rejection
+from pjrt_cts.testing import assert_bit_exact, expect_rejection, sample_array
 
 # Destination sizes short of the required size, as functions of it.
 TOO_SMALL = [pytest.param(f, id=name) for name, f in
@@ -16,16 +16,15 @@ SIZE_DTYPES = [pytest.param(np.dtype(t), id=n) for t, n in [(np.float32, "f32"),
 
 
 @pytest.mark.parametrize("dtype", SIZE_DTYPES)
-def test_size_query_reports_dense_size(client: Any, sample: Callable[..., np.ndarray], dtype: np.dtype) -> None:
-    data = sample(dtype, (5, 6))
+def test_size_query_reports_dense_size(client: Any, dtype: np.dtype) -> None:
+    data = sample_array(dtype, (5, 6))
     size = client.buffer_from_numpy(data).host_size()
     assert size == data.nbytes, f"PJRT_Buffer_ToHostBuffer(dst=NULL) of {dtype.name}[5,6] should report {data.nbytes} bytes, but reported {size}"
 
 
 @pytest.mark.parametrize("shortfall", TOO_SMALL)
-def test_too_small_destination_is_invalid_argument(client: Any, sample: Callable[..., np.ndarray],
-                                                   shortfall: Callable[[int], int]) -> None:
-    data = sample(np.float32, (4, 4))
+def test_too_small_destination_is_invalid_argument(client: Any, shortfall: Callable[[int], int]) -> None:
+    data = sample_array(np.float32, (4, 4))
     buffer = client.buffer_from_numpy(data)
     size = shortfall(data.nbytes)
     destination = ctypes.create_string_buffer(max(1, size))
@@ -41,19 +40,18 @@ def test_too_small_destination_is_invalid_argument(client: Any, sample: Callable
                      function="PJRT_Buffer_ToHostBuffer", what=f"dst_size={size} for a {data.nbytes}-byte f32[4,4] buffer")
 
 
-def test_larger_destination_receives_the_data(client: Any, sample: Callable[..., np.ndarray],
-                                              bit_exact: Callable[..., None]) -> None:
-    data = sample(np.float32, (4, 4))
+def test_larger_destination_receives_the_data(client: Any) -> None:
+    data = sample_array(np.float32, (4, 4))
     buffer = client.buffer_from_numpy(data)
     out = np.full(data.size + 8, -3.0, np.float32)
     event = buffer.to_host_into(out.ctypes.data, out.nbytes)
     event.wait()
     event.close()
-    bit_exact(out[: data.size].reshape(data.shape), data, f"PJRT_Buffer_ToHostBuffer(dst_size={out.nbytes}) of f32[4,4]")
+    assert_bit_exact(out[: data.size].reshape(data.shape), data, f"PJRT_Buffer_ToHostBuffer(dst_size={out.nbytes}) of f32[4,4]")
 
 
-def test_completion_event_becomes_ready(client: Any, sample: Callable[..., np.ndarray]) -> None:
-    data = sample(np.float32, (64, 64))
+def test_completion_event_becomes_ready(client: Any) -> None:
+    data = sample_array(np.float32, (64, 64))
     buffer = client.buffer_from_numpy(data)
     out = np.empty_like(data)
     event = buffer.to_host_into(out.ctypes.data, out.nbytes)
@@ -64,8 +62,8 @@ def test_completion_event_becomes_ready(client: Any, sample: Callable[..., np.nd
     event.close()
 
 
-def test_concurrent_reads_of_one_buffer(client: Any, sample: Callable[..., np.ndarray], bit_exact: Callable[..., None]) -> None:
-    data = sample(np.int64, (32, 32))
+def test_concurrent_reads_of_one_buffer(client: Any) -> None:
+    data = sample_array(np.int64, (32, 32))
     buffer = client.buffer_from_numpy(data)
     outs = [np.empty_like(data) for _ in range(3)]
     events = [buffer.to_host_into(out.ctypes.data, out.nbytes) for out in outs]
@@ -73,4 +71,4 @@ def test_concurrent_reads_of_one_buffer(client: Any, sample: Callable[..., np.nd
         event.wait()
         event.close()
     for i, out in enumerate(outs):
-        bit_exact(out, data, f"PJRT_Buffer_ToHostBuffer #{i} of three in flight at once")
+        assert_bit_exact(out, data, f"PJRT_Buffer_ToHostBuffer #{i} of three in flight at once")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import output_dir, requires, struct_size_cases, unsupported_if_unimplemented
 
@@ -29,7 +30,7 @@ class QueryProbe:
     """A side-effect-free query: `inputs` names the handles it needs (the rest are outputs)."""
 
     function: str
-    struct: type
+    struct: type[PjrtStruct]
     inputs: Callable[[Any], dict[str, Any]]
 
     @property
@@ -114,14 +115,14 @@ PROBES = [
 PROBE_PARAMS = [pytest.param(probe, id=probe.id, marks=requires(probe.function)) for probe in PROBES]
 
 
-def _field_end(struct: type, name: str) -> int:
+def _field_end(struct: type[PjrtStruct], name: str) -> int:
     descriptor = getattr(struct, name)
     return descriptor.offset + descriptor.size
 
 
 def read_outputs(args: Any, probe: QueryProbe, inputs: dict[str, Any], within: int | None = None) -> dict[str, Any]:
     """Output fields (those ending within `within` bytes); (pointer, pointer_size) pairs read as strings."""
-    names = [name for name, _ in probe.struct._fields_[2:] if name not in inputs]
+    names = [name for name, *_ in probe.struct._fields_[2:] if name not in inputs]
     values: dict[str, Any] = {}
     for name in names:
         if within is not None and _field_end(probe.struct, name) > within:
@@ -201,7 +202,7 @@ def test_struct_one_byte_short_is_rejected_or_read_correctly(plugin: Any, live: 
 # ---- older callers: exact sizes of earlier minors for the structs that grew ----------------------
 
 
-def older_minors(struct: type) -> list[int]:
+def older_minors(struct: type[PjrtStruct]) -> list[int]:
     """Each minor just before a field was appended (the size an older framework passes)."""
     added = sorted(set(struct._field_since_.values()))
     return [minor - 1 for minor in added if minor - 1 >= max(struct._since_, 57)]
@@ -272,8 +273,8 @@ def _deserialize_and_load(plugin: Any, live: Any, size: int, record: Any = None)
     return None, check
 
 
-def _outputs_only(function: str, struct: type, input_field: str,
-                  handle: Callable[[Any], int]) -> Callable[[Any, Any, int], tuple[Any, Callable[[], None]]]:
+def _outputs_only(function: str, struct: type[PjrtStruct], input_field: str,
+                  handle: Callable[[Any], int]) -> Callable[[Any, Any, int, Any], tuple[Any, Callable[[], None]]]:
     """A query whose fields after `input_field` are outputs: the missing ones must stay untouched."""
 
     def run(plugin: Any, live: Any, size: int, record: Any = None) -> tuple[Any, Callable[[], None]]:
@@ -293,7 +294,7 @@ def _outputs_only(function: str, struct: type, input_field: str,
                 raise AssertionError(
                     f"struct_size contract: PJRT_{function} accepted struct_size {size} (an older caller's) but wrote "
                     f"beyond it: bytes {size}.. = {tail[:16].hex()}; reproduce: python {script}")
-            for name, _ in struct._fields_[2:]:
+            for name, *_ in struct._fields_[2:]:
                 if name != input_field and _field_end(struct, name) <= size:
                     assert getattr(args, name) == getattr(reference, name), (
                         f"PJRT_{function} with struct_size {size}: {name}={getattr(args, name)}, "
@@ -304,7 +305,7 @@ def _outputs_only(function: str, struct: type, input_field: str,
     return run
 
 
-def _save_write_beyond_repro(plugin: Any, live: Any, function: str, struct: type, size: int, field: str) -> Any:
+def _save_write_beyond_repro(plugin: Any, live: Any, function: str, struct: type[PjrtStruct], size: int, field: str) -> Any:
     directory = output_dir() / "versioning"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"write-beyond-{function}-{size}.py"

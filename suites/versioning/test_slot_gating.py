@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from pjrt_cts.abi import structs
-from pjrt_cts.abi.slots import API_HEADER_SIZE, BASE_MINOR, HEADER_MINOR, SLOT_SIZE, SLOTS, slots_expected_at
+from pjrt_cts.abi.base import BASE_MINOR
+from pjrt_cts.abi.slots import API_HEADER_SIZE, HEADER_MINOR, SLOT_SIZE, SLOTS, slots_expected_at
 from pjrt_cts.runtime import MissingFunction
 
 APPENDED_SLOTS = [slot for slot in SLOTS if slot.since_minor > BASE_MINOR]

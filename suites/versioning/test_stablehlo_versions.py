@@ -17,7 +17,7 @@ from pjrt_cts.fuzz.harness import reproduce_command
 from pjrt_cts.fuzz.isolate import child_environment, run_command
 from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS, golden_seeds
 from pjrt_cts.golden import EXACT, Tolerance, compare
-from pjrt_cts.testing import output_dir
+from pjrt_cts.testing import assert_bit_exact, output_dir
 
 LABELS = ("minimum", "intermediate", "current")
 _BUILTIN_FOR_VERSIONS = ("add_mul", "reduce_sum", "while_count")
@@ -73,9 +73,8 @@ def test_every_version_gives_the_same_results(client: Any, stablehlo_window: Any
         artifact = portable_artifact(seed, stablehlo_window.target_for(label, seed))
         outputs = _run(client, artifact.data, seed)
         for i, (got, want) in enumerate(zip(outputs, text_outputs)):
-            assert got.tobytes() == want.tobytes(), (
-                f"{seed.name}: output {i} of the {label} artifact ({'.'.join(map(str, artifact.version))}) differs "
-                f"from the text program's: {got} vs {want}")
+            assert_bit_exact(got, want, f"{seed.name}: output {i} of the {label} artifact "
+                                        f"({'.'.join(map(str, artifact.version))}), against the text program's,")
 
 
 def test_artifact_at_exactly_the_declared_current_version_compiles(client: Any, stablehlo_window: Any,

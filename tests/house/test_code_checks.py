@@ -1,7 +1,8 @@
 """The house rules, checked by the tools made for them (configured in pyproject.toml):
 
 - ruff: pycodestyle, pyflakes, bugbear, blind excepts and stale `noqa`s; every remaining `noqa` says why;
-- mypy: the whole package, with the `--strict` flags for pjrt_cts.abi and pjrt_cts.runtime;
+- mypy: the whole package and the suites, untyped bodies included, names imported from where they are defined
+  or exported; the `--strict` flags for pjrt_cts.abi and pjrt_cts.runtime;
 - import-linter: the layers of docs/ARCHITECTURE.md and the independence of abi and runtime;
 - the suites (not a Python package, so outside import-linter's reach) reach a plugin through
   pjrt_cts.runtime and pjrt_cts.testing; only the layers that test the ABI itself use pjrt_cts.abi.
@@ -16,6 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 # Layers whose subject is the ABI itself (struct sizes, slots, the entry point) may use the declarations.
@@ -55,6 +61,13 @@ def test_every_noqa_and_type_ignore_says_why() -> None:
 def test_mypy_finds_nothing() -> None:
     result = _run([_tool("mypy"), "--no-incremental"])
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_mypy_checks_the_package_and_the_suites() -> None:
+    """Plain `mypy` (the call above and CI's) takes what it checks, and how, from pyproject.toml."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert {"pjrt_cts", "suites"} <= set(config["files"]), config["files"]
+    assert config.get("check_untyped_defs") and config.get("no_implicit_reexport"), config
 
 
 def test_import_contracts_hold() -> None:

@@ -1,14 +1,13 @@
-"""pjrt_cts.testing.checks: rejections carry a control; optional inputs; exact comparison."""
+"""pjrt_cts.testing.checks: rejections carry a control; optional inputs; refuse or succeed."""
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported
 from pjrt_cts.runtime import PjrtError
-from pjrt_cts.testing.checks import assert_same, expect_rejection, optional_input
+from pjrt_cts.testing.checks import expect_rejection, optional_input, refuse_or_succeed
 
 FUNCTION = "PJRT_Client_Compile"
 
@@ -88,7 +87,58 @@ def test_optional_input_maps_codes() -> None:
             _fails("INTERNAL")()
 
 
-def test_assert_same_is_bit_exact_and_names_the_mismatch() -> None:
-    assert_same(np.array([1.0, np.nan], np.float32), np.array([1.0, np.nan], np.float32), "same")
-    with pytest.raises(AssertionError, match="readback: "):
-        assert_same(np.array([1.0, 2.0], np.float32), np.array([1.0, 2.5], np.float32), "readback")
+def test_refuse_or_succeed_accepts_a_refusal_with_a_listed_code_and_checks_it() -> None:
+    refused = []
+    result = refuse_or_succeed(_fails("FAILED_PRECONDITION"), check=_never, function=FUNCTION,
+                               codes=("INVALID_ARGUMENT", "FAILED_PRECONDITION"), on_refusal=refused.append)
+    assert result is None
+    assert [error.code for error in refused] == ["FAILED_PRECONDITION"]
+
+
+def test_refuse_or_succeed_fails_a_refusal_the_clause_asks_more_of() -> None:
+    def control(error: PjrtError) -> None:
+        raise AssertionError(f"the control failed too after {error.code}")
+
+    with pytest.raises(AssertionError, match="the control failed too after INVALID_ARGUMENT"):
+        refuse_or_succeed(_fails("INVALID_ARGUMENT"), check=_never, function=FUNCTION, on_refusal=control)
+
+
+def test_refuse_or_succeed_fails_another_code_naming_function_code_and_message() -> None:
+    with pytest.raises(AssertionError, match=r"PJRT_Client_Compile of a big program may fail only with "
+                                             r"INVALID_ARGUMENT, but failed with INTERNAL: boom"):
+        refuse_or_succeed(_fails("INTERNAL", "boom"), check=_never, function=FUNCTION, what="of a big program")
+
+
+def test_refuse_or_succeed_with_no_code_allowed_demands_success() -> None:
+    with pytest.raises(AssertionError, match=r"PJRT_Client_Compile should succeed, but failed with INVALID_ARGUMENT"):
+        refuse_or_succeed(_fails("INVALID_ARGUMENT"), check=_never, function=FUNCTION, codes=())
+
+
+def test_refuse_or_succeed_with_any_code_allowed_takes_every_refusal() -> None:
+    assert refuse_or_succeed(_fails("DATA_LOSS"), check=_never, function=FUNCTION, codes=None) is None
+
+
+def test_refuse_or_succeed_checks_a_success_and_returns_its_result() -> None:
+    checked = []
+    assert refuse_or_succeed(_succeeds, check=checked.append, function=FUNCTION) == "executable"
+    assert checked == ["executable"]
+
+
+def test_refuse_or_succeed_fails_a_wrong_success() -> None:
+    def check(result: Any) -> None:
+        assert result == "the right executable", f"{FUNCTION} gave {result}"
+
+    with pytest.raises(AssertionError, match="PJRT_Client_Compile gave executable"):
+        refuse_or_succeed(_succeeds, check=check, function=FUNCTION)
+
+
+def test_refuse_or_succeed_lets_other_exceptions_through() -> None:
+    def unsupported() -> None:
+        raise FeatureNotSupported("PJRT_Client_Compile: UNIMPLEMENTED")
+
+    with pytest.raises(FeatureNotSupported):
+        refuse_or_succeed(unsupported, check=_never, function=FUNCTION)
+
+
+def _never(result: Any) -> None:
+    raise AssertionError(f"a refused call has no result to check, got {result!r}")
