@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pjrt_cts.levels import all_mandatory_ids
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
 from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
 from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
 from pjrt_cts.selftest.verdict import (
-    BAD, Baseline, DefectVerdict, judge, matches_any, mutation_score, proxy_differences,
+    Baseline, DefectVerdict, judge, matches_any, mutation_score, proxy_differences,
 )
 from pjrt_cts.verdict import CONFORMANT
 
@@ -95,7 +96,7 @@ class SelftestReport:
                 "judged_against": self.baseline.verdict.line(),
                 "tests": len(self.passthrough.selected()),
                 "mandatory_tests": len(self.baseline.mandatory),
-                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if o in BAD),
+                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if Outcome(o).is_bad),
                 "error": self.passthrough.error,
                 "wall_seconds": round(self.passthrough.wall_seconds, 1),
             },
@@ -173,7 +174,7 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
                              out / "mutants" / defect.name, selection, timeout, confirm=defect.confirm))
 
     def progress(result: SuiteRunResult) -> None:
-        bad = sum(1 for o in result.selected().values() if o in BAD)
+        bad = sum(1 for o in result.selected().values() if Outcome(o).is_bad)
         say(f"  {result.label:<38} {len(result.selected()):>4} tests {bad:>4} bad  {result.wall_seconds:5.1f}s"
             + ("  (stopped at wall limit)" if result.timed_out else ""))
 
