@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
-from pjrt_cts.schema import TestRecord
+from pjrt_cts.schema import Results, TestRecord
 
 MUSTPASS_DIR = Path(__file__).resolve().parent / "mustpass"
 # 2: a waiver never meets a mandatory test; NaN/signed-zero corners moved to the spec tier.
@@ -339,10 +339,10 @@ def evaluate_level(level: Level, tests: Iterable[TestRecord]) -> LevelResult:
     return LevelResult(level=level, reached=not reasons, reasons=reasons, waivers=waivers, mandatory=len(mandatory))
 
 
-def evaluate_levels(tests: Iterable[TestRecord]) -> list[LevelResult]:
+def evaluate_levels(results: Results) -> list[LevelResult]:
     """Every level in order; a level whose predecessor is not reached is not reached either."""
     evaluated: list[LevelResult] = []
-    tests = list(tests)
+    tests = results.tests
     for level in LEVELS:
         result = evaluate_level(level, tests)
         if evaluated and not evaluated[-1].reached:
@@ -355,6 +355,6 @@ def evaluate_levels(tests: Iterable[TestRecord]) -> list[LevelResult]:
     return evaluated
 
 
-def highest_level(tests: Iterable[TestRecord]) -> str | None:
-    reached = [result.level.name for result in evaluate_levels(tests) if result.reached]
+def highest_level(results: Results) -> str | None:
+    reached = [result.level.name for result in evaluate_levels(results) if result.reached]
     return reached[-1] if reached else None

@@ -146,7 +146,7 @@ def judge_results(results: Results) -> RunVerdict:
     outcomes = [test.outcome for test in tests]
     bad = [test for test, outcome in zip(tests, outcomes) if outcome in BAD_OUTCOMES]
     passed = outcomes.count(Outcome.PASS)
-    levels = evaluate_levels(tests)
+    levels = evaluate_levels(results)
     reached = [result for result in levels if result.reached]
     top = reached[-1] if reached else None
     interrupted = (results.summary or {}).get("complete") is False

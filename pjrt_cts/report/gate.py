@@ -78,7 +78,7 @@ def evaluate_gate(
     if level is None and baseline is None:
         level = DEFAULT_LEVEL_WITHOUT_BASELINE
     required = level_by_name(level).name if level else None
-    level_results = evaluate_levels(results.tests)
+    level_results = evaluate_levels(results)
     judged = judge_results(results)
     stats = RunStats.of(results)
     diff = diff_runs(baseline, results) if baseline is not None else None
