@@ -232,11 +232,11 @@ RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick")
 
 @dataclass(frozen=True)
 class Results:
-    """results.json (schema_version 1). Sections other than `tests` are JSON objects documented in
-    docs/ARCHITECTURE.md; a section a file lacks is None (a slim gate baseline holds `tests` only)."""
+    """results.json (schema_version 1), its fields in the file's key order. Sections other than `tests` are JSON
+    objects documented in docs/ARCHITECTURE.md; a section a file lacks is None (a slim gate baseline holds `tests`
+    and little else)."""
 
-    tests: tuple[TestRecord, ...] = _doc("one record per test (the table above)", default=())
-    schema_version: int = _doc("1", default=SCHEMA_VERSION)
+    schema_version: int = _doc("the schema version: 1", default=SCHEMA_VERSION)
     tool: dict[str, Any] | None = _doc("{name, version} of the pjrt-cts that wrote the file", default=None)
     started_at: str | None = _doc("ISO-8601 start of the run", default=None)
     finished_at: str | None = _doc("ISO-8601 end of the run", default=None)
@@ -253,6 +253,7 @@ class Results:
     confirmation: dict[str, Any] | None = _doc("what confirming the findings cost and found", default=None)
     shard: dict[str, Any] | None = _doc("`run --shard K/N` only: which shard", default=None)
     quick: dict[str, Any] | None = _doc("`run --quick` only: the sample", default=None)
+    tests: tuple[TestRecord, ...] = _doc("one record per test", default=())
     summary: dict[str, Any] | None = _doc("counts by layer and in total, and the verdict", default=None)
     defects: list[dict[str, Any]] | None = _doc("the findings as named defects (`pjrt-cts triage`)", default=None)
     merged_from: list[dict[str, Any]] | None = _doc("`pjrt-cts merge` only: the shards", default=None)
@@ -283,19 +284,62 @@ class Results:
         return {test.id: test for test in self.tests if test.id}
 
 
-# Key order of results.json; the sections written even when null (a run without a profile says so).
-_RESULTS_ORDER = ("schema_version", "tool", "started_at", "finished_at", "wall_seconds", "command", "profile",
-                  "plugin", "environment", "expectations", "compatibility", *RUN_FACTS, "tests", "summary", "defects",
-                  "merged_from", "missing_shards")
+# Key order of results.json: the fields' order (the order the runner has always written them); the sections written
+# even when null (a run without a profile says so).
+_RESULTS_ORDER = tuple(item.name for item in fields(Results) if item.name != "others")
 _RESULTS_ALWAYS = frozenset({"profile"})
+_SHAPES = frozenset({"TestRecord", "Expected", "Confirmation", "Observation"})
 
 
 def field_table(shape: type) -> str:
-    """The Markdown table of `shape`'s fields (key, type, meaning) that docs/ARCHITECTURE.md shows."""
+    """The Markdown table of `shape`'s fields (key, JSON type, meaning) that docs/ARCHITECTURE.md shows."""
     rows = ["| key | type | meaning |", "| --- | --- | --- |"]
     for item in fields(shape):
         if item.name == "others":
             continue
-        kind = str(item.type).replace("|", "or")
-        rows.append(f"| `{item.name}` | {kind} | {item.metadata.get('doc', '')} |")
+        absent = shape is Results and item.name not in _RESULTS_ALWAYS  # a None section is left out of the file
+        rows.append(f"| `{item.name}` | {_json_type(str(item.type), absent)} | {item.metadata.get('doc', '')} |")
     return "\n".join(rows)
+
+
+_JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "Outcome": "outcome name"}
+
+
+def _json_type(annotation: str, absent: bool = False) -> str:
+    """How a field's annotation reads in the file: `dict[str, Any] | None` -> `object or null`."""
+    kinds = annotation.split(" | ")
+    optional = "None" in kinds
+    words = []
+    for kind in (kind for kind in kinds if kind != "None"):
+        if kind.startswith(("list[", "tuple[")):
+            inner = kind[kind.index("[") + 1:-1].split(",")[0]
+            words.append(f"array of {_json_type(inner)}" if inner in _SHAPES | set(_JSON_TYPES) else "array")
+        elif kind.startswith("dict["):
+            words.append("object")
+        elif kind in _SHAPES:
+            words.append(f"object (`{kind}`)")
+        else:
+            words.append(_JSON_TYPES.get(kind, kind))
+    if optional:
+        words.append("absent" if absent else "null")
+    return " or ".join(words)
+
+
+# The shapes docs/ARCHITECTURE.md documents, with the heading of each table.
+DOCUMENTED: tuple[tuple[str, type], ...] = (
+    ("results.json (`Results`)", Results),
+    ("a test record (`TestRecord`): each entry of `tests`, each line of results.jsonl", TestRecord),
+    ("`expected` (`Expected`)", Expected),
+    ("`confirmation` (`Confirmation`)", Confirmation),
+    ("each of `details.observations` of a FLAKY record (`Observation`)", Observation),
+)
+DOC_BEGIN = "<!-- generated from pjrt_cts/schema.py by schema_doc(): edit the fields' docs there -->"
+DOC_END = "<!-- end of the generated schema -->"
+
+
+def schema_doc() -> str:
+    """The generated part of docs/ARCHITECTURE.md's "results.json" section, markers included."""
+    parts = [DOC_BEGIN]
+    for heading, shape in DOCUMENTED:
+        parts += ["", f"{heading}:", "", field_table(shape)]
+    return "\n".join([*parts, "", DOC_END])

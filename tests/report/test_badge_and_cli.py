@@ -5,7 +5,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.cli.main import main
 from pjrt_cts.report.badge import COLOR_FAILING, COLOR_LEVEL, COLOR_NONE, COLOR_TOP, badge_message, badge_svg
 

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.diff import FIXED, INTRODUCED, UNCHANGED, ChangeKind, classify, diff_runs, format_diff
 

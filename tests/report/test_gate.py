@@ -4,7 +4,7 @@ import copy
 import json
 from pathlib import Path
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.cli.main import main
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.diff import ChangeKind

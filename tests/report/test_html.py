@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.html import render_report, write_report
 from pjrt_cts.results import anchor_for

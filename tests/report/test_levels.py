@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.levels import (
     CORE,
     FULL,

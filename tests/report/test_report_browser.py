@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.report.html import write_report
 from pjrt_cts.results import anchor_for
 

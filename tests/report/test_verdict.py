@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.schema import Results, TestRecord
+from pjrt_cts.schema import Results
 from pjrt_cts.levels import CORE
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.verdict import (

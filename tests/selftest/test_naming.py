@@ -12,7 +12,7 @@ from pjrt_cts.schema import TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, Defect
 from pjrt_cts.selftest.naming import NO_FINDING, naming
 from pjrt_cts.selftest.suite_run import SuiteRunResult
-from pjrt_cts.selftest.verdict import CAUGHT, MISSED, UNNAMED, Baseline, judge, mutation_score
+from pjrt_cts.selftest.judging import CAUGHT, MISSED, UNNAMED, Baseline, judge, mutation_score
 
 SPEC_MAX = "execute.golden_cases.test_case_matches_reference[spec.maximum.f32]"
 SPEC_MIN = "execute.golden_cases.test_case_matches_reference[spec.minimum.f32]"

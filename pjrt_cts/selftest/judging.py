@@ -109,7 +109,9 @@ class Baseline:
 
 
 @dataclass
-class DefectVerdict:
+class MutantJudgement:
+    """Whether one mutant's run caught its defect (`status`), and the run verdict it produced over the baseline."""
+
     defect: Defect
     status: str  # caught | unnamed | missed | tolerated | false-alarm | run-error
     verdict: str | None = None  # the combined run's verdict (CONFORMANT, NON_CONFORMANT, INCOMPLETE)
@@ -157,9 +159,9 @@ class DefectVerdict:
         }
 
 
-def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
+def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_layers: list[str]) -> MutantJudgement:
     """The verdict of the mutant's records over the baseline's, and whether that catches `defect`."""
-    verdict = DefectVerdict(defect, MISSED, wall_seconds=mutant.wall_seconds, run_timed_out=mutant.timed_out)
+    verdict = MutantJudgement(defect, MISSED, wall_seconds=mutant.wall_seconds, run_timed_out=mutant.timed_out)
     verdict.tests_run = len(mutant.ran_records())
     ran = baseline.mutant_records(mutant)
     if mutant.error and not verdict.tests_run:
@@ -205,8 +207,8 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
     return verdict
 
 
-def _judge_named(verdict: DefectVerdict, defect: Defect, combined: RunVerdict, ran: dict[str, TestRecord],
-                 baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
+def _judge_named(verdict: MutantJudgement, defect: Defect, combined: RunVerdict, ran: dict[str, TestRecord],
+                 baseline: Baseline, present_layers: list[str]) -> MutantJudgement:
     """A deviation mutant: caught when the verdict moved, or when the profile waives the very defect it injects
     (`defect = "<names>"` in its expectations: the findings are XFAIL and the verdict stays) and its run has new
     findings; right only when the diagnosis names the injected defect in either case."""
@@ -259,5 +261,5 @@ def proxy_differences(real: dict[str, str], passthrough: dict[str, str]) -> dict
     return differences
 
 
-def mutation_score(verdicts: list[DefectVerdict]) -> float:
+def mutation_score(verdicts: list[MutantJudgement]) -> float:
     return sum(v.correct for v in verdicts) / len(verdicts) if verdicts else 0.0

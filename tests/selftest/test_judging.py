@@ -14,7 +14,7 @@ from pjrt_cts.outcomes import Outcome
 from pjrt_cts.schema import TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
-from pjrt_cts.selftest.verdict import (
+from pjrt_cts.selftest.judging import (
     CAUGHT, FALSE_ALARM, MISSED, RUN_ERROR, TOLERATED_STATUS, Baseline, judge, matches_any, mutation_score,
     proxy_differences,
 )
