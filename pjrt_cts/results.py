@@ -1,8 +1,8 @@
 """The results files of a run: results.jsonl (streamed, crash-safe) and results.json (schema_version 1).
 
-The one module that owns their schema: the schema version, the keys of a test record, writing both files,
-loading and validating them, and the facts every consumer (runner, merge, report, diff, gate, badge, selftest)
-derives from the records. The verdict stored in `summary` is pjrt_cts.verdict.judge_results's, the only
+Writing both files, loading and validating them, and the facts every consumer (runner, merge, report, diff, gate,
+badge, selftest) derives from the records. The shapes themselves (TestRecord, Results, SCHEMA_VERSION) and their
+JSON form are pjrt_cts.schema's. The verdict stored in `summary` is pjrt_cts.verdict.judge_results's, the only
 function that decides one; consumers recompute it from the records rather than trusting the file.
 Documented in docs/ARCHITECTURE.md ("results.json").
 """
@@ -23,8 +23,6 @@ from pjrt_cts.defects import defect_table
 from pjrt_cts.schema import RUN_FACTS, SCHEMA_VERSION, Results, TestRecord
 from pjrt_cts.verdict import judge_results
 
-
-# The shapes themselves (TestRecord, Results and their to_json / from_json) are pjrt_cts.schema's.
 
 # -- results.jsonl --------------------------------------------------------------------------------
 
