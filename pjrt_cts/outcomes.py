@@ -99,6 +99,8 @@ _PRESENTATION: dict[Outcome, tuple[str, str, str | None]] = {
     Outcome.NOT_SUPPORTED: ("#afb8c1", "the plugin legitimately lacks the feature", "skipped"),
     Outcome.SKIP: ("#d8dee4", "excluded by the user", "skipped"),
 }
+# Every outcome, in the order the report's stylesheet defines their colours.
+STYLE_ORDER: tuple[Outcome, ...] = tuple(_PRESENTATION)
 _SEVERITY_RANK = {outcome: rank for rank, outcome in enumerate(SEVERITY_ORDER)}
 
 

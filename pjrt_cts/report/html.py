@@ -20,7 +20,7 @@ from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.defects import defect_table
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
-from pjrt_cts.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, Outcome
+from pjrt_cts.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
 from pjrt_cts.results import anchor_for, counts_by_layer, outcome_counts
@@ -104,7 +104,7 @@ def _context(results: Results, link_base: str) -> dict[str, Any]:
         "columns": columns,
         "layer_rows": _layer_rows(by_layer, columns, findings),
         "column_totals": [totals.get(o, 0) for o in columns],
-        "colors": {o.value: o.colour for o in DISPLAY_ORDER},
+        "colors": {o.value: o.colour for o in STYLE_ORDER},
         "outcome_help": {o.value: o.help for o in DISPLAY_ORDER},
         "bad_outcomes": {o.value for o in BAD_OUTCOMES},
         "plugin": _plugin_card(plugin),
