@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches, outcome_of
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
+from pjrt_cts.schema import Results, TestRecord
 
 MUSTPASS_DIR = Path(__file__).resolve().parent / "mustpass"
 # 2: a waiver never meets a mandatory test; NaN/signed-zero corners moved to the spec tier.
@@ -285,7 +286,7 @@ class LevelResult:
     level: Level
     reached: bool
     reasons: list[str] = field(default_factory=list)  # why not reached (empty when reached)
-    waivers: list[dict[str, Any]] = field(default_factory=list)  # mandatory or in-layer XFAIL records
+    waivers: list[TestRecord] = field(default_factory=list)  # mandatory or in-layer XFAIL records
     mandatory: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -293,71 +294,67 @@ class LevelResult:
                 "waivers": [waiver_summary(test) for test in self.waivers], "mandatory": self.mandatory}
 
 
-def waiver_summary(test: dict[str, Any]) -> dict[str, Any]:
-    expected = test.get("expected") or {}
-    return {"id": test.get("id"), "actual": expected.get("actual"), "reason": expected.get("reason", ""),
-            "url": expected.get("url"), "defect": test.get("defect")}
-
-
-
-def _layer(test: dict[str, Any]) -> str:
-    return str(test.get("layer") or str(test.get("id", "")).split(".", 1)[0])
+def waiver_summary(test: TestRecord) -> dict[str, Any]:
+    expected = test.expected
+    return {"id": test.id, "actual": expected.actual.value if expected else None,
+            "reason": expected.reason if expected else "", "url": expected.url if expected else None,
+            "defect": test.defect}
 
 
 _MAX_LISTED = 5
 
 
-def evaluate_level(level: Level, tests: Iterable[dict[str, Any]]) -> LevelResult:
+def evaluate_level(level: Level, tests: Iterable[TestRecord]) -> LevelResult:
     """Whether `level` alone is met by `tests` (the levels below are checked by evaluate_levels)."""
-    by_id = {str(test.get("id")): test for test in tests}
+    by_id = {test.id: test for test in tests}
     reasons: list[str] = []
     mandatory = level.mandatory_ids()
-    unmet: dict[Outcome, list[dict[str, Any]]] = {}
+    unmet: dict[Outcome, list[TestRecord]] = {}
     for test_id in mandatory:
         test = by_id.get(test_id)
         if test is None:
             continue
-        outcome = outcome_of(test)
+        outcome = test.outcome
         if outcome not in MEETS_CONTRACT:
             unmet.setdefault(outcome, []).append(test)
     for outcome, failing in sorted(unmet.items(), key=lambda item: item[0].value):
         first = failing[0]
-        why = str(first.get("message") or "").strip().splitlines()[0][:300] if first.get("message") else ""
+        why = first.message.strip().splitlines()[0][:300] if first.message.strip() else ""
         waived = " (waived: a waiver never satisfies a mandatory test)" if outcome is Outcome.XFAIL else ""
-        reasons.append(f"{len(failing)} mandatory test(s) {outcome.value}{waived}, e.g. {first.get('id')}"
+        reasons.append(f"{len(failing)} mandatory test(s) {outcome.value}{waived}, e.g. {first.id}"
                        + (f": {why}" if why else ""))
     missing = [test_id for test_id in mandatory if test_id not in by_id]
     if missing:
         reasons.append(f"{len(missing)} mandatory test(s) did not run, e.g. {', '.join(missing[:_MAX_LISTED])}")
-    in_layers = [test for test in by_id.values() if _layer(test) in level.layers]
-    bad = [test for test in in_layers if outcome_of(test) in BAD_OUTCOMES]
+    in_layers = [test for test in by_id.values() if test.layer in level.layers]
+    bad = [test for test in in_layers if test.outcome in BAD_OUTCOMES]
     if bad:
-        kinds = sorted({outcome_of(test).value for test in bad})
+        kinds = sorted({test.outcome.value for test in bad})
         reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}) in the layers {', '.join(level.layers)}, "
-                       f"e.g. {bad[0].get('id')}")
-    waivers = [test for test in in_layers if outcome_of(test) is Outcome.XFAIL]
-    waived_ids = {str(test.get("id")) for test in waivers}
+                       f"e.g. {bad[0].id}")
+    waivers = [test for test in in_layers if test.outcome is Outcome.XFAIL]
+    waived_ids = {test.id for test in waivers}
     waivers += [by_id[test_id] for test_id in mandatory
-                if test_id in by_id and outcome_of(by_id[test_id]) is Outcome.XFAIL and test_id not in waived_ids]
+                if test_id in by_id and by_id[test_id].outcome is Outcome.XFAIL and test_id not in waived_ids]
     return LevelResult(level=level, reached=not reasons, reasons=reasons, waivers=waivers, mandatory=len(mandatory))
 
 
-def evaluate_levels(results: dict[str, Any]) -> list[LevelResult]:
+def evaluate_levels(results: Results) -> list[LevelResult]:
     """Every level in order; a level whose predecessor is not reached is not reached either."""
     evaluated: list[LevelResult] = []
-    tests = list(results.get("tests", []))
+    tests = results.tests
     for level in LEVELS:
         result = evaluate_level(level, tests)
         if evaluated and not evaluated[-1].reached:
             result.reasons = [f"level {evaluated[-1].level.name} not reached"] + result.reasons
             result.reached = False
         if evaluated:  # cumulative: a level's waivers include those of the levels below
-            seen = {str(test.get("id")) for test in result.waivers}
-            result.waivers = [t for t in evaluated[-1].waivers if str(t.get("id")) not in seen] + result.waivers
+            seen = {test.id for test in result.waivers}
+            result.waivers = [t for t in evaluated[-1].waivers if t.id not in seen] + result.waivers
         evaluated.append(result)
     return evaluated
 
 
-def highest_level(results: dict[str, Any]) -> str | None:
+def highest_level(results: Results) -> str | None:
     reached = [result.level.name for result in evaluate_levels(results) if result.reached]
     return reached[-1] if reached else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from typing import Any
+from collections.abc import Iterable
 
 
 class Outcome(str, enum.Enum):
@@ -30,16 +30,82 @@ class Outcome(str, enum.Enum):
         """Outcomes that make a run non-conformant (exit code 1)."""
         return self in BAD_OUTCOMES
 
+    @property
+    def severity(self) -> int:
+        """Its rank in SEVERITY_ORDER (0: the worst): picks a cell's colour and orders findings."""
+        return _SEVERITY_RANK[self]
+
+    @property
+    def colour(self) -> str:
+        """The report's colour for it."""
+        return _PRESENTATION[self][0]
+
+    @property
+    def help(self) -> str:
+        """One line that says what it means (the report's legend)."""
+        return _PRESENTATION[self][1]
+
+    @property
+    def junit_kind(self) -> str | None:
+        """The JUnit element a testcase of this outcome carries (`failure`, `error`, `skipped`), None for a pass."""
+        return _PRESENTATION[self][2]
+
 
 BAD_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.XPASS, Outcome.ERROR, Outcome.FLAKY})
 
+# Worst first: the order used to pick a cell's colour and to list findings.
+SEVERITY_ORDER: tuple[Outcome, ...] = (
+    Outcome.CRASH,
+    Outcome.TIMEOUT,
+    Outcome.FLAKY,
+    Outcome.FAIL,
+    Outcome.ERROR,
+    Outcome.XPASS,
+    Outcome.WARNING,
+    Outcome.XFAIL,
+    Outcome.SHARED_DEVIATION,
+    Outcome.NOT_SUPPORTED,
+    Outcome.SKIP,
+    Outcome.PASS,
+)
+# The report's summary-table column order: the good news, then the bad, then the neutral.
+DISPLAY_ORDER: tuple[Outcome, ...] = (
+    Outcome.PASS,
+    Outcome.SHARED_DEVIATION,
+    Outcome.FAIL,
+    Outcome.FLAKY,
+    Outcome.CRASH,
+    Outcome.TIMEOUT,
+    Outcome.ERROR,
+    Outcome.XPASS,
+    Outcome.WARNING,
+    Outcome.XFAIL,
+    Outcome.NOT_SUPPORTED,
+    Outcome.SKIP,
+)
+# (colour, legend, JUnit element). A SHARED_DEVIATION is a passed testcase in JUnit: it meets the levels.
+_PRESENTATION: dict[Outcome, tuple[str, str, str | None]] = {
+    Outcome.PASS: ("#2da44e", "behaves as the PJRT C API specifies", None),
+    # teal: good (meets the levels), yet not the spec's answer
+    Outcome.SHARED_DEVIATION: ("#1b7c83", "deviates from the spec as XLA does (shared)", None),
+    Outcome.FAIL: ("#d1242f", "assertion failed: wrong result or wrong error", "failure"),
+    Outcome.CRASH: ("#82071e", "the test's process died (signal, abort, exit)", "error"),
+    Outcome.FLAKY: ("#fb8f44", "run twice, the plugin answered differently (both observations recorded)", "failure"),
+    Outcome.TIMEOUT: ("#e16f24", "killed after the per-test timeout", "error"),
+    Outcome.ERROR: ("#8250df", "the suite's own bug (fixture or collection error)", "error"),
+    Outcome.XPASS: ("#bf3989", "expected to fail by the expectations file, but passed", "failure"),
+    Outcome.WARNING: ("#d4a72c", "works, with a hardening finding", None),
+    Outcome.XFAIL: ("#6e7781", "failed as the expectations file says (waived)", "skipped"),
+    Outcome.NOT_SUPPORTED: ("#afb8c1", "the plugin legitimately lacks the feature", "skipped"),
+    Outcome.SKIP: ("#d8dee4", "excluded by the user", "skipped"),
+}
+# Every outcome, in the order the report's stylesheet defines their colours.
+STYLE_ORDER: tuple[Outcome, ...] = tuple(_PRESENTATION)
+_SEVERITY_RANK = {outcome: rank for rank, outcome in enumerate(SEVERITY_ORDER)}
 
-def outcome_of(test: dict[str, Any]) -> Outcome:
-    """A result record's outcome; an unknown string is the suite's own problem, i.e. ERROR."""
-    try:
-        return Outcome(test.get("outcome"))
-    except ValueError:
-        return Outcome.ERROR
+
+def worst(outcomes: Iterable[Outcome]) -> Outcome | None:
+    return min(outcomes, key=lambda outcome: outcome.severity, default=None)
 
 LAYERS = (
     "abi",
@@ -107,6 +173,7 @@ def test_id_from_nodeid(nodeid: str) -> str:
 
 
 def layer_of(test_id: str) -> str:
+    """The layer a test id belongs to (its first component: `client` of `client.devices.test_lookup[3]`)."""
     return test_id.split(".", 1)[0]
 
 

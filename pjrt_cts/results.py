@@ -1,8 +1,8 @@
 """The results files of a run: results.jsonl (streamed, crash-safe) and results.json (schema_version 1).
 
-The one module that owns their schema: the schema version, the keys of a test record, writing both files,
-loading and validating them, and the facts every consumer (runner, merge, report, diff, gate, badge, selftest)
-derives from the records. The verdict stored in `summary` is pjrt_cts.verdict.judge_results's, the only
+Writing both files, loading and validating them, and the facts every consumer (runner, merge, report, diff, gate,
+badge, selftest) derives from the records. The shapes themselves (TestRecord, Results, SCHEMA_VERSION) and their
+JSON form are pjrt_cts.schema's. The verdict stored in `summary` is pjrt_cts.verdict.judge_results's, the only
 function that decides one; consumers recompute it from the records rather than trusting the file.
 Documented in docs/ARCHITECTURE.md ("results.json").
 """
@@ -18,34 +18,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.outcomes import LAYERS, Outcome, outcome_of
+from pjrt_cts.outcomes import LAYERS, Outcome
 from pjrt_cts.defects import defect_table
+from pjrt_cts.schema import RUN_FACTS, SCHEMA_VERSION, Results, TestRecord
 from pjrt_cts.verdict import judge_results
-
-SCHEMA_VERSION = 1
-
-# Keys of one test record, in results.json and in every results.jsonl line.
-TEST_KEYS = ("id", "nodeid", "layer", "outcome", "duration", "message", "details", "tags", "expected", "repro",
-             "defect", "confirmation")  # confirmation: the second observation (pjrt_cts.runner.confirmation), or null
-# Extra keys results.jsonl lines may carry; they are folded elsewhere in results.json.
-PRIVATE_KEYS = ("compatibility",)
-
-# Worst first: the order used to pick a cell's colour and to list findings.
-SEVERITY_ORDER: tuple[Outcome, ...] = (
-    Outcome.CRASH,
-    Outcome.TIMEOUT,
-    Outcome.FLAKY,
-    Outcome.FAIL,
-    Outcome.ERROR,
-    Outcome.XPASS,
-    Outcome.WARNING,
-    Outcome.XFAIL,
-    Outcome.SHARED_DEVIATION,
-    Outcome.NOT_SUPPORTED,
-    Outcome.SKIP,
-    Outcome.PASS,
-)
-_SEVERITY_RANK = {outcome: rank for rank, outcome in enumerate(SEVERITY_ORDER)}
 
 
 # -- results.jsonl --------------------------------------------------------------------------------
@@ -64,8 +40,8 @@ class JsonlWriter:
         self._file = open(path, "a", encoding="utf-8")
         self._last_sync = 0.0
 
-    def write(self, record: dict[str, Any]) -> None:
-        self._file.write(json.dumps(record, sort_keys=True, default=_json_default) + "\n")
+    def write(self, record: TestRecord) -> None:
+        self._file.write(json.dumps(record.to_json(private=True), sort_keys=True, default=_json_default) + "\n")
         self._file.flush()
         now = time.monotonic()
         if now - self._last_sync >= self.FSYNC_INTERVAL_SECONDS:
@@ -89,11 +65,11 @@ def _drop_partial_last_line(path: Path) -> None:
             handle.truncate(keep)
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path) -> list[TestRecord]:
     """Test records from results.jsonl, last record per nodeid winning; undecodable lines are skipped."""
     if not path.is_file():
         return []
-    by_nodeid: dict[str, dict[str, Any]] = {}
+    by_nodeid: dict[str, TestRecord] = {}
     with open(path, encoding="utf-8", errors="replace") as handle:
         for line in handle:
             line = line.strip()
@@ -104,33 +80,25 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 continue  # a line cut short by a killed controller
             if isinstance(record, dict) and "nodeid" in record and "outcome" in record:
-                by_nodeid.pop(record["nodeid"], None)
-                by_nodeid[record["nodeid"]] = record
+                test = TestRecord.from_json(record)
+                by_nodeid.pop(test.nodeid, None)
+                by_nodeid[test.nodeid] = test
     return list(by_nodeid.values())
 
 
 # -- results.json: writing ------------------------------------------------------------------------
 
 
-def public_record(record: dict[str, Any]) -> dict[str, Any]:
-    return {key: record.get(key) for key in TEST_KEYS}
-
-
-# Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard
-# and quick): what the records are bound to, what was selected, what confirming them cost.
-RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick")
-
-
-def summarize(tests: Iterable[dict[str, Any]], *, complete: bool = True,
+def summarize(tests: Iterable[TestRecord], *, complete: bool = True,
               facts: dict[str, Any] | None = None) -> dict[str, Any]:
     """Counts per layer and overall, and the verdict (pjrt_cts.verdict) with its level and waivers."""
-    tests = list(tests)
+    tests = tuple(tests)
     by_layer: dict[str, Counter[str]] = {}
     totals: Counter[str] = Counter()
     for test in tests:
-        by_layer.setdefault(test["layer"], Counter())[test["outcome"]] += 1
-        totals[test["outcome"]] += 1
-    judged = judge_results({**(facts or {}), "tests": tests, "summary": {"complete": complete}})
+        by_layer.setdefault(test.layer, Counter())[test.outcome.value] += 1
+        totals[test.outcome.value] += 1
+    judged = judge_results(Results(tests=tests, summary={"complete": complete}, **_run_facts(facts)))
     return {
         "by_layer": {layer: dict(sorted(counts.items())) for layer, counts in sorted(by_layer.items())},
         "totals": dict(sorted(totals.items())),
@@ -158,29 +126,39 @@ def build_results(
     environment: dict[str, Any],
     expectations: dict[str, Any],
     compatibility: dict[str, Any],
-    tests: list[dict[str, Any]],
+    tests: Iterable[TestRecord],
     complete: bool = True,
     facts: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    public = [public_record(test) for test in tests]
-    run_facts = {key: value for key, value in (facts or {}).items() if key in RUN_FACTS and value is not None}
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "pjrt-cts", "version": tool_version},
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "wall_seconds": round(wall_seconds, 3),
-        "command": command,
-        "profile": profile,
-        "plugin": plugin,
-        "environment": environment,
-        "expectations": expectations,
-        "compatibility": compatibility,
+) -> Results:
+    tests = tuple(tests)
+    run_facts = _run_facts(facts)
+    return Results(
+        schema_version=SCHEMA_VERSION,
+        tool={"name": "pjrt-cts", "version": tool_version},
+        started_at=started_at,
+        finished_at=finished_at,
+        wall_seconds=round(wall_seconds, 3),
+        command=command,
+        profile=profile,
+        plugin=plugin,
+        environment=environment,
+        expectations=expectations,
+        compatibility=compatibility,
         **run_facts,
-        "tests": public,
-        "summary": summarize(public, complete=complete, facts=run_facts),
-        "defects": defect_table(public),  # the findings as named defects (pjrt_cts.defects; `pjrt-cts triage`)
-    }
+        tests=tests,
+        summary=summarize(tests, complete=complete, facts=run_facts),
+        defects=defect_table(tests),  # the findings as named defects (pjrt_cts.defects; `pjrt-cts triage`)
+    )
+
+
+def _run_facts(facts: dict[str, Any] | None) -> dict[str, Any]:
+    """The run-level facts (RUN_FACTS) a results file carries: those given and not None."""
+    return {key: value for key, value in (facts or {}).items() if key in RUN_FACTS and value is not None}
+
+
+def write_results(results: Results, path: Path) -> None:
+    """results.json, replaced atomically."""
+    write_json_atomic(results.to_json(), path)
 
 
 def write_json_atomic(data: dict[str, Any], path: Path) -> None:
@@ -211,7 +189,7 @@ class ResultsError(ValueError):
     """results.json is missing, unreadable or of an unknown schema version."""
 
 
-def load_results(path: Path | str) -> dict[str, Any]:
+def load_results(path: Path | str) -> Results:
     """Read a results.json (or a slim gate baseline, which has the same `tests`); ResultsError otherwise."""
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -222,7 +200,7 @@ def load_results(path: Path | str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ResultsError(f"{path} is not JSON: {exc}") from exc
     check_schema(results, str(path))
-    return results
+    return Results.from_json(results)
 
 
 def check_schema(results: Any, origin: str = "results") -> None:
@@ -238,23 +216,6 @@ def check_schema(results: Any, origin: str = "results") -> None:
 # -- facts derived from the records ---------------------------------------------------------------
 
 
-
-def severity_rank(outcome: Outcome) -> int:
-    return _SEVERITY_RANK[outcome]
-
-
-def worst(outcomes: Iterable[Outcome]) -> Outcome | None:
-    return min(outcomes, key=severity_rank, default=None)
-
-
-def tests_by_id(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {test["id"]: test for test in results.get("tests", []) if "id" in test}
-
-
-def layer_of_test(test: dict[str, Any]) -> str:
-    return test.get("layer") or str(test.get("id", "")).split(".", 1)[0]
-
-
 def ordered_layers(names: Iterable[str]) -> list[str]:
     """Known layers in outcomes.LAYERS order, then any others alphabetically."""
     present = set(names)
@@ -262,14 +223,14 @@ def ordered_layers(names: Iterable[str]) -> list[str]:
     return known + sorted(present - set(LAYERS))
 
 
-def outcome_counts(tests: Iterable[dict[str, Any]]) -> Counter[Outcome]:
-    return Counter(outcome_of(test) for test in tests)
+def outcome_counts(tests: Iterable[TestRecord]) -> Counter[Outcome]:
+    return Counter(test.outcome for test in tests)
 
 
-def counts_by_layer(results: dict[str, Any]) -> dict[str, Counter[Outcome]]:
+def counts_by_layer(tests: Iterable[TestRecord]) -> dict[str, Counter[Outcome]]:
     by_layer: dict[str, Counter[Outcome]] = {}
-    for test in results.get("tests", []):
-        by_layer.setdefault(layer_of_test(test), Counter())[outcome_of(test)] += 1
+    for test in tests:
+        by_layer.setdefault(test.layer, Counter())[test.outcome] += 1
     return {layer: by_layer[layer] for layer in ordered_layers(by_layer)}
 
 

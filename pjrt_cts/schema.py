@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
+
+from pjrt_cts.outcomes import Outcome, layer_of
 
 # -- the run context ----------------------------------------------------------------------------------------
 # `pjrt-cts run` writes one context file per run (out/.run/context.json) and names it in one environment variable,
@@ -133,3 +135,324 @@ def run_context() -> RunContext:
 
 
 # -- test records and results -------------------------------------------------------------------------------
+#
+# One test record is what results.jsonl holds on each line and results.json in its `tests` list; `Results` is the
+# whole results.json. Each field's `doc` is the line docs/ARCHITECTURE.md shows for it (`field_table` renders the
+# table; tests/house/test_schema_doc.py keeps the two equal).
+
+SCHEMA_VERSION = 1
+
+
+def _doc(text: str, **kwargs: Any) -> Any:
+    """A dataclass field that carries its one-line description for the docs."""
+    return field(metadata={"doc": text}, **kwargs)
+
+
+def _outcome(value: object) -> Outcome:
+    """An outcome as a file stores it; an unknown string is the suite's own problem, i.e. ERROR."""
+    try:
+        return Outcome(value)
+    except ValueError:
+        return Outcome.ERROR
+
+
+def _object(value: object) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the expectations file said about a test (pjrt_cts.runner.expectations), kept on its record."""
+
+    pattern: str = _doc("the entry's test-id pattern, or `defect:<id>` for a defect waiver")
+    outcome: Outcome = _doc("the outcome the entry expects (a defect waiver: the actual failing outcome)")
+    cause: str | None = _doc("the regular expression the failure message must match, or null")
+    reason: str = _doc("why the plugin fails so (the entry's reason)")
+    url: str | None = _doc("where the defect is tracked, or null")
+    actual: Outcome = _doc("the outcome the test had before the expectation applied")
+    defect: str | None = _doc("a defect waiver's catalogue id (absent otherwise)", default=None)
+    intermittent: bool = _doc("the failure does not show on every run (absent when false)", default=False)
+    mismatch: str | None = _doc("the test failed otherwise than the entry says: not waived (absent otherwise)",
+                                default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause,
+                                "reason": self.reason, "url": self.url, "actual": self.actual.value}
+        if self.defect is not None:
+            data["defect"] = self.defect
+        if self.intermittent:
+            data["intermittent"] = True
+        if self.mismatch is not None:
+            data["mismatch"] = self.mismatch
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Expected:
+        outcome = _outcome(data.get("outcome") or data.get("status"))  # `status`: the first files' name for it
+        return cls(pattern=str(data.get("pattern") or ""), outcome=outcome,
+                   cause=data.get("cause"), reason=str(data.get("reason") or ""), url=data.get("url"),
+                   actual=_outcome(data["actual"]) if data.get("actual") else outcome,
+                   defect=data.get("defect"), intermittent=bool(data.get("intermittent", False)),
+                   mismatch=data.get("mismatch"))
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One observation of a test (pjrt_cts.runner.confirmation): a FLAKY record keeps both in
+    `details.observations`."""
+
+    outcome: Outcome = _doc("the observation's actual outcome")
+    message: str = _doc("its message (cut at 2000 characters)")
+    duration: float = _doc("its seconds")
+    cause: str = _doc("its cause class (the defect, a crash's signal, or the message without numbers)")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome.value, "message": self.message, "duration": self.duration,
+                "cause": self.cause}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Observation:
+        return cls(outcome=_outcome(data.get("outcome")), message=str(data.get("message") or ""),
+                   duration=data.get("duration") or 0.0, cause=str(data.get("cause") or ""))
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The second observation of a finding, rerun in a fresh process (pjrt_cts.runner.confirmation)."""
+
+    outcome: Outcome = _doc("the rerun's actual outcome")
+    message: str = _doc("the rerun's message (cut at 500 characters)")
+    duration: float = _doc("the rerun's seconds")
+    confirmed: bool = _doc("the same outcome and cause class as the first observation")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"outcome": self.outcome.value, "message": self.message, "duration": self.duration,
+                "confirmed": self.confirmed}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Confirmation:
+        return cls(outcome=_outcome(data.get("outcome")), message=str(data.get("message") or ""),
+                   duration=data.get("duration") or 0.0, confirmed=bool(data.get("confirmed")))
+
+
+@dataclass(frozen=True)
+class TestRecord:
+    """One test's result: a line of results.jsonl, an entry of results.json `tests`. Update one with
+    `dataclasses.replace`."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    id: str = _doc("the stable test id (`client.devices.test_lookup[3]`): expectation files and baselines name it")
+    nodeid: str = _doc("pytest's node id (`suites/client/test_devices.py::test_lookup[3]`)", default="")
+    layer: str = _doc("the suite layer (`client`)", default="")
+    outcome: Outcome = _doc("the final outcome, after confirmation, consistency rules and expectations",
+                            default=Outcome.ERROR)
+    duration: float = _doc("seconds, setup to teardown", default=0.0)
+    message: str = _doc("why (the failure, the skip reason); empty for a PASS", default="")
+    details: dict[str, Any] = _doc("what the test recorded (numeric diffs, `blocked_by`, `unsupported_by`, "
+                                   "`observations`, `consistency`, `deselected_by`, ...)", default_factory=dict)
+    tags: tuple[str, ...] = _doc("the test's tags (`isolated`, `nondeterministic`, ...)", default=())
+    expected: Expected | None = _doc("what the expectations file said about the test, or null", default=None)
+    repro: str = _doc("a command that runs the test again", default="")
+    defect: str | None = _doc("the catalogue id of the defect its finding is attributed to, `unclassified`, or null "
+                              "when the test is no finding", default=None)
+    confirmation: Confirmation | None = _doc("the second observation of a finding, or null when not rerun",
+                                             default=None)
+    compatibility: dict[str, Any] = _doc("version facts the test learned (results.jsonl only; merged into "
+                                         "results.json `compatibility`)", default_factory=dict)
+
+    @property
+    def actual_outcome(self) -> Outcome:
+        """What happened, before the expectations file turned it into XFAIL / XPASS."""
+        return self.expected.actual if self.expected is not None else self.outcome
+
+    def to_json(self, *, private: bool = False) -> dict[str, Any]:
+        """The results.json entry; `private`: as a results.jsonl line (with `compatibility` when it has any)."""
+        data: dict[str, Any] = {
+            "id": self.id, "nodeid": self.nodeid, "layer": self.layer, "outcome": self.outcome.value,
+            "duration": self.duration, "message": self.message, "details": self.details, "tags": list(self.tags),
+            "expected": self.expected.to_json() if self.expected is not None else None, "repro": self.repro,
+            "defect": self.defect,
+            "confirmation": self.confirmation.to_json() if self.confirmation is not None else None,
+        }
+        if private and self.compatibility:
+            data["compatibility"] = self.compatibility
+        return data
+
+    def to_slim_json(self) -> dict[str, Any]:
+        """A gate baseline's entry (`pjrt-cts gate --write-baseline`): id, layer, outcome and a finding's defect."""
+        data: dict[str, Any] = {"id": self.id, "layer": self.layer, "outcome": self.outcome.value}
+        if self.defect:
+            data["defect"] = self.defect
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TestRecord:
+        """A record as any version wrote it (results.json, results.jsonl, a slim gate baseline)."""
+        test_id = str(data.get("id") or "")
+        expected, confirmation = data.get("expected"), data.get("confirmation")
+        duration = data.get("duration")
+        return cls(
+            id=test_id, nodeid=str(data.get("nodeid") or ""),
+            layer=str(data.get("layer") or layer_of(test_id)), outcome=_outcome(data.get("outcome")),
+            duration=duration if isinstance(duration, (int, float)) else 0.0,
+            message=str(data.get("message") or ""), details=_object(data.get("details")),
+            tags=tuple(str(tag) for tag in data.get("tags") or ()),
+            expected=Expected.from_json(expected) if isinstance(expected, dict) else None,
+            repro=str(data.get("repro") or ""), defect=data.get("defect"),
+            confirmation=Confirmation.from_json(confirmation) if isinstance(confirmation, dict) else None,
+            compatibility=_object(data.get("compatibility")),
+        )
+
+
+@dataclass(frozen=True)
+class PhaseInfo:
+    """What a worker adds to one phase report of a test (pytest's report carries it to the controller, which folds
+    the phases into the test's record: pjrt_cts.runner.records). Every field is optional."""
+
+    outcome: Outcome | None = None  # decided by the worker (NOT_SUPPORTED, WARNING, ...), else from pytest's report
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+    compatibility: dict[str, Any] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.outcome is not None:
+            data.update(outcome=self.outcome.value, message=self.message)
+        if self.details:
+            data["details"] = self.details
+        if self.compatibility:
+            data["compatibility"] = self.compatibility
+        if self.tags:
+            data["tags"] = list(self.tags)
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> PhaseInfo:
+        if not isinstance(data, dict):
+            return cls()
+        outcome = data.get("outcome")
+        return cls(outcome=Outcome(outcome) if outcome else None, message=str(data.get("message", "")),
+                   details=_object(data.get("details")), compatibility=_object(data.get("compatibility")),
+                   tags=tuple(str(tag) for tag in data.get("tags") or ()))
+
+
+# Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard
+# and quick): what the records are bound to, what was selected, what confirming them cost.
+RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick")
+
+
+@dataclass(frozen=True)
+class Results:
+    """results.json (schema_version 1), its fields in the file's key order. Sections other than `tests` are JSON
+    objects documented in docs/ARCHITECTURE.md; a section a file lacks is None (a slim gate baseline holds `tests`
+    and little else)."""
+
+    schema_version: int = _doc("the schema version: 1", default=SCHEMA_VERSION)
+    tool: dict[str, Any] | None = _doc("{name, version} of the pjrt-cts that wrote the file", default=None)
+    started_at: str | None = _doc("ISO-8601 start of the run", default=None)
+    finished_at: str | None = _doc("ISO-8601 end of the run", default=None)
+    wall_seconds: float | None = _doc("the run's wall-clock seconds", default=None)
+    command: list[str] | None = _doc("the command line of the run", default=None)
+    profile: str | None = _doc("the plugin profile (plugins/<profile>/), or null", default=None)
+    plugin: dict[str, Any] | None = _doc("the plugin's identity card (preflight probe)", default=None)
+    environment: dict[str, Any] | None = _doc("python, platform, cpu_count, packages", default=None)
+    expectations: dict[str, Any] | None = _doc("the expectations file, its digest, unknown patterns and per-entry "
+                                               "usage", default=None)
+    compatibility: dict[str, Any] | None = _doc("version facts the tests learned", default=None)
+    binding: dict[str, Any] | None = _doc("what `--resume` and `merge` require to be equal", default=None)
+    selection: dict[str, Any] | None = _doc("what the user asked to run", default=None)
+    confirmation: dict[str, Any] | None = _doc("what confirming the findings cost and found", default=None)
+    shard: dict[str, Any] | None = _doc("`run --shard K/N` only: which shard", default=None)
+    quick: dict[str, Any] | None = _doc("`run --quick` only: the sample", default=None)
+    tests: tuple[TestRecord, ...] = _doc("one record per test", default=())
+    summary: dict[str, Any] | None = _doc("counts by layer and in total, and the verdict", default=None)
+    defects: list[dict[str, Any]] | None = _doc("the findings as named defects (`pjrt-cts triage`)", default=None)
+    merged_from: list[dict[str, Any]] | None = _doc("`pjrt-cts merge` only: the shards", default=None)
+    missing_shards: list[int] | None = _doc("`merge --allow-partial` only: the shards not given", default=None)
+    others: dict[str, Any] = _doc("keys this version does not know, kept as read", default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The file's object, keys in the order the runner has always written them; absent sections left out."""
+        data: dict[str, Any] = {}
+        for name in _RESULTS_ORDER:
+            value = getattr(self, name)
+            if name == "tests":
+                data["tests"] = [test.to_json() for test in value]
+            elif value is not None or name in _RESULTS_ALWAYS:
+                data[name] = value
+        data.update(self.others)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Results:
+        """Any version-1 results.json or slim gate baseline; the caller checks the schema (pjrt_cts.results)."""
+        known = {name: data[name] for name in _RESULTS_ORDER if name in data and name != "tests"}
+        others = {key: value for key, value in data.items() if key not in _RESULTS_ORDER and key != "others"}
+        tests = tuple(TestRecord.from_json(test) for test in data.get("tests") or () if isinstance(test, dict))
+        return cls(tests=tests, others=others, **known)
+
+    def by_id(self) -> dict[str, TestRecord]:
+        return {test.id: test for test in self.tests if test.id}
+
+
+# Key order of results.json: the fields' order (the order the runner has always written them); the sections written
+# even when null (a run without a profile says so).
+_RESULTS_ORDER = tuple(item.name for item in fields(Results) if item.name != "others")
+_RESULTS_ALWAYS = frozenset({"profile"})
+_SHAPES = frozenset({"TestRecord", "Expected", "Confirmation", "Observation"})
+
+
+def field_table(shape: type) -> str:
+    """The Markdown table of `shape`'s fields (key, JSON type, meaning) that docs/ARCHITECTURE.md shows."""
+    rows = ["| key | type | meaning |", "| --- | --- | --- |"]
+    for item in fields(shape):
+        if item.name == "others":
+            continue
+        absent = shape is Results and item.name not in _RESULTS_ALWAYS  # a None section is left out of the file
+        rows.append(f"| `{item.name}` | {_json_type(str(item.type), absent)} | {item.metadata.get('doc', '')} |")
+    return "\n".join(rows)
+
+
+_JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "Outcome": "outcome name"}
+
+
+def _json_type(annotation: str, absent: bool = False) -> str:
+    """How a field's annotation reads in the file: `dict[str, Any] | None` -> `object or null`."""
+    kinds = annotation.split(" | ")
+    optional = "None" in kinds
+    words = []
+    for kind in (kind for kind in kinds if kind != "None"):
+        if kind.startswith(("list[", "tuple[")):
+            inner = kind[kind.index("[") + 1:-1].split(",")[0]
+            words.append(f"array of {_json_type(inner)}" if inner in _SHAPES | set(_JSON_TYPES) else "array")
+        elif kind.startswith("dict["):
+            words.append("object")
+        elif kind in _SHAPES:
+            words.append(f"object (`{kind}`)")
+        else:
+            words.append(_JSON_TYPES.get(kind, kind))
+    if optional:
+        words.append("absent" if absent else "null")
+    return " or ".join(words)
+
+
+# The shapes docs/ARCHITECTURE.md documents, with the heading of each table.
+DOCUMENTED: tuple[tuple[str, type], ...] = (
+    ("results.json (`Results`)", Results),
+    ("a test record (`TestRecord`): each entry of `tests`, each line of results.jsonl", TestRecord),
+    ("`expected` (`Expected`)", Expected),
+    ("`confirmation` (`Confirmation`)", Confirmation),
+    ("each of `details.observations` of a FLAKY record (`Observation`)", Observation),
+)
+DOC_BEGIN = "<!-- generated from pjrt_cts/schema.py by schema_doc(): edit the fields' docs there -->"
+DOC_END = "<!-- end of the generated schema -->"
+
+
+def schema_doc() -> str:
+    """The generated part of docs/ARCHITECTURE.md's "results.json" section, markers included."""
+    parts = [DOC_BEGIN]
+    for heading, shape in DOCUMENTED:
+        parts += ["", f"{heading}:", "", field_table(shape)]
+    return "\n".join([*parts, "", DOC_END])

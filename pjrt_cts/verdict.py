@@ -25,7 +25,8 @@ from typing import Any
 
 from pjrt_cts.defects import defect_of
 from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.schema import Results, TestRecord
 
 CONFORMANT = "CONFORMANT"
 NON_CONFORMANT = "NON_CONFORMANT"
@@ -102,9 +103,9 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def is_spec_test(test: dict[str, Any]) -> bool:
+def is_spec_test(test: TestRecord) -> bool:
     """A test of one `spec.*` golden case or program (its parameter names it)."""
-    return "[spec." in str(test.get("id", ""))
+    return "[spec." in test.id
 
 
 
@@ -113,25 +114,23 @@ _LEGACY_DESELECTION = (("not selected by --id", "--id"), ("deselected by -k", "-
                        ("skipped by the expectations file", "expectations"))
 
 
-def deselected_by(test: dict[str, Any]) -> str | None:
+def deselected_by(test: TestRecord) -> str | None:
     """What left `test` out of the run on purpose ("--id", "-k", "-m", "expectations", ...), None if it ran."""
-    if outcome_of(test) is not Outcome.SKIP:
+    if test.outcome is not Outcome.SKIP:
         return None
-    details = test.get("details") or {}
-    if isinstance(details, dict) and details.get("deselected_by"):
-        return str(details["deselected_by"])
-    message = str(test.get("message") or "")
-    return next((by for prefix, by in _LEGACY_DESELECTION if message.startswith(prefix)), None)
+    if test.details.get("deselected_by"):
+        return str(test.details["deselected_by"])
+    return next((by for prefix, by in _LEGACY_DESELECTION if test.message.startswith(prefix)), None)
 
 
-def partial_selection(results: dict[str, Any]) -> str | None:
+def partial_selection(results: Results) -> str | None:
     """`partial selection (execute): 10143 tests` when the run left tests out on purpose, else None."""
-    tests = list(results.get("tests", []))
+    tests = results.tests
     parts: list[str] = []
-    selection = results.get("selection") or {}
+    selection = results.selection or {}
     if selection and not selection.get("all_layers", True):
         parts.append(",".join(selection.get("layers") or []) or "no layer")
-    shard = results.get("shard") or {}
+    shard = results.shard or {}
     if shard:
         parts.append(f"shard {shard.get('index')}/{shard.get('count')}")
     kinds = Counter(by for by in map(deselected_by, tests) if by is not None)
@@ -142,39 +141,39 @@ def partial_selection(results: dict[str, Any]) -> str | None:
     return f"partial selection ({'; '.join(parts)}): {ran} tests"
 
 
-def judge_results(results: dict[str, Any]) -> RunVerdict:
-    tests = list(results.get("tests", []))
-    outcomes = [outcome_of(test) for test in tests]
+def judge_results(results: Results) -> RunVerdict:
+    tests = results.tests
+    outcomes = [test.outcome for test in tests]
     bad = [test for test, outcome in zip(tests, outcomes) if outcome in BAD_OUTCOMES]
     passed = outcomes.count(Outcome.PASS)
-    levels = evaluate_levels({"tests": tests})
+    levels = evaluate_levels(results)
     reached = [result for result in levels if result.reached]
     top = reached[-1] if reached else None
-    interrupted = (results.get("summary") or {}).get("complete") is False
+    interrupted = (results.summary or {}).get("complete") is False
     reasons: list[str] = []
     partial = partial_selection(results)
     if bad:
-        kinds = sorted({outcome_of(test).value for test in bad})
-        reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].get('id')}")
+        kinds = sorted({test.outcome.value for test in bad})
+        reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].id}")
         if partial:
             reasons.append(partial)
         verdict = NON_CONFORMANT
     else:
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
             reasons.append(f"{partial}, nothing bad")
-        if results.get("quick"):
-            reasons.append(f"a --quick run ({(results['quick'] or {}).get('note', 'a sample')})")
-        skipped = (results.get("confirmation") or {}).get("skipped")
+        if results.quick:
+            reasons.append(f"a --quick run ({results.quick.get('note', 'a sample')})")
+        skipped = (results.confirmation or {}).get("skipped")
         if skipped:  # a verdict rests on confirmed findings (pjrt_cts.runner.confirmation)
             reasons.append(f"{skipped} finding(s) not confirmed by a second run (--no-confirmation)")
         if interrupted:
             reasons.append("the run was interrupted before every selected test had a result")
         if not passed:
             reasons.append("no test passed")
-        no_client = next((test for test in tests if test.get("id") == CLIENT_CREATION_TEST
-                          and outcome_of(test) is Outcome.NOT_SUPPORTED), None)
+        no_client = next((test for test in tests if test.id == CLIENT_CREATION_TEST
+                          and test.outcome is Outcome.NOT_SUPPORTED), None)
         if no_client is not None:  # the profile's documented no-device error: say that first
-            reasons.append(f"the plugin could not be exercised: {no_client.get('message') or 'no device'}")
+            reasons.append(f"the plugin could not be exercised: {no_client.message or 'no device'}")
         if top is None and not partial:  # a partial selection misses mandatory tests by construction
             reasons.append(f"level {levels[0].level.name} not reached: " + "; ".join(levels[0].reasons))
         verdict = INCOMPLETE if reasons else CONFORMANT

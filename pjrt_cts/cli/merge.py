@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.results import ResultsError, write_json_atomic
+    from pjrt_cts.results import ResultsError, write_results
     from pjrt_cts.runner.merge import MergeError, merge_shards, read_shards
     from pjrt_cts.verdict import judge_results
 
@@ -37,11 +37,11 @@ def handle(args: argparse.Namespace) -> int:
     except (ResultsError, MergeError) as exc:
         raise UsageError(str(exc)) from exc
     output.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(merged, output)
-    shards = merged["merged_from"]
-    missing = merged.get("missing_shards") or []
+    write_results(merged, output)
+    shards = merged.merged_from or []
+    missing = merged.missing_shards or []
     count = shards[0]["shard"]["count"]
     note = "; missing shard(s) " + ", ".join(f"{index}/{count}" for index in missing) if missing else ""
-    print(f"merged {len(shards)} shard(s), {len(merged['tests'])} tests, into {output}{note}")
+    print(f"merged {len(shards)} shard(s), {len(merged.tests)} tests, into {output}{note}")
     print(f"verdict: {judge_results(merged).line()}")
     return 0

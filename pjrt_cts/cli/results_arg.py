@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pjrt_cts.cli.main import UsageError
 
+if TYPE_CHECKING:
+    from pjrt_cts.schema import Results
 
-def read_results(path: Path) -> dict[str, Any]:
+
+def read_results(path: Path) -> Results:
     from pjrt_cts.results import ResultsError, load_results
 
     try:

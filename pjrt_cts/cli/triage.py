@@ -39,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
     rows = triage_table(results)
     print(json.dumps(rows, indent=2) if args.json else format_table(rows))
     if args.write_expectations is not None:
-        plugin = str((results.get("plugin") or {}).get("path") or args.results)
+        plugin = str((results.plugin or {}).get("path") or args.results)
         args.write_expectations.write_text(draft_expectations(results, plugin), encoding="utf-8")
         print(f"wrote {args.write_expectations}")
     return 0

@@ -7,10 +7,12 @@ runner before it applies the expectations (a waiver can name a defect), `pjrt-ct
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable
 
 from pjrt_cts.defects.catalogue import UNCLASSIFIED, Defect, catalogue_by_id, load_catalogue
-from pjrt_cts.outcomes import Outcome, outcome_of
+from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import Observation, TestRecord
 
 FINDING_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS,
                               Outcome.XFAIL, Outcome.SHARED_DEVIATION, Outcome.FLAKY})
@@ -18,55 +20,49 @@ FINDING_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outc
 _DIAGNOSED_AS = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.SHARED_DEVIATION})
 
 
-def actual_outcome(record: dict[str, Any]) -> Outcome:
-    expected = record.get("expected") or {}
-    try:
-        return Outcome(expected.get("actual") or record.get("outcome"))
-    except ValueError:
-        return Outcome.ERROR
-
-
-def attribute(record: dict[str, Any]) -> str | None:
+def attribute(record: TestRecord) -> str | None:
     """The defect id of `record`'s finding, UNCLASSIFIED when no defect explains it, None when it is no finding."""
-    actual = actual_outcome(record)
+    actual = record.actual_outcome
     if actual is Outcome.FLAKY:
         return _attribute_flaky(record)
     if actual not in _DIAGNOSED_AS:
         return None
-    details = record.get("details") or {}
-    deviation = details.get("deviation") if isinstance(details, dict) else None
+    deviation = record.details.get("deviation")
     known = catalogue_by_id()
     if isinstance(deviation, str) and deviation in known:
         return deviation
-    test_id, message = str(record.get("id", "")), str(record.get("message") or "")
     for defect in load_catalogue():
-        if any(rule.matches(test_id, actual, message) for rule in defect.match):
+        if any(rule.matches(record.id, actual, record.message) for rule in defect.match):
             return defect.id
     return UNCLASSIFIED
 
 
-def _attribute_flaky(record: dict[str, Any]) -> str:
+def _attribute_flaky(record: TestRecord) -> str:
     """A FLAKY record (two different observations, pjrt_cts.runner.confirmation) is the defect either observation
     shows, the first one's first."""
-    details = record.get("details") or {}
-    for seen in details.get("observations") or []:
-        if not isinstance(seen, dict):
-            continue
-        as_record = {"id": record.get("id"), "outcome": seen.get("outcome"), "message": seen.get("message"),
-                     "details": {key: value for key, value in details.items() if key != "observations"}}
-        defect = attribute(as_record)
+    others = {key: value for key, value in record.details.items() if key != "observations"}
+    for seen in observations(record):
+        as_seen = dataclasses.replace(record, outcome=seen.outcome, message=seen.message, details=others,
+                                      expected=None)
+        defect = attribute(as_seen)
         if defect not in (None, UNCLASSIFIED):
             return str(defect)
     return UNCLASSIFIED
 
 
-def defect_of(record: dict[str, Any]) -> str:
+def observations(record: TestRecord) -> list[Observation]:
+    """The two observations a FLAKY record keeps in `details.observations` (pjrt_cts.runner.confirmation)."""
+    return [Observation.from_json(seen) for seen in record.details.get("observations") or []
+            if isinstance(seen, dict)]
+
+
+def defect_of(record: TestRecord) -> str:
     """The defect a finding was attributed to by the runner (its `defect`), or attributed now (results files
     written before the diagnosis existed)."""
-    return str(record.get("defect") or attribute(record) or UNCLASSIFIED)
+    return str(record.defect or attribute(record) or UNCLASSIFIED)
 
 
-def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def defect_table(records: Iterable[TestRecord]) -> list[dict[str, Any]]:
     """One row per defect with findings in `records`: the catalogue's description, the records it covers by
     final outcome, how many are waived / shared with XLA / bad, an example and a reproduction command (the
     example's `repro`; `pjrt-cts run PLUGIN --id ID` for a record without one, PLUGIN standing for its path).
@@ -74,7 +70,7 @@ def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     known = catalogue_by_id()
     rows: dict[str, dict[str, Any]] = {}
     for record in records:
-        outcome = outcome_of(record)
+        outcome = record.outcome
         if outcome not in FINDING_OUTCOMES:
             continue
         defect_id = defect_of(record)
@@ -89,10 +85,9 @@ def defect_table(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             row["shared"] += 1
         else:
             row["bad"] += 1
-        test_id = str(record.get("id", ""))
-        if row["example"] is None or _simpler(test_id, row["example"]):
-            row["example"] = test_id
-            row["repro"] = record.get("repro") or ""
+        if row["example"] is None or _simpler(record.id, row["example"]):
+            row["example"] = record.id
+            row["repro"] = record.repro
     for row in rows.values():  # the example's own line names the run's plugin, profile and options
         row["command"] = row["repro"] or f"pjrt-cts run PLUGIN --id '{row['example']}'"
     return sorted(rows.values(), key=lambda r: (0 if r["bad"] else 1 if r["waived"] else 2, -r["tests"], r["id"]))

@@ -7,7 +7,7 @@ catchers plus a few neighbours). Patterns use the runner's id syntax: `*` is any
 `?` one character, `[` and `]` are literal.
 
 A defect is caught when the run verdict it produces is off CONFORMANT at `breaks`: NON_CONFORMANT,
-INCOMPLETE, or CONFORMANT only at a lower level (pjrt_cts.selftest.verdict). `breaks` defaults to the
+INCOMPLETE, or CONFORMANT only at a lower level (pjrt_cts.selftest.judging). `breaks` defaults to the
 lowest level whose layers include the defect's layer (pjrt_cts.levels); a layer no level lists
 (robustness) defaults to Core, since a bad outcome in any layer makes a run NON_CONFORMANT.
 

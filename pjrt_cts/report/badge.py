@@ -4,12 +4,12 @@ spec, ✗ when some deviate (even as XLA does); absent when no spec case ran."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape
 
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.results import outcome_counts
+from pjrt_cts.schema import Results
 from pjrt_cts.verdict import CONFORMANT, INCOMPLETE, judge_results
 
 LABEL = "PJRT conformance"
@@ -41,11 +41,11 @@ def text_width(text: str) -> float:
     return width
 
 
-def badge_message(results: dict[str, Any]) -> tuple[str, str]:
+def badge_message(results: Results) -> tuple[str, str]:
     """(message, colour) for a run."""
     judged = judge_results(results)
     verdict = judged.verdict
-    counts = outcome_counts(results.get("tests", []))
+    counts = outcome_counts(results.tests)
     passed, total = counts.get(Outcome.PASS, 0), sum(counts.values())
     if not total:
         return "no results", COLOR_NONE
@@ -96,12 +96,12 @@ def render_badge(label: str, message: str, color: str) -> str:
 """
 
 
-def badge_svg(results: dict[str, Any], label: str = LABEL) -> str:
+def badge_svg(results: Results, label: str = LABEL) -> str:
     message, color = badge_message(results)
     return render_badge(label, message, color)
 
 
-def write_badge(results: dict[str, Any], path: Path, label: str = LABEL) -> None:
+def write_badge(results: Results, path: Path, label: str = LABEL) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(badge_svg(results, label), encoding="utf-8")

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.outcomes import Outcome
-from pjrt_cts.outcomes import outcome_of
-from pjrt_cts.results import anchor_for, layer_of_test, severity_rank, worst
+from pjrt_cts.outcomes import Outcome, worst
+from pjrt_cts.results import anchor_for
+from pjrt_cts.schema import TestRecord
 
 EXECUTE_LAYER = "execute"
 
@@ -65,7 +65,7 @@ class Cell(_CaseOutcomes):
     def first_problem(self) -> CaseRef | None:
         """The worst non-PASS case: where a click on the cell should lead."""
         problems = [case for case in self.cases if case.outcome is not Outcome.PASS]
-        return min(problems, key=lambda case: severity_rank(case.outcome), default=None)
+        return min(problems, key=lambda case: case.outcome.severity, default=None)
 
 
 @dataclass
@@ -102,11 +102,11 @@ def parse_case_id(case_id: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def case_id_of(test: dict[str, Any]) -> str | None:
-    details = test.get("details") or {}
+def case_id_of(test: TestRecord) -> str | None:
+    details = test.details
     if details.get("case_id"):
         return str(details["case_id"])
-    match = re.search(r"\[([^\[\]]+)\]$", str(test.get("id", "")))
+    match = re.search(r"\[([^\[\]]+)\]$", test.id)
     if match and match.group(1).count(".") >= 2:
         return match.group(1)
     return None
@@ -128,9 +128,9 @@ def _as_list(value: Any) -> list[str]:
     return [part.strip() for part in str(value).split(",") if part.strip()]
 
 
-def op_dtype_of(test: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> tuple[list[str], str | None]:
-    details = test.get("details") or {}
-    tags = test.get("tags") or []
+def op_dtype_of(test: TestRecord, manifest: dict[str, dict[str, Any]]) -> tuple[list[str], str | None]:
+    details = test.details
+    tags = test.tags
     case_id = case_id_of(test)
     entry = manifest.get(case_id, {}) if case_id else {}
     parsed_op, parsed_dtype = parse_case_id(case_id) if case_id else (None, None)
@@ -162,25 +162,25 @@ def load_golden_manifest() -> dict[str, dict[str, Any]]:
         return {}
 
 
-def build_matrix(results: dict[str, Any], manifest: dict[str, dict[str, Any]] | None = None) -> CoverageMatrix:
+def build_matrix(tests: Iterable[TestRecord], manifest: dict[str, dict[str, Any]] | None = None) -> CoverageMatrix:
     manifest = manifest or {}
     cells: dict[tuple[str, str], Cell] = {}
     unmapped: list[str] = []
-    for test in results.get("tests", []):
-        if layer_of_test(test) != EXECUTE_LAYER:
+    for test in tests:
+        if test.layer != EXECUTE_LAYER:
             continue
         ops, dtype = op_dtype_of(test, manifest)
         if not ops or not dtype:
-            unmapped.append(str(test.get("id", "")))
+            unmapped.append(test.id)
             continue
-        test_id = str(test.get("id", ""))
-        ref = CaseRef(test_id, outcome_of(test), case_id_of(test) or test_id, anchor_for(test_id))
+        test_id = test.id
+        ref = CaseRef(test_id, test.outcome, case_id_of(test) or test_id, anchor_for(test_id))
         for op in ops:
             cells.setdefault((op, dtype), Cell(op, dtype)).cases.append(ref)
     not_run: set[tuple[str, str]] = set()
     sources: dict[str, set[str]] = {}
     for case_id, entry in manifest.items():
-        ops, dtype = op_dtype_of({"id": case_id, "details": {"case_id": case_id}}, {case_id: entry})
+        ops, dtype = op_dtype_of(TestRecord(id=case_id, details={"case_id": case_id}), {case_id: entry})
         for op in ops:
             sources.setdefault(op, set()).update(str(entry.get("expected_source", "xla")).split("+"))
             if dtype and (op, dtype) not in cells:
@@ -194,7 +194,7 @@ def build_matrix(results: dict[str, Any], manifest: dict[str, dict[str, Any]] | 
 
 def expected_sources(manifest: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Per op (as the matrix names it): where its cases' expected values come from (CoverageMatrix.sources)."""
-    return build_matrix({}, manifest).sources
+    return build_matrix((), manifest).sources
 
 
 def _dtype_sort_key(dtype: str) -> tuple[int, str]:
@@ -216,18 +216,17 @@ def _value_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def build_attribute_coverage(results: dict[str, Any], manifest: dict[str, dict[str, Any]]) -> list[AttributeRow]:
+def build_attribute_coverage(tests: Iterable[TestRecord], manifest: dict[str, dict[str, Any]]) -> list[AttributeRow]:
     """(op, attribute) rows from the execute-layer results of cases that record `attributes` in the manifest;
     values of cases that did not run count as exercised but not passed."""
     rows: dict[tuple[str, str], AttributeRow] = {}
     outcomes: dict[str, CaseRef] = {}
-    for test in results.get("tests", []):
-        if layer_of_test(test) != EXECUTE_LAYER:
+    for test in tests:
+        if test.layer != EXECUTE_LAYER:
             continue
         case_id = case_id_of(test)
         if case_id and case_id in manifest:
-            test_id = str(test.get("id", ""))
-            outcomes[case_id] = CaseRef(test_id, outcome_of(test), case_id, anchor_for(test_id))
+            outcomes[case_id] = CaseRef(test.id, test.outcome, case_id, anchor_for(test.id))
     for case_id, entry in manifest.items():
         attributes = entry.get("attributes")
         if not isinstance(attributes, dict) or not entry.get("op"):

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.defects import defect_table
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
+from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import build_matrix
-from pjrt_cts.results import outcome_counts, severity_rank, tests_by_id
+from pjrt_cts.results import outcome_counts
+from pjrt_cts.schema import Results
 from pjrt_cts.verdict import judge_results
 
 HANG_OR_DEATH = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
@@ -125,16 +126,16 @@ class RunStats:
     spec_exact: bool | None = None  # every spec.* test PASSed; None: no spec case ran
 
     @classmethod
-    def of(cls, results: dict[str, Any]) -> RunStats:
-        tests = results.get("tests", [])
+    def of(cls, results: Results) -> RunStats:
+        tests = results.tests
         judged = judge_results(results)
         return cls(
             tests=len(tests),
             counts=outcome_counts(tests),
             verdict=judged.verdict,
             level=judged.level,
-            covered_pairs=build_matrix(results).covered_pairs,
-            plugin_sha256=str((results.get("plugin") or {}).get("sha256") or ""),
+            covered_pairs=build_matrix(tests).covered_pairs,
+            plugin_sha256=str((results.plugin or {}).get("sha256") or ""),
             waived_defects=list(judged.waived_defects),
             shared_defects=judged.shared["defects"],
             spec_exact=judged.spec_exact,
@@ -193,10 +194,10 @@ class DefectChange:
                 "old": self.old, "new": self.new}
 
 
-def diff_defects(old: dict[str, Any], new: dict[str, Any]) -> list[DefectChange]:
+def diff_defects(old: Results, new: Results) -> list[DefectChange]:
     """The defects of both runs by id: introduced (only in `new`), fixed (only in `old`), unchanged (both)."""
-    old_rows = {row["id"]: row for row in defect_table(old.get("tests", []))}
-    new_rows = {row["id"]: row for row in defect_table(new.get("tests", []))}
+    old_rows = {row["id"]: row for row in defect_table(old.tests)}
+    new_rows = {row["id"]: row for row in defect_table(new.tests)}
     changes = []
     for defect_id in set(old_rows) | set(new_rows):
         before, after = old_rows.get(defect_id), new_rows.get(defect_id)
@@ -244,20 +245,19 @@ class RunDiff:
         }
 
 
-def diff_runs(old: dict[str, Any], new: dict[str, Any]) -> RunDiff:
-    old_tests, new_tests = tests_by_id(old), tests_by_id(new)
+def diff_runs(old: Results, new: Results) -> RunDiff:
+    old_tests, new_tests = old.by_id(), new.by_id()
     changes = []
     for test_id in sorted(set(old_tests) | set(new_tests)):
         old_test, new_test = old_tests.get(test_id), new_tests.get(test_id)
-        old_outcome = outcome_of(old_test) if old_test else None
-        new_outcome = outcome_of(new_test) if new_test else None
+        old_outcome = old_test.outcome if old_test else None
+        new_outcome = new_test.outcome if new_test else None
         kind = classify(old_outcome, new_outcome)
         if kind is None:
             continue
-        source = new_test if new_test is not None else old_test or {}
-        message = "missing from this run" if new_test is None else str(source.get("message") or "")
+        message = "missing from this run" if new_test is None else new_test.message
         changes.append(Change(test_id, old_outcome, new_outcome, kind, message))
-    changes.sort(key=lambda c: (KIND_ORDER.index(c.kind), severity_rank(c.new) if c.new else 99, c.test_id))
+    changes.sort(key=lambda c: (KIND_ORDER.index(c.kind), c.new.severity if c.new else 99, c.test_id))
     return RunDiff(old=RunStats.of(old), new=RunStats.of(new), changes=changes, defects=diff_defects(old, new))
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
-from pjrt_cts.outcomes import BAD_OUTCOMES, outcome_of
+from pjrt_cts.outcomes import BAD_OUTCOMES
 from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, ChangeKind, RunDiff, RunStats, changes_table,
                                   defect_summary, defects_table, diff_runs, stats_rows)
-from pjrt_cts.results import SCHEMA_VERSION
+from pjrt_cts.schema import Results
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 
 DEFAULT_LEVEL_WITHOUT_BASELINE = "Core"
@@ -71,7 +71,7 @@ class GateResult:
 
 
 def evaluate_gate(
-    results: dict[str, Any], baseline: dict[str, Any] | None = None, level: str | None = None,
+    results: Results, baseline: Results | None = None, level: str | None = None,
     max_waivers: int | None = None, max_waived_defects: int | None = None,
 ) -> GateResult:
     """Raises KeyError for an unknown level name."""
@@ -97,10 +97,10 @@ def evaluate_gate(
         if _level_rank(diff.new.level) < _level_rank(diff.old.level):
             failures.append(f"conformance level dropped from {diff.old.level} to {diff.new.level or 'none'}")
     else:
-        bad = [test for test in results.get("tests", []) if outcome_of(test) in BAD_OUTCOMES]
+        bad = [test for test in results.tests if test.outcome in BAD_OUTCOMES]
         if bad:
             failures.append(f"{len(bad)} test(s) with a bad outcome and no baseline to waive them")
-        if not results.get("tests"):
+        if not results.tests:
             failures.append("the run has no test results")
         elif judged.verdict != CONFORMANT and not bad:
             failures.append(f"the run is {judged.line()}")
@@ -116,7 +116,7 @@ def evaluate_gate(
         result = next(r for r in level_results if r.level.name == required)
         if not result.reached:
             failures.append(f"required level {required} not reached: " + "; ".join(result.reasons))
-    return GateResult(stats, diff, required, level_results, failures, dict(results.get("plugin") or {}), judged)
+    return GateResult(stats, diff, required, level_results, failures, dict(results.plugin or {}), judged)
 
 
 def _level_rank(name: str | None) -> int:
@@ -124,27 +124,17 @@ def _level_rank(name: str | None) -> int:
     return names.index(name) + 1 if name in names else 0
 
 
-def slim_baseline(results: dict[str, Any]) -> dict[str, Any]:
-    """What a repository commits as its baseline: ids and outcomes only, so diffs stay readable."""
-    plugin = results.get("plugin") or {}
+def slim_baseline(results: Results) -> dict[str, Any]:
+    """What a repository commits as its baseline: ids and outcomes only, so diffs stay readable. Each test keeps
+    its id, layer, outcome and the defect a finding was attributed to (TestRecord.to_slim_json), so the baseline's
+    waived defects and the defect comparison read the same as the full results file's."""
+    plugin = results.plugin or {}
     return {
-        "schema_version": results.get("schema_version", SCHEMA_VERSION),
-        "tool": results.get("tool") or {},
+        "schema_version": results.schema_version,
+        "tool": results.tool or {},
         "plugin": {key: plugin.get(key) for key in ("path", "sha256", "api_version", "platform_name") if key in plugin},
-        "tests": sorted(
-            (_slim_record(test) for test in results.get("tests", []) if "id" in test),
-            key=lambda test: test["id"],
-        ),
+        "tests": [test.to_slim_json() for test in sorted(results.tests, key=lambda test: test.id) if test.id],
     }
-
-
-def _slim_record(test: dict[str, Any]) -> dict[str, Any]:
-    """Id, layer and outcome; and the defect a finding was attributed to, so the baseline's waived defects and
-    the defect comparison read the same as the full results file's (the message it was attributed by is left out)."""
-    slim = {"id": test["id"], "layer": test.get("layer"), "outcome": outcome_of(test).value}
-    if test.get("defect"):
-        slim["defect"] = test["defect"]
-    return slim
 
 
 def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:

@@ -20,71 +20,22 @@ from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.defects import defect_table
 from pjrt_cts.levels import LEVELS
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, outcome_of
+from pjrt_cts.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
-from pjrt_cts.results import (
-    SEVERITY_ORDER,
-    anchor_for,
-    counts_by_layer,
-    layer_of_test,
-    outcome_counts,
-    severity_rank,
-)
+from pjrt_cts.results import anchor_for, counts_by_layer, outcome_counts
+from pjrt_cts.schema import Expected, Results, TestRecord
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
-# Summary-table column order: the good news, then the bad, then the neutral.
-DISPLAY_ORDER: tuple[Outcome, ...] = (
-    Outcome.PASS,
-    Outcome.SHARED_DEVIATION,
-    Outcome.FAIL,
-    Outcome.FLAKY,
-    Outcome.CRASH,
-    Outcome.TIMEOUT,
-    Outcome.ERROR,
-    Outcome.XPASS,
-    Outcome.WARNING,
-    Outcome.XFAIL,
-    Outcome.NOT_SUPPORTED,
-    Outcome.SKIP,
-)
 ALWAYS_SHOWN = (Outcome.PASS, Outcome.FAIL, Outcome.CRASH)
-OUTCOME_COLORS: dict[Outcome, str] = {
-    Outcome.PASS: "#2da44e",
-    Outcome.SHARED_DEVIATION: "#1b7c83",  # teal: good (meets the levels), yet not the spec's answer
-    Outcome.FAIL: "#d1242f",
-    Outcome.CRASH: "#82071e",
-    Outcome.FLAKY: "#fb8f44",
-    Outcome.TIMEOUT: "#e16f24",
-    Outcome.ERROR: "#8250df",
-    Outcome.XPASS: "#bf3989",
-    Outcome.WARNING: "#d4a72c",
-    Outcome.XFAIL: "#6e7781",
-    Outcome.NOT_SUPPORTED: "#afb8c1",
-    Outcome.SKIP: "#d8dee4",
-}
-OUTCOME_HELP: dict[Outcome, str] = {
-    Outcome.PASS: "behaves as the PJRT C API specifies",
-    Outcome.SHARED_DEVIATION: "deviates from the spec as XLA does (shared)",
-    Outcome.FAIL: "assertion failed: wrong result or wrong error",
-    Outcome.CRASH: "the test's process died (signal, abort, exit)",
-    Outcome.FLAKY: "run twice, the plugin answered differently (both observations recorded)",
-    Outcome.TIMEOUT: "killed after the per-test timeout",
-    Outcome.ERROR: "the suite's own bug (fixture or collection error)",
-    Outcome.XPASS: "expected to fail by the expectations file, but passed",
-    Outcome.WARNING: "works, with a hardening finding",
-    Outcome.XFAIL: "failed as the expectations file says (waived)",
-    Outcome.NOT_SUPPORTED: "the plugin legitimately lacks the feature",
-    Outcome.SKIP: "excluded by the user",
-}
 DIFF_KEYS = ("case_id", "op", "dtype", "max_abs_err", "max_rel_err", "first_mismatch_index", "tolerance")
 SPECIAL_DETAIL_KEYS = set(DIFF_KEYS) | {"stderr_tail", "repro_file"}
 SLOWEST_COUNT = 15
 SCOPE_TEXT = {"xla": "inherited from XLA", "plugin": "this plugin's own", "unknown": "unknown"}
 
 
-def render_report(results: dict[str, Any], *, link_base: str = "") -> str:
+def render_report(results: Results, *, link_base: str = "") -> str:
     """The report as one HTML string. `link_base` prefixes relative links to files under the run's out dir."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
@@ -96,7 +47,7 @@ def render_report(results: dict[str, Any], *, link_base: str = "") -> str:
     return env.get_template("report.html.j2").render(**_context(results, link_base))
 
 
-def write_report(results: dict[str, Any], path: Path, *, results_dir: Path | None = None) -> None:
+def write_report(results: Results, path: Path, *, results_dir: Path | None = None) -> None:
     """Write the report to `path`; repro-file links are made relative to it from `results_dir` (the out dir)."""
     path = Path(path)
     link_base = ""
@@ -107,34 +58,35 @@ def write_report(results: dict[str, Any], path: Path, *, results_dir: Path | Non
     path.write_text(render_report(results, link_base=link_base), encoding="utf-8")
 
 
-def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
-    tests = [test for test in results.get("tests", []) if isinstance(test, dict)]
+def _context(results: Results, link_base: str) -> dict[str, Any]:
+    tests = list(results.tests)
     totals = outcome_counts(tests)
-    by_layer = counts_by_layer({"tests": tests})
+    by_layer = counts_by_layer(tests)
     columns = [o for o in DISPLAY_ORDER if totals.get(o) or o in ALWAYS_SHOWN]
-    judged = judge_results({"tests": tests, "summary": results.get("summary") or {}})
+    judged = judge_results(Results(tests=results.tests, summary=results.summary or {}))
     levels = judged.levels
     verdict = judged.verdict
-    plugin = results.get("plugin") or {}
+    plugin = results.plugin or {}
     manifest = load_golden_manifest()
-    matrix = build_matrix({"tests": tests}, manifest)
-    attribute_rows = build_attribute_coverage({"tests": tests}, manifest)
+    matrix = build_matrix(tests, manifest)
+    attribute_rows = build_attribute_coverage(tests, manifest)
     findings = _findings(tests, link_base)
     defects = _defects(results, tests)
+    bench = results.others.get("bench")  # written by `pjrt-cts bench` into a run's results.json (docs/bench.md)
     return {
-        "bench_section": Markup(render_bench_section(results["bench"])) if results.get("bench") else None,
+        "bench_section": Markup(render_bench_section(bench)) if bench else None,
         "title": _title(plugin),
-        "tool": results.get("tool") or {},
-        "started_at": results.get("started_at") or "",
-        "finished_at": results.get("finished_at") or "",
-        "wall_seconds": results.get("wall_seconds"),
-        "command": shlex.join(str(part) for part in results.get("command") or []),
-        "profile": results.get("profile") or "",
+        "tool": results.tool or {},
+        "started_at": results.started_at or "",
+        "finished_at": results.finished_at or "",
+        "wall_seconds": results.wall_seconds,
+        "command": shlex.join(str(part) for part in results.command or []),
+        "profile": results.profile or "",
         "verdict": verdict,
         "verdict_ok": verdict == CONFORMANT,
         "level": judged.level,
         "verdict_line": judged.line(),
-        "confirmation": results.get("confirmation"),  # the second observations of the findings (runner/confirmation.py)
+        "confirmation": results.confirmation,  # the second observations of the findings (runner/confirmation.py)
         "spec_mark": _spec_mark(judged),
         "waivers": [dict(w, defect_anchor=defect_anchor(str(w["defect"])) if w.get("defect") else "")
                     for w in judged.waivers],
@@ -152,8 +104,8 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "columns": columns,
         "layer_rows": _layer_rows(by_layer, columns, findings),
         "column_totals": [totals.get(o, 0) for o in columns],
-        "colors": {o.value: color for o, color in OUTCOME_COLORS.items()},
-        "outcome_help": {o.value: text for o, text in OUTCOME_HELP.items()},
+        "colors": {o.value: o.colour for o in STYLE_ORDER},
+        "outcome_help": {o.value: o.help for o in DISPLAY_ORDER},
         "bad_outcomes": {o.value for o in BAD_OUTCOMES},
         "plugin": _plugin_card(plugin),
         "matrix": _matrix_view(matrix),
@@ -162,9 +114,9 @@ def _context(results: dict[str, Any], link_base: str) -> dict[str, Any]:
         "robustness": _robustness(tests, link_base),
         "slowest": _slowest(tests),
         "layer_durations": _layer_durations(tests),
-        "expectations": _expectations(results.get("expectations") or {}, tests),
-        "environment": results.get("environment") or {},
-        "compatibility": results.get("compatibility") or {},
+        "expectations": _expectations(results.expectations or {}, tests),
+        "environment": results.environment or {},
+        "compatibility": results.compatibility or {},
     }
 
 
@@ -176,9 +128,9 @@ def _spec_mark(judged: RunVerdict) -> dict[str, Any] | None:
     return {"exact": judged.spec_exact, "text": mark, "detail": "" if judged.spec_exact else judged.spec_mark_detail()}
 
 
-def _defects(results: dict[str, Any], tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _defects(results: Results, tests: list[TestRecord]) -> list[dict[str, Any]]:
     """The Defects section's rows: the results file's own table if it carries one, else diagnosed now."""
-    stored = results.get("defects")
+    stored = results.defects
     rows = stored if isinstance(stored, list) else defect_table(tests)
     return [_defect_row(row) for row in rows if isinstance(row, dict)]
 
@@ -195,7 +147,7 @@ def _defect_row(row: dict[str, Any]) -> dict[str, Any]:
         "explanation": str(row.get("explanation") or ""),
         "scope": SCOPE_TEXT.get(str(row.get("scope")), str(row.get("scope") or "")),
         "tests": int(row.get("tests") or 0),
-        "outcomes": [(o.value, n) for o, n in sorted(known, key=lambda item: severity_rank(item[0]))],
+        "outcomes": [(o.value, n) for o, n in sorted(known, key=lambda item: item[0].severity)],
         "bad": int(row.get("bad") or 0),
         "waived": int(row.get("waived") or 0),
         "shared": int(row.get("shared") or 0),
@@ -238,13 +190,14 @@ def _outcome_bar(totals: Counter[Outcome], total: int) -> list[dict[str, Any]]:
 
 
 def _layer_rows(by_layer: dict[str, Counter[Outcome]], columns: list[Outcome], findings: list[dict[str, Any]]):
-    anchors = {(group["outcome"], layer["layer"]): layer["anchor"] for group in findings for layer in group["layers"]}
+    anchors = {layer["anchor"] for group in findings for layer in group["layers"]}
     rows = []
     for layer, counts in by_layer.items():
         cells = []
         for outcome in columns:
             count = counts.get(outcome, 0)
-            cells.append({"outcome": outcome.value, "count": count, "href": anchors.get((outcome.value, layer))})
+            anchor = _findings_anchor(outcome, layer)
+            cells.append({"outcome": outcome.value, "count": count, "href": anchor if anchor in anchors else None})
         bad = sum(c for o, c in counts.items() if o in BAD_OUTCOMES)
         rows.append({"layer": layer, "cells": cells, "total": sum(counts.values()), "bad": bad})
     return rows
@@ -319,22 +272,22 @@ def _matrix_view(matrix: CoverageMatrix) -> dict[str, Any]:
     }
 
 
-def _finding(test: dict[str, Any], link_base: str) -> dict[str, Any]:
-    details = test.get("details") or {}
-    outcome = outcome_of(test)
-    test_id = str(test.get("id", ""))
+def _finding(test: TestRecord, link_base: str) -> dict[str, Any]:
+    details = test.details
+    outcome = test.outcome
+    test_id = test.id
     stderr_tail = _lines(details.get("stderr_tail"))
-    message = _without_stderr(str(test.get("message") or ""), stderr_tail)
+    message = _without_stderr(test.message, stderr_tail)
     return {
         "id": test_id,
         "anchor": anchor_for(test_id),
-        "layer": layer_of_test(test),
+        "layer": test.layer,
         "outcome": outcome.value,
         "bad": outcome in BAD_OUTCOMES,
-        "duration": test.get("duration"),
+        "duration": test.duration,
         "message": message,
         "headline": message.strip().splitlines()[0] if message.strip() else "",
-        "nodeid": test.get("nodeid") or "",
+        "nodeid": test.nodeid,
         "diff": [(key, _fmt(details[key])) for key in DIFF_KEYS if key in details],
         "stderr_tail": stderr_tail,
         "repro_file": details.get("repro_file") or "",
@@ -342,80 +295,81 @@ def _finding(test: dict[str, Any], link_base: str) -> dict[str, Any]:
         "other_details": [
             (key, _fmt(value)) for key, value in sorted(details.items()) if key not in SPECIAL_DETAIL_KEYS
         ],
-        "expected": _expected_text(test.get("expected")),
-        "expected_url": _expected_url(test.get("expected")),
-        "tags": list(test.get("tags") or []),
-        "repro": test.get("repro") or "",
-        "defect": str(test.get("defect") or ""),
-        "defect_anchor": defect_anchor(str(test["defect"])) if test.get("defect") else "",
+        "expected": _expected_text(test.expected),
+        "expected_url": _expected_url(test.expected),
+        "tags": list(test.tags),
+        "repro": test.repro,
+        "defect": test.defect or "",
+        "defect_anchor": defect_anchor(test.defect) if test.defect else "",
     }
 
 
-def _findings(tests: list[dict[str, Any]], link_base: str) -> list[dict[str, Any]]:
+def _findings_anchor(outcome: Outcome, layer: str) -> str:
+    """The fragment id of a layer's findings of one outcome (`#findings-fail-client`)."""
+    return f"findings-{outcome.value.lower()}-{layer}"
+
+
+def _findings(tests: list[TestRecord], link_base: str) -> list[dict[str, Any]]:
     """Every non-PASS test grouped by outcome (worst first), then by layer."""
     groups = []
     for outcome in SEVERITY_ORDER:
         if outcome is Outcome.PASS:
             continue
-        matching = [test for test in tests if outcome_of(test) is outcome]
+        matching = [test for test in tests if test.outcome is outcome]
         if not matching:
             continue
         layers: dict[str, list[dict[str, Any]]] = {}
-        for test in sorted(matching, key=lambda t: str(t.get("id", ""))):
-            layers.setdefault(layer_of_test(test), []).append(_finding(test, link_base))
+        for test in sorted(matching, key=lambda t: t.id):
+            layers.setdefault(test.layer, []).append(_finding(test, link_base))
         groups.append({
             "outcome": outcome.value,
             "bad": outcome in BAD_OUTCOMES,
             "count": len(matching),
             "anchor": f"findings-{outcome.value.lower()}",
             "layers": [
-                {"layer": layer, "anchor": f"findings-{outcome.value.lower()}-{layer}", "tests": entries}
+                {"layer": layer, "anchor": _findings_anchor(outcome, layer), "tests": entries}
                 for layer, entries in layers.items()
             ],
         })
     return groups
 
 
-def _robustness(tests: list[dict[str, Any]], link_base: str) -> dict[str, Any]:
-    in_layer = [test for test in tests if layer_of_test(test) == "robustness"]
+def _robustness(tests: list[TestRecord], link_base: str) -> dict[str, Any]:
+    in_layer = [test for test in tests if test.layer == "robustness"]
     with_files = [
         _finding(test, link_base)
-        for test in sorted(in_layer, key=lambda t: (severity_rank(outcome_of(t)), str(t.get("id", ""))))
-        if (test.get("details") or {}).get("repro_file") and outcome_of(test) is not Outcome.PASS
+        for test in sorted(in_layer, key=lambda t: (t.outcome.severity, t.id))
+        if test.details.get("repro_file") and test.outcome is not Outcome.PASS
     ]
     return {"ran": len(in_layer), "counts": outcome_counts(in_layer), "inputs": with_files}
 
 
-def _slowest(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    timed = [t for t in tests if isinstance(t.get("duration"), (int, float))]
-    timed.sort(key=lambda t: t["duration"], reverse=True)
-    top = timed[:SLOWEST_COUNT]
-    longest = top[0]["duration"] if top and top[0]["duration"] > 0 else 1.0
+def _slowest(tests: list[TestRecord]) -> list[dict[str, Any]]:
+    top = sorted(tests, key=lambda t: t.duration, reverse=True)[:SLOWEST_COUNT]
+    longest = top[0].duration if top and top[0].duration > 0 else 1.0
     return [
-        {"id": str(t.get("id", "")), "layer": layer_of_test(t), "outcome": outcome_of(t).value,
-         "duration": t["duration"], "pct": round(100.0 * t["duration"] / longest, 2),
-         "anchor": anchor_for(str(t.get("id", ""))) if outcome_of(t) is not Outcome.PASS else None}
+        {"id": t.id, "layer": t.layer, "outcome": t.outcome.value,
+         "duration": t.duration, "pct": round(100.0 * t.duration / longest, 2),
+         "anchor": anchor_for(t.id) if t.outcome is not Outcome.PASS else None}
         for t in top
     ]
 
 
-def _layer_durations(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _layer_durations(tests: list[TestRecord]) -> list[dict[str, Any]]:
     totals: dict[str, float] = {}
     for test in tests:
-        duration = test.get("duration")
-        if isinstance(duration, (int, float)):
-            totals[layer_of_test(test)] = totals.get(layer_of_test(test), 0.0) + duration
+        totals[test.layer] = totals.get(test.layer, 0.0) + test.duration
     longest = max(totals.values(), default=0.0) or 1.0
     return [{"layer": layer, "seconds": seconds, "pct": round(100.0 * seconds / longest, 2)}
             for layer, seconds in sorted(totals.items(), key=lambda item: item[1], reverse=True)]
 
 
-def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> dict[str, Any]:
+def _expectations(expectations: dict[str, Any], tests: list[TestRecord]) -> dict[str, Any]:
     applied = [
-        {"id": str(t.get("id", "")), "outcome": outcome_of(t).value, "expected": _expected_text(t.get("expected")),
-         "url": _expected_url(t.get("expected")), "anchor": anchor_for(str(t.get("id", "")))}
+        {"id": t.id, "outcome": t.outcome.value, "expected": _expected_text(t.expected),
+         "url": _expected_url(t.expected), "anchor": anchor_for(t.id)}
         for t in tests
-        if t.get("expected") not in (None, "", {})
+        if t.expected is not None
     ]
     extra = {k: v for k, v in expectations.items() if k not in ("file", "unknown_patterns", "entries")}
     entries = [entry for entry in expectations.get("entries") or [] if isinstance(entry, dict)]
@@ -429,30 +383,26 @@ def _expectations(expectations: dict[str, Any], tests: list[dict[str, Any]]) -> 
     }
 
 
-def _expected_url(expected: Any) -> str:
-    return _web_url(expected.get("url")) if isinstance(expected, dict) else ""
+def _expected_url(expected: Expected | None) -> str:
+    return _web_url(expected.url) if expected is not None else ""
 
 
-def _expected_text(expected: Any) -> str:
-    if expected in (None, "", {}):
+def _expected_text(expected: Expected | None) -> str:
+    if expected is None:
         return ""
-    if isinstance(expected, dict):
-        parts = [str(expected.get("outcome") or expected.get("status") or "")]
-        if expected.get("reason"):
-            parts.append(f"— {expected['reason']}")
-        context = [f"pattern {expected['pattern']}"] if expected.get("pattern") else []
-        if expected.get("defect"):
-            context.append(f"defect {expected['defect']}")
-        if expected.get("cause"):
-            context.append(f"cause /{expected['cause']}/")
-        if expected.get("actual"):
-            context.append(f"raw outcome {expected['actual']}")
-        if expected.get("mismatch"):
-            context.append(str(expected["mismatch"]))
-        if context:
-            parts.append(f"({'; '.join(context)})")
-        return " ".join(part for part in parts if part)
-    return str(expected)
+    parts = [expected.outcome.value]
+    if expected.reason:
+        parts.append(f"— {expected.reason}")
+    context = [f"pattern {expected.pattern}"] if expected.pattern else []
+    if expected.defect:
+        context.append(f"defect {expected.defect}")
+    if expected.cause:
+        context.append(f"cause /{expected.cause}/")
+    context.append(f"raw outcome {expected.actual.value}")
+    if expected.mismatch:
+        context.append(expected.mismatch)
+    parts.append(f"({'; '.join(context)})")
+    return " ".join(part for part in parts if part)
 
 
 def _lines(value: Any) -> str:

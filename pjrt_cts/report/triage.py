@@ -7,23 +7,25 @@ and values, or the error's text), so a later build that fails differently is not
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
-from pjrt_cts.defects import UNCLASSIFIED, actual_outcome, attribute, defect_table
+from pjrt_cts.defects import UNCLASSIFIED, attribute, defect_table, observations
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import Results, TestRecord
 
 _PINNED_MISMATCH = re.compile(r"(\d+ of \d+ elements differ|first mismatch at index \[[^\]]*\]: actual [^,]+, expected \S+)")
 _WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.FLAKY})
 
 
-def diagnosed_records(results: dict[str, Any]) -> list[dict[str, Any]]:
+def diagnosed_records(results: Results) -> list[TestRecord]:
     """The run's records, each with its `defect` recomputed with this catalogue (it may name more defects than
     the one the run had)."""
-    return [dict(record, defect=attribute(record)) for record in results.get("tests", [])]
+    return [dataclasses.replace(record, defect=attribute(record)) for record in results.tests]
 
 
-def triage_table(results: dict[str, Any]) -> list[dict[str, Any]]:
+def triage_table(results: Results) -> list[dict[str, Any]]:
     return defect_table(diagnosed_records(results))
 
 
@@ -51,11 +53,11 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def draft_expectations(results: dict[str, Any], plugin: str) -> str:
+def draft_expectations(results: Results, plugin: str) -> str:
     """A TOML expectations file waiving every defect the run shows (not the shared deviations: they need no
     waiver) -- a draft for a vendor onboarding a plugin, to be reviewed entry by entry."""
     records = diagnosed_records(results)
-    waivable = [r for r in records if actual_outcome(r) in _WAIVABLE]
+    waivable = [r for r in records if r.actual_outcome in _WAIVABLE]
     rows = {row["id"]: row for row in defect_table(waivable)}
     out = [f"# Expectations drafted by `pjrt-cts triage --write-expectations` for {plugin}.",
            "# Review every entry: a waiver accepts a defect, it does not fix it; a waived mandatory test still",
@@ -69,17 +71,16 @@ def draft_expectations(results: dict[str, Any], plugin: str) -> str:
             out.append("intermittent = true  # FLAKY in this run: the defect does not show on every run")
         out.append("")
     for record in waivable:
-        if record["defect"] != UNCLASSIFIED:
+        if record.defect != UNCLASSIFIED:
             continue
-        outcome, message = actual_outcome(record), str(record.get("message") or "")
+        outcome, message = record.actual_outcome, record.message
         intermittent = outcome is Outcome.FLAKY
         if intermittent:  # waive the failing one of its two observations
-            failing = [seen for seen in (record.get("details") or {}).get("observations") or []
-                       if seen.get("outcome") in {o.value for o in _WAIVABLE - {Outcome.FLAKY}}]
+            failing = [seen for seen in observations(record) if seen.outcome in _WAIVABLE - {Outcome.FLAKY}]
             if not failing:
                 continue
-            outcome, message = Outcome(failing[0]["outcome"]), str(failing[0].get("message") or "")
-        out += ["[[expectation]]", f"id = {_toml(str(record['id']))}", f"outcome = {_toml(outcome.value)}"]
+            outcome, message = failing[0].outcome, failing[0].message
+        out += ["[[expectation]]", f"id = {_toml(record.id)}", f"outcome = {_toml(outcome.value)}"]
         if outcome is not Outcome.TIMEOUT:
             out.append(f"cause = {_toml(pinned_cause(message))}")
         if intermittent:

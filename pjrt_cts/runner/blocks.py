@@ -19,9 +19,10 @@ import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.schema import TestRecord
 
 LOAD_FUNCTION = "GetPjrtApi"
 
@@ -73,13 +74,13 @@ class BlockFile:
         os.replace(tmp, self.path)
 
 
-def blocked_summary(records: Iterable[dict[str, Any]]) -> list[str]:
+def blocked_summary(records: Iterable[TestRecord]) -> list[str]:
     """One terminal line per finding that blocked tests: how many, by layer (records carry details.blocked_by)."""
     by_finding: dict[str, Counter[str]] = {}
     for record in records:
-        finding = (record.get("details") or {}).get("blocked_by")
+        finding = record.details.get("blocked_by")
         if finding:
-            by_finding.setdefault(str(finding), Counter())[record["layer"]] += 1
+            by_finding.setdefault(str(finding), Counter())[record.layer] += 1
     order = {layer: index for index, layer in enumerate(LAYERS)}
     lines = []
     for finding, layers in by_finding.items():

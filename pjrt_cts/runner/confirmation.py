@@ -16,12 +16,13 @@ their finding is confirmed where it happened.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from pjrt_cts.defects import actual_outcome
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import Confirmation, Observation, TestRecord
 from pjrt_cts.testing.corpus import COMPUTED_AS
 
 # What is rerun (by actual outcome): failures, and NOT_SUPPORTED that rests on an UNIMPLEMENTED answer at run time.
@@ -33,62 +34,59 @@ _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _SPACE = re.compile(r"\s+")
 
 
-def needs_confirmation(record: dict[str, Any]) -> bool:
+def needs_confirmation(record: TestRecord) -> bool:
     """Whether `record` is a finding observed once that a second run must confirm."""
-    if "::" not in str(record.get("nodeid", "")) or record.get("confirmation") is not None:
+    if "::" not in record.nodeid or record.confirmation is not None:
         return False
-    details = record.get("details") or {}
-    if NONDETERMINISTIC_TAG in (record.get("tags") or []) or details.get("not_run") or details.get("blocked_by"):
+    details = record.details
+    if NONDETERMINISTIC_TAG in record.tags or details.get("not_run") or details.get("blocked_by"):
         return False
-    if str(record.get("id", "")).endswith(".<collection>"):
+    if record.id.endswith(".<collection>"):
         return False
-    actual = actual_outcome(record)
+    actual = record.actual_outcome
     if actual is Outcome.NOT_SUPPORTED:
         return details.get("unsupported_by") == "unimplemented"
     return actual in CONFIRMED_OUTCOMES
 
 
-def cause_class(record: dict[str, Any]) -> str:
+def cause_class(record: TestRecord) -> str:
     """What kind of failure an observation is, stable across runs of a deterministic plugin: the defect the
     diagnosis named, else the signal of a crash, else the first line of the message with numbers and addresses
     blanked (a wrong value's magnitude or index may differ; its kind of failure may not)."""
-    actual = actual_outcome(record)
-    details = record.get("details") or {}
+    actual = record.actual_outcome
+    details = record.details
     if actual is Outcome.TIMEOUT:
         return "timeout"
     if actual is Outcome.CRASH:
         return f"crash:{details.get('signal') or details.get('exit_status') or '?'}"
-    defect = record.get("defect")
-    if defect and defect != "unclassified":
-        return f"defect:{defect}"
-    message = str(record.get("message") or "").strip()
+    if record.defect and record.defect != "unclassified":
+        return f"defect:{record.defect}"
+    message = record.message.strip()
     first = message.splitlines()[0] if message else ""
     # Which program computed a golden case's outputs (its pack, or its own when the pack could not run in that
     # process) is where the failure was seen, not what kind it is.
     return _SPACE.sub(" ", _NUMBER.sub("#", COMPUTED_AS.sub("", first))).strip()[:_CLASS_CHARS]
 
 
-def observation(record: dict[str, Any]) -> dict[str, Any]:
+def observation(record: TestRecord) -> Observation:
     """The part of a record that one observation contributes (kept on the folded record)."""
-    return {"outcome": actual_outcome(record).value, "message": str(record.get("message") or "")[:_MESSAGE_CHARS],
-            "duration": record.get("duration", 0.0), "cause": cause_class(record)}
+    return Observation(outcome=record.actual_outcome, message=record.message[:_MESSAGE_CHARS],
+                       duration=record.duration, cause=cause_class(record))
 
 
-def fold(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+def fold(first: TestRecord, second: TestRecord) -> TestRecord:
     """One record from two observations of the same test (both already diagnosed, neither with expectations)."""
     one, two = observation(first), observation(second)
-    confirmed = one["outcome"] == two["outcome"] and one["cause"] == two["cause"]
-    folded = dict(first, confirmation={"outcome": two["outcome"], "message": two["message"][:500],
-                                       "duration": two["duration"], "confirmed": confirmed})
+    confirmed = one.outcome is two.outcome and one.cause == two.cause
+    folded = dataclasses.replace(first, confirmation=Confirmation(
+        outcome=two.outcome, message=two.message[:500], duration=two.duration, confirmed=confirmed))
     if confirmed:
         return folded
-    folded["outcome"] = Outcome.FLAKY.value
-    folded["expected"] = None
-    folded["details"] = dict(first.get("details") or {}, observations=[one, two])
-    folded["message"] = (f"FLAKY: the same test gave two different answers (a conformant plugin is deterministic): "
-                         f"first run {one['outcome']}: {_first_line(one['message'])} | "
-                         f"rerun in a fresh process {two['outcome']}: {_first_line(two['message'])}")
-    return folded
+    message = (f"FLAKY: the same test gave two different answers (a conformant plugin is deterministic): "
+               f"first run {one.outcome.value}: {_first_line(one.message)} | "
+               f"rerun in a fresh process {two.outcome.value}: {_first_line(two.message)}")
+    return dataclasses.replace(folded, outcome=Outcome.FLAKY, expected=None, message=message,
+                               details=dict(first.details, observations=[one.to_json(), two.to_json()]))
 
 
 def _first_line(text: str) -> str:
@@ -144,22 +142,21 @@ def twin_of(nodeid: str) -> str | None:
     return None
 
 
-def twin_observations(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def twin_observations(records: Iterable[TestRecord]) -> dict[str, TestRecord]:
     """nodeid -> its twin's record, for findings whose twin (`twin_of`) found the same thing, both isolated: those
     need no rerun (the second observation is already there, from another process)."""
-    findings = {str(r["nodeid"]): r for r in records
-                if needs_confirmation(r) and ISOLATED_TAG in (r.get("tags") or [])}
-    paired: dict[str, dict[str, Any]] = {}
+    findings = {r.nodeid: r for r in records if needs_confirmation(r) and ISOLATED_TAG in r.tags}
+    paired: dict[str, TestRecord] = {}
     for nodeid, record in findings.items():
         twin = findings.get(twin_of(nodeid) or "")
-        if twin is not None and observation(twin)["outcome"] == observation(record)["outcome"] \
+        if twin is not None and twin.actual_outcome is record.actual_outcome \
                 and cause_class(twin) == cause_class(record):
             paired[nodeid] = twin
     return paired
 
 
-def apply_confirmations(records: Iterable[dict[str, Any]], second: dict[str, dict[str, Any]],
-                        summary: ConfirmationSummary | None = None) -> list[dict[str, Any]]:
+def apply_confirmations(records: Iterable[TestRecord], second: dict[str, TestRecord],
+                        summary: ConfirmationSummary | None = None) -> list[TestRecord]:
     """`records` with each one that has a second observation (by nodeid; a rerun's, else an isolated twin's) folded
     with it."""
     records = list(records)
@@ -167,15 +164,15 @@ def apply_confirmations(records: Iterable[dict[str, Any]], second: dict[str, dic
     second = {**twins, **second}
     folded = []
     for record in records:
-        nodeid = str(record.get("nodeid"))
+        nodeid = record.nodeid
         again = second.get(nodeid)
-        if again is not None and record.get("confirmation") is None and needs_confirmation(record):
+        if again is not None and record.confirmation is None and needs_confirmation(record):
             record = fold(record, again)
             if summary is not None and again is twins.get(nodeid):
                 summary.by_twin += 1
             if summary is not None:
-                if record["outcome"] == Outcome.FLAKY.value:
-                    summary.flaky.append(str(record["id"]))
+                if record.outcome is Outcome.FLAKY:
+                    summary.flaky.append(record.id)
                 else:
                     summary.confirmed += 1
         folded.append(record)

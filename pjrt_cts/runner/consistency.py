@@ -22,14 +22,15 @@ keeps what it was in `details.consistency`), so every consumer recomputes the sa
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any, Iterable
 
-from pjrt_cts.defects import actual_outcome
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import TestRecord
 
 _GOLDEN_EXECUTE = "execute.golden_cases.test_case_matches_reference"
-ACCEPTED = frozenset({Outcome.PASS.value, Outcome.WARNING.value, Outcome.SHARED_DEVIATION.value})
+ACCEPTED = frozenset({Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION})
 _NAMED = 3  # supporting cases named in the message
 _STRUCTURAL_OPS = frozenset({"stablehlo.return", "func.return", "func.func", "stablehlo.tuple",
                              "stablehlo.get_tuple_element"})
@@ -79,20 +80,19 @@ def _core_mandatory() -> frozenset[str]:
     return frozenset(CORE.mandatory_ids())
 
 
-def _element_type_gap(record: dict[str, Any]) -> str | None:
+def _element_type_gap(record: TestRecord) -> str | None:
     """The element type a NOT_SUPPORTED record says the plugin lacks (from its upload probe), if that is its reason."""
-    details = record.get("details") or {}
-    if record.get("outcome") != Outcome.NOT_SUPPORTED.value or details.get("unsupported_by") != "element_type":
+    details = record.details
+    if record.outcome is not Outcome.NOT_SUPPORTED or details.get("unsupported_by") != "element_type":
         return None
     return str(details.get("unsupported_subject") or "") or None
 
 
-def _unimplemented(record: dict[str, Any]) -> bool:
-    details = record.get("details") or {}
-    return actual_outcome(record) is Outcome.NOT_SUPPORTED and details.get("unsupported_by") == "unimplemented"
+def _unimplemented(record: TestRecord) -> bool:
+    return record.actual_outcome is Outcome.NOT_SUPPORTED and record.details.get("unsupported_by") == "unimplemented"
 
 
-def apply_consistency(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def apply_consistency(records: Iterable[TestRecord]) -> list[TestRecord]:
     """`records` with every inconsistent NOT_SUPPORTED turned into a FAIL that says why."""
     records = list(records)
     if not any(_unimplemented(record) or _element_type_gap(record) for record in records):
@@ -101,8 +101,8 @@ def apply_consistency(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]
     supported: dict[Key, list[str]] = {}
     by_type: dict[str, list[str]] = {}
     for record in records:
-        test_id = str(record.get("id", ""))
-        if test_id.startswith(_GOLDEN_EXECUTE + "[") and record.get("outcome") in ACCEPTED:
+        test_id = record.id
+        if test_id.startswith(_GOLDEN_EXECUTE + "[") and record.outcome in ACCEPTED:
             case = case_param(test_id)
             if case is not None:
                 supported.setdefault(keys[case], []).append(case)
@@ -111,22 +111,22 @@ def apply_consistency(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]
     return [_element_type_judged(record, by_type) or _judged(record, keys, supported) for record in records]
 
 
-def _element_type_judged(record: dict[str, Any], by_type: dict[str, list[str]]) -> dict[str, Any] | None:
+def _element_type_judged(record: TestRecord, by_type: dict[str, list[str]]) -> TestRecord | None:
     dtype = _element_type_gap(record)
     cases = sorted(by_type.get(dtype or "", []))
     if dtype is None or not cases:
         return None
     names = ", ".join(cases[:_NAMED]) + (f" (+{len(cases) - _NAMED} more)" if len(cases) > _NAMED else "")
     why = (f"NOT_SUPPORTED for element type {dtype}, which the plugin computes on elsewhere: "
-           f"{record.get('message') or ''}; {len(cases)} golden case(s) on {dtype} ran: {names}")
+           f"{record.message}; {len(cases)} golden case(s) on {dtype} ran: {names}")
     return _as_fail(record, why, {"rule": "element_type", "dtype": dtype, "supported_by": cases[:20]})
 
 
-def _judged(record: dict[str, Any], keys: dict[str, Key], supported: dict[Key, list[str]]) -> dict[str, Any]:
+def _judged(record: TestRecord, keys: dict[str, Key], supported: dict[Key, list[str]]) -> TestRecord:
     if not _unimplemented(record):
         return record
-    test_id = str(record.get("id", ""))
-    message = str(record.get("message") or "")
+    test_id = record.id
+    message = record.message
     case = case_param(test_id)
     others = [other for other in supported.get(keys[case], []) if other != case] if case is not None else []
     group = _corpus()[1].get(_param(test_id) or "") if case is None else None
@@ -150,10 +150,8 @@ def _judged(record: dict[str, Any], keys: dict[str, Key], supported: dict[Key, l
     return record
 
 
-def _as_fail(record: dict[str, Any], message: str, why: dict[str, Any]) -> dict[str, Any]:
-    converted = dict(record)
-    details = dict(record.get("details") or {})
-    details["consistency"] = {**why, "was": Outcome.NOT_SUPPORTED.value, "message": str(record.get("message") or "")}
+def _as_fail(record: TestRecord, message: str, why: dict[str, Any]) -> TestRecord:
+    details = dict(record.details)
+    details["consistency"] = {**why, "was": Outcome.NOT_SUPPORTED.value, "message": record.message}
     details["unsupported_by"] = None  # no longer a NOT_SUPPORTED: the rules do not apply twice
-    converted.update(outcome=Outcome.FAIL.value, expected=None, message=message, details=details)
-    return converted
+    return dataclasses.replace(record, outcome=Outcome.FAIL, expected=None, message=message, details=details)

@@ -24,12 +24,13 @@ from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.progress import Progress
-from pjrt_cts.runner.records import Verdict, make_record, verdict_from_reports
+from pjrt_cts.runner.records import PhaseResult, make_record, result_of_phases
 from pjrt_cts.results import JsonlWriter
+from pjrt_cts.schema import TestRecord
 
 _WAIT_FOR_EXIT_STATUS_SECONDS = 10.0
 CRASH_STORM_THRESHOLD = 8  # consecutive CRASH/TIMEOUT records of one test module
-_STORM_OUTCOMES = (Outcome.CRASH.value, Outcome.TIMEOUT.value)
+_STORM_OUTCOMES = (Outcome.CRASH, Outcome.TIMEOUT)
 
 
 class Controller:
@@ -73,7 +74,7 @@ class Controller:
         self._done_before = len(done_nodeids)
         self.config: pytest.Config | None = None
         self.blocks = blocks
-        self.storm_streaks: dict[str, list[dict[str, Any]]] = {}  # module -> its current run of crashes
+        self.storm_streaks: dict[str, list[TestRecord]] = {}  # module -> its current run of crashes
         self.storm_modules: set[str] = set()
 
     # -- collection ---------------------------------------------------------------------------
@@ -118,8 +119,9 @@ class Controller:
             self.collected_ids.add(test_id_from_nodeid(nodeid))
             if nodeid not in self.recorded:
                 # `deselected_by`: the run left this test out on purpose (a partial selection, pjrt_cts.verdict)
-                verdict = Verdict(Outcome.SKIP, message=reason, tags=tags, details={"deselected_by": by[0] if by else "?"})
-                skips.append(make_record(nodeid, verdict, self.repro(nodeid)))
+                skipped = PhaseResult(Outcome.SKIP, message=reason, tags=tags,
+                                      details={"deselected_by": by[0] if by else "?"})
+                skips.append(make_record(nodeid, skipped, self.repro(nodeid)))
         self._total_set = True
         self.progress.done = self._done_before
         self.progress.set_total(self._done_before + len(self.pending_nodeids) + len(skips))
@@ -133,10 +135,11 @@ class Controller:
         nodeid = report.nodeid
         test_id = test_id_from_nodeid(f"{nodeid}::<collection>")
         text = getattr(report, "longreprtext", "") or str(report.longrepr)
-        verdict = Verdict(Outcome.ERROR, message=f"collection failed: {text.strip().splitlines()[-1] if text.strip() else ''}",
-                          details={"traceback": text[-20000:]})
+        failed = PhaseResult(Outcome.ERROR,
+                             message=f"collection failed: {text.strip().splitlines()[-1] if text.strip() else ''}",
+                             details={"traceback": text[-20000:]})
         self.collected_ids.add(test_id)
-        self._emit(make_record(nodeid, verdict, self.repro(nodeid), test_id=test_id), progress_made=False)
+        self._emit(make_record(nodeid, failed, self.repro(nodeid), test_id=test_id), progress_made=False)
 
     # -- running ------------------------------------------------------------------------------
 
@@ -158,7 +161,7 @@ class Controller:
         self.started.pop(nodeid, None)
         if nodeid in self.recorded:
             return
-        self._emit(make_record(nodeid, verdict_from_reports(reports), self.repro(nodeid)))
+        self._emit(make_record(nodeid, result_of_phases(reports), self.repro(nodeid)))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
@@ -236,24 +239,24 @@ class Controller:
         if program_nodeid not in self.recorded:
             if program_nodeid not in self.pending_nodeids and self.progress.total is not None:
                 self.progress.set_total(self.progress.total + 1)  # its layer is not selected: one record more
-            verdict = self._crash_verdict(crashitem, node)
-            verdict.details["met_by"] = test_id_from_nodeid(crashitem)
+            crash = self._crash_result(crashitem, node)
+            crash.details["met_by"] = test_id_from_nodeid(crashitem)
             self.collected_ids.add(test_id_from_nodeid(program_nodeid))
-            self._emit(make_record(program_nodeid, verdict, self.repro(program_nodeid)))
+            self._emit(make_record(program_nodeid, crash, self.repro(program_nodeid)))
         self.progress.note(f"warning: {test_id_from_nodeid(crashitem)} met the crash of its grouped program; "
                            "recorded for the program, running the case on its own program")
         sched.mark_test_pending(crashitem)
 
     def _record_worker_crash(self, report: pytest.TestReport) -> None:
         node = getattr(report, "node", None)
-        self._emit(make_record(report.nodeid, self._crash_verdict(report.nodeid, node), self.repro(report.nodeid)))
+        self._emit(make_record(report.nodeid, self._crash_result(report.nodeid, node), self.repro(report.nodeid)))
 
-    def _crash_verdict(self, nodeid: str, node: Any) -> Verdict:
+    def _crash_result(self, nodeid: str, node: Any) -> PhaseResult:
         """CRASH (or TIMEOUT) of the test `nodeid` that was running when `node`'s worker died."""
         worker_id = node.gateway.id if node is not None else "?"
         returncode = self._returncode(node) if node is not None else None
         segment = crashlog.read_segment(self.log_dir / f"{worker_id}.log", nodeid)
-        partial = verdict_from_reports(self.phases.pop(nodeid, {}))
+        partial = result_of_phases(self.phases.pop(nodeid, {}))
         started = self.started.pop(nodeid, None)
         duration = time.monotonic() - started if started is not None else 0.0
         signal_name, words = crashlog.describe_death(returncode, segment)
@@ -267,26 +270,26 @@ class Controller:
         details = dict(partial.details)
         details.update({"worker": worker_id, "exit_status": returncode, "signal": signal_name,
                         "stderr_tail": segment.tail()})
-        return Verdict(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
+        return PhaseResult(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
                        details=details, tags=partial.tags, compatibility=partial.compatibility)
 
-    def _emit(self, record: dict[str, Any], progress_made: bool = True) -> None:
-        if record["nodeid"] in self.recorded:
+    def _emit(self, record: TestRecord, progress_made: bool = True) -> None:
+        if record.nodeid in self.recorded:
             return
         record = apply_expectation(record, self.expectations)
         self.writer.write(record)
-        self.recorded.add(record["nodeid"])
-        self.pending_nodeids.discard(record["nodeid"])
+        self.recorded.add(record.nodeid)
+        self.pending_nodeids.discard(record.nodeid)
         if progress_made:
             self.deaths_without_progress = 0
         self.progress.add(record)
         self._watch_for_storm(record)
 
-    def _watch_for_storm(self, record: dict[str, Any]) -> None:
-        module = record["nodeid"].split("::", 1)[0]
-        if module in self.storm_modules or self.blocks is None or "::" not in record["nodeid"]:
+    def _watch_for_storm(self, record: TestRecord) -> None:
+        module = record.nodeid.split("::", 1)[0]
+        if module in self.storm_modules or self.blocks is None or "::" not in record.nodeid:
             return
-        if record["outcome"] not in _STORM_OUTCOMES:
+        if record.outcome not in _STORM_OUTCOMES:
             self.storm_streaks.pop(module, None)
             return
         streak = self.storm_streaks.setdefault(module, [])
@@ -295,10 +298,10 @@ class Controller:
             return
         self.storm_modules.add(module)
         first = streak[0]
-        message = (first.get("message") or "").strip()
+        message = first.message.strip()
         headline = message.splitlines()[0] if message else ""
         reason = (f"crash storm: {len(streak)} consecutive CRASH/TIMEOUT in {module} "
-                  f"(first {first['id']}: {headline[:160]}); the rest of the module is not run")
-        self.blocks.add(Block(finding=first["id"], reason=reason, nodeid_prefixes=(module + "::",), kind="crash storm"))
+                  f"(first {first.id}: {headline[:160]}); the rest of the module is not run")
+        self.blocks.add(Block(finding=first.id, reason=reason, nodeid_prefixes=(module + "::",), kind="crash storm"))
         self.incidents.append(reason)
         self.progress.note(f"warning: {reason}")

@@ -34,6 +34,7 @@ mandatory test of a level (pjrt_cts.levels): an expectations file cannot lift a 
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import sys
@@ -43,6 +44,7 @@ from typing import Any, Iterable
 
 from pjrt_cts.defects import attribute, defect_ids
 from pjrt_cts.outcomes import LAYERS, Outcome, id_matches
+from pjrt_cts.schema import Expected, TestRecord
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -104,16 +106,12 @@ class Expectation:
             return False
         return self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None
 
-    def as_record(self, actual: str) -> dict[str, Any]:
+    def as_expected(self, actual: Outcome) -> Expected:
+        """What a record keeps of this entry (its `expected`)."""
         # a defect waiver expects whichever failing outcome the diagnosis attributed to its defect
-        expected = actual if self.defect is not None else self.outcome.value
-        record: dict[str, Any] = {"pattern": self.pattern, "outcome": expected, "cause": self.cause,
-                                  "reason": self.reason, "url": self.url, "actual": actual}
-        if self.defect is not None:
-            record["defect"] = self.defect
-        if self.intermittent:
-            record["intermittent"] = True
-        return record
+        return Expected(pattern=self.pattern, outcome=actual if self.defect is not None else self.outcome,
+                        cause=self.cause, reason=self.reason, url=self.url, actual=actual, defect=self.defect,
+                        intermittent=self.intermittent)
 
 
 @dataclass
@@ -162,13 +160,13 @@ class Expectations:
                 unknown.append(entry.pattern)
         return unknown
 
-    def describe(self, unknown: list[str], records: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    def describe(self, unknown: list[str], records: Iterable[TestRecord] = ()) -> dict[str, Any]:
         """What results.json says about the file: unmatched patterns and, per entry, what it matched."""
         return {"file": str(self.file) if self.file else None, "sha256": self.fingerprint(),
                 "unknown_patterns": unknown, "entries": entry_usage(self, records)}
 
 
-def entry_usage(expectations: Expectations, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def entry_usage(expectations: Expectations, records: Iterable[TestRecord]) -> list[dict[str, Any]]:
     """Per entry: how many tests it waived (XFAIL), how many of its matches passed (XPASS: over-matching or
     stale) and how many failed otherwise than it says (outcome or cause differ: not waived)."""
     rows = [{"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause, "reason": entry.reason,
@@ -178,49 +176,48 @@ def entry_usage(expectations: Expectations, records: Iterable[dict[str, Any]]) -
     return count_usage(rows, records)
 
 
-def count_usage(entries: Iterable[dict[str, Any]], records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def count_usage(entries: Iterable[dict[str, Any]], records: Iterable[TestRecord]) -> list[dict[str, Any]]:
     """`entries` (results.json expectation rows, keyed by `pattern`) with waived / passed / other_failure /
     matched counted afresh over `records` (also used by `pjrt-cts merge`, which recounts over merged records)."""
     usage = {entry["pattern"]: dict(entry, waived=0, passed=0, other_failure=0, matched=0) for entry in entries}
     for record in records:
-        expected = record.get("expected") or {}
-        row = usage.get(expected.get("pattern", ""))
-        if row is None:
+        expected = record.expected
+        row = usage.get(expected.pattern) if expected is not None else None
+        if row is None or expected is None:
             continue
         row["matched"] += 1
-        if record.get("outcome") == Outcome.XFAIL.value:
+        if record.outcome is Outcome.XFAIL:
             row["waived"] += 1
-        elif record.get("outcome") == Outcome.XPASS.value:
+        elif record.outcome is Outcome.XPASS:
             row["passed"] += 1
-        elif expected.get("mismatch"):
+        elif expected.mismatch:
             row["other_failure"] += 1
     return list(usage.values())
 
 
-def apply_expectation(record: dict[str, Any], expectations: Expectations) -> dict[str, Any]:
+def apply_expectation(record: TestRecord, expectations: Expectations) -> TestRecord:
     """The record diagnosed (its `defect`, pjrt_cts.defects) and with `outcome`/`expected` set from the
     expectations; idempotent (uses the actual outcome)."""
-    previous = record.get("expected")
-    actual = Outcome(previous["actual"] if previous else record["outcome"])
-    updated = dict(record)
-    updated["outcome"] = actual.value
-    updated["expected"] = None
-    updated["defect"] = attribute(updated)
-    entry = expectations.match(record["id"], updated["defect"])
+    actual = record.actual_outcome
+    updated = dataclasses.replace(record, outcome=actual, expected=None)
+    updated = dataclasses.replace(updated, defect=attribute(updated))
+    entry = expectations.match(record.id, updated.defect)
     if entry is not None and entry.defect is not None and actual not in FAILING | {Outcome.FLAKY}:
         entry = None  # a defect waiver covers failures only: a shared deviation of the same defect needs none
     if entry is None:
         return updated
-    updated["expected"] = entry.as_record(actual.value)
+    expected = entry.as_expected(actual)
+    outcome = actual
     if entry.outcome in FAILING:
-        if entry.waives(actual, str(record.get("message") or "")):
-            updated["outcome"] = Outcome.XFAIL.value
+        if entry.waives(actual, record.message):
+            outcome = Outcome.XFAIL
         elif actual in PASSING:
-            updated["outcome"] = actual.value if entry.intermittent else Outcome.XPASS.value
+            outcome = actual if entry.intermittent else Outcome.XPASS
         elif actual in FAILING:  # a different failure than the one waived: reported as what it is
             wanted = entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else "")
-            updated["expected"]["mismatch"] = f"the expectation waives {wanted}; this is another failure ({actual.value})"
-    return updated
+            expected = dataclasses.replace(
+                expected, mismatch=f"the expectation waives {wanted}; this is another failure ({actual.value})")
+    return dataclasses.replace(updated, outcome=outcome, expected=expected)
 
 
 def _has_wildcard(text: str) -> bool:
@@ -236,7 +233,7 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
         raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
     if "defect" in entry:
         return _parse_defect_entry(where, entry)
-    pattern, outcome, reason, url = entry.get("id"), entry.get("outcome"), entry.get("reason"), entry.get("url")
+    pattern, outcome, reason, url = (entry.get(key) for key in ("id", "outcome", "reason", "url"))
     if not isinstance(pattern, str) or not pattern:
         raise ExpectationsError(f"{where}: 'id' (a test id pattern) or 'defect' (a catalogue id) is required")
     if not isinstance(reason, str) or not reason.strip():

@@ -7,6 +7,7 @@ build_results), so `report`, `gate` and `badge` read the merged file like any ot
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +18,7 @@ from pjrt_cts.results import build_results, load_results
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import count_usage
 from pjrt_cts.runner.preflight import PREFLIGHT_AREA
+from pjrt_cts.schema import Results, TestRecord
 
 _MAX_LISTED = 5  # duplicates named in one error message
 
@@ -28,18 +30,18 @@ class MergeError(ValueError):
 @dataclass(frozen=True)
 class ShardResults:
     name: str  # how the user named the file, for messages
-    results: dict[str, Any]
+    results: Results
 
     @property
     def shard(self) -> dict[str, Any]:
-        return self.results.get("shard") or {}
+        return self.results.shard or {}
 
     @property
     def label(self) -> str:
         return f"{self.name} (shard {self.shard.get('index')}/{self.shard.get('count')})"
 
 
-def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> dict[str, Any]:
+def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> Results:
     """One results.json from the shards' (raises MergeError when they do not belong together)."""
     if not inputs:
         raise MergeError("nothing to merge: name the shards' results.json files")
@@ -48,32 +50,30 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
     missing = _check_shard_set(shards, allow_partial)
     tests = apply_consistency(_union_of_tests(shards))  # a case's support may show in another shard
     first = shards[0].results
-    complete = not missing and all((part.results.get("summary") or {}).get("complete") is True for part in shards)
+    complete = not missing and all((part.results.summary or {}).get("complete") is True for part in shards)
     merged = build_results(
-        tool_version=first["tool"]["version"],
-        started_at=min((part.results["started_at"] for part in shards), key=_timestamp),
-        finished_at=max((part.results["finished_at"] for part in shards), key=_timestamp),
-        wall_seconds=max(float(part.results.get("wall_seconds") or 0.0) for part in shards),
-        command=first.get("command") or [],
-        profile=first.get("profile"),
+        tool_version=(first.tool or {})["version"],
+        started_at=min((part.results.started_at or "" for part in shards), key=_timestamp),
+        finished_at=max((part.results.finished_at or "" for part in shards), key=_timestamp),
+        wall_seconds=max(float(part.results.wall_seconds or 0.0) for part in shards),
+        command=first.command or [],
+        profile=first.profile,
         plugin=_plugin_identity(shards),
-        environment=first.get("environment") or {},
+        environment=first.environment or {},
         expectations=_expectations(shards, tests),
         compatibility=_compatibility(shards),
         tests=tests,
         complete=complete,
-        facts={"binding": first.get("binding"), "selection": first.get("selection"),
+        facts={"binding": first.binding, "selection": first.selection,
                "confirmation": _confirmation(shards)},
     )
-    merged["merged_from"] = [
+    merged_from = [
         {"file": part.name, "shard": {"index": part.shard["index"], "count": part.shard["count"]},
-         "started_at": part.results.get("started_at"), "finished_at": part.results.get("finished_at"),
-         "wall_seconds": part.results.get("wall_seconds"), "tests": len(part.results.get("tests", []))}
+         "started_at": part.results.started_at, "finished_at": part.results.finished_at,
+         "wall_seconds": part.results.wall_seconds, "tests": len(part.results.tests)}
         for part in shards
     ]
-    if missing:
-        merged["missing_shards"] = missing
-    return merged
+    return dataclasses.replace(merged, merged_from=merged_from, missing_shards=missing or None)
 
 
 # -- checks -------------------------------------------------------------------------------------
@@ -82,15 +82,15 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
 def _check_same_run(inputs: list[ShardResults]) -> None:
     """Same plugin binary, profile, pjrt-cts version and expectations file, and every input a shard of one split."""
     facts = {
-        "plugin sha256": lambda r: (r.get("plugin") or {}).get("sha256"),
-        "profile": lambda r: r.get("profile"),
-        "pjrt-cts version": lambda r: (r.get("tool") or {}).get("version"),
+        "plugin sha256": lambda r: (r.plugin or {}).get("sha256"),
+        "profile": lambda r: r.profile,
+        "pjrt-cts version": lambda r: (r.tool or {}).get("version"),
         # shards judged by different expectations files would merge into a verdict no file gave
-        "expectations file (sha256)": lambda r: (r.get("expectations") or {}).get("sha256"),
-        "client create options": lambda r: (r.get("binding") or {}).get("create_options"),
-        "suites (sha256)": lambda r: (r.get("binding") or {}).get("suites_sha256"),
-        "golden corpus (sha256)": lambda r: (r.get("binding") or {}).get("corpus_sha256"),
-        "selection": lambda r: json.dumps(r.get("selection"), sort_keys=True),
+        "expectations file (sha256)": lambda r: (r.expectations or {}).get("sha256"),
+        "client create options": lambda r: (r.binding or {}).get("create_options"),
+        "suites (sha256)": lambda r: (r.binding or {}).get("suites_sha256"),
+        "golden corpus (sha256)": lambda r: (r.binding or {}).get("corpus_sha256"),
+        "selection": lambda r: json.dumps(r.selection, sort_keys=True),
     }
     for what, read in facts.items():
         values = {part.name: read(part.results) for part in inputs}
@@ -130,13 +130,13 @@ def _check_shard_set(shards: list[ShardResults], allow_partial: bool) -> list[in
     return missing
 
 
-def _union_of_tests(shards: list[ShardResults]) -> list[dict[str, Any]]:
-    tests: list[dict[str, Any]] = []
+def _union_of_tests(shards: list[ShardResults]) -> list[TestRecord]:
+    tests: list[TestRecord] = []
     owner: dict[str, str] = {}
     duplicates: list[str] = []
     for part in shards:
-        for test in part.results.get("tests", []):
-            test_id = str(test.get("id"))
+        for test in part.results.tests:
+            test_id = test.id
             if test_id in owner:
                 if not is_run_level(test):
                     duplicates.append(f"{test_id} (in {owner[test_id]} and {part.label})")
@@ -150,11 +150,11 @@ def _union_of_tests(shards: list[ShardResults]) -> list[dict[str, Any]]:
     return tests
 
 
-def is_run_level(test: dict[str, Any]) -> bool:
+def is_run_level(test: TestRecord) -> bool:
     """A record every shard writes for the whole run: a preflight finding (`<layer>.preflight.*`) or the ERROR
     of a module that failed to collect (its node id names the module, no test)."""
-    parts = str(test.get("id", "")).split(".")
-    return (len(parts) > 2 and parts[1] == PREFLIGHT_AREA) or "::" not in str(test.get("nodeid", "::"))
+    parts = test.id.split(".")
+    return (len(parts) > 2 and parts[1] == PREFLIGHT_AREA) or "::" not in (test.nodeid or "::")
 
 
 # -- merged fields ------------------------------------------------------------------------------
@@ -166,13 +166,13 @@ def _timestamp(text: str) -> datetime:
 
 def _plugin_identity(shards: list[ShardResults]) -> dict[str, Any]:
     """The first shard's identity card, unless another shard's preflight saw the plugin die (keep that one)."""
-    cards = [part.results.get("plugin") or {} for part in shards]
+    cards = [part.results.plugin or {} for part in shards]
     return next((card for card in cards if card.get("failure")), cards[0])
 
 
 def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
     """The shards' confirmation passes added up (pjrt_cts.runner.confirmation)."""
-    parts: list[dict[str, Any]] = [part.results["confirmation"] for part in shards if part.results.get("confirmation")]
+    parts: list[dict[str, Any]] = [part.results.confirmation for part in shards if part.results.confirmation]
     if not parts:
         return None
     summed: dict[str, Any] = {key: sum((int(part.get(key) or 0) for part in parts), 0)
@@ -185,15 +185,15 @@ def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
 def _compatibility(shards: list[ShardResults]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for part in shards:
-        merged.update(part.results.get("compatibility") or {})
+        merged.update(part.results.compatibility or {})
     return merged
 
 
-def _expectations(shards: list[ShardResults], tests: list[dict[str, Any]]) -> dict[str, Any]:
+def _expectations(shards: list[ShardResults], tests: list[TestRecord]) -> dict[str, Any]:
     """The file's entries with their usage counted over the merged records (a run-level record kept once is
     counted once); a pattern is unknown only when no shard's collection had a test it matches (each shard
     checks against every collected test, its own and the others')."""
-    sections = [part.results.get("expectations") or {} for part in shards]
+    sections = [part.results.expectations or {} for part in shards]
     unknown = [pattern for pattern in sections[0].get("unknown_patterns", [])
                if all(pattern in section.get("unknown_patterns", []) for section in sections)]
     # Recounted over the merged records, not summed: a run-level record matched in every shard is kept once.

@@ -26,7 +26,8 @@ from pjrt_cts.outcomes import Outcome
 from pjrt_cts.runner.blocks import LOAD_FUNCTION, Block, BlockFile
 from pjrt_cts.runner.probe import ProbeResult, file_sha256, probe_plugin
 from pjrt_cts.runner.probe_child import STEPS
-from pjrt_cts.runner.records import Verdict, make_record
+from pjrt_cts.runner.records import PhaseResult, make_record
+from pjrt_cts.schema import TestRecord
 
 PREFLIGHT_AREA = "preflight"
 
@@ -66,7 +67,7 @@ assert set(STEP_TESTS) == set(STEPS)
 class Preflight:
     probe: ProbeResult
     identity: dict[str, Any]  # results.json "plugin"
-    finding: dict[str, Any] | None  # the CRASH/TIMEOUT record, if a step died
+    finding: TestRecord | None  # the CRASH/TIMEOUT record, if a step died
     block: Block | None
 
     def write_blocks(self, path: Path) -> None:
@@ -76,7 +77,7 @@ class Preflight:
     def announcement(self) -> str:
         """One terminal line for the finding."""
         assert self.finding is not None and self.block is not None
-        return (f"preflight: {self.finding['outcome']} {self.finding['id']}: {self.block.reason}; the tests that "
+        return (f"preflight: {self.finding.outcome.value} {self.finding.id}: {self.block.reason}; the tests that "
                 f"depend on it FAIL as blocked by it without calling {', '.join(self.block.functions)}")
 
 
@@ -101,7 +102,7 @@ def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Map
     return Preflight(result, identity, finding, block)
 
 
-def _finding(result: ProbeResult, plugin_path: Path, repro: str) -> tuple[dict[str, Any] | None, Block | None]:
+def _finding(result: ProbeResult, plugin_path: Path, repro: str) -> tuple[TestRecord | None, Block | None]:
     death = result.death
     if death is None or death.step not in STEP_TESTS:
         return None, None
@@ -121,8 +122,8 @@ def _finding(result: ProbeResult, plugin_path: Path, repro: str) -> tuple[dict[s
         message += f"\n--- last {len(tail)} lines of stderr ---\n" + "\n".join(tail)
     details = {"preflight_step": death.step, "function": function, "signal": death.signal,
                "exit_status": death.exit_status, "stderr_tail": tail, "last_returned": death.last_returned}
-    record = make_record(test.nodeid, Verdict(outcome, message=message, duration=_step_seconds(result, death.step),
-                                              details=details, tags=["preflight"]), repro, test_id=test.test_id)
+    record = make_record(test.nodeid, PhaseResult(outcome, message=message, duration=_step_seconds(result, death.step),
+                                                  details=details, tags=["preflight"]), repro, test_id=test.test_id)
     summary = f"{outcome.value} of {function} ({death.signal or death.kind}){reason_line}"
     block = Block(finding=test.test_id, reason=summary, fixtures=test.fixtures, functions=(function,),
                   plugin_path=str(Path(plugin_path).resolve()), kind="preflight")

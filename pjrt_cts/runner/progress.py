@@ -7,6 +7,7 @@ from collections import Counter
 from typing import TextIO
 
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import TestRecord
 
 _NOTABLE = {Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS, Outcome.FLAKY}
 _ORDER = [o.value for o in Outcome]
@@ -37,14 +38,14 @@ class Progress:
             self._ticker = threading.Thread(target=self._tick, name="pjrt-cts-progress", daemon=True)
             self._ticker.start()
 
-    def add(self, record: dict) -> None:
+    def add(self, record: TestRecord) -> None:
         with self._lock:
             self.done += 1
-            self.counts[record["outcome"]] += 1
-            outcome = Outcome(record["outcome"])
+            self.counts[record.outcome.value] += 1
+            outcome = record.outcome
             if outcome in _NOTABLE:
-                first_line = (record.get("message") or "").strip().splitlines()[:1]
-                self.note(f"{outcome.value:<8} {record['id']}" + (f"  -- {first_line[0][:160]}" if first_line else ""))
+                first_line = record.message.strip().splitlines()[:1]
+                self.note(f"{outcome.value:<8} {record.id}" + (f"  -- {first_line[0][:160]}" if first_line else ""))
             self._render()
 
     def note(self, line: str) -> None:

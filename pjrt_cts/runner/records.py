@@ -1,4 +1,4 @@
-"""One result record per test, from the pytest phase reports the controller receives."""
+"""One result record per test (pjrt_cts.schema.TestRecord), from the pytest phase reports the controller receives."""
 from __future__ import annotations
 
 import re
@@ -7,13 +7,16 @@ from typing import Any, Mapping
 
 from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.results import jsonable
+from pjrt_cts.schema import PhaseInfo, TestRecord
 
 _MAX_TRACEBACK_CHARS = 20_000
 _SUITE_PATH = re.compile(r"(?:^|/)suites/(?P<layer>[^/]+)/")
 
 
 @dataclass
-class Verdict:
+class PhaseResult:
+    """What a test's phase reports say, folded (`result_of_phases`), before it becomes a record."""
+
     outcome: Outcome
     message: str = ""
     duration: float = 0.0
@@ -22,49 +25,40 @@ class Verdict:
     compatibility: dict[str, Any] = field(default_factory=dict)
 
 
-def layer_for(nodeid: str) -> str:
+def layer_of_nodeid(nodeid: str) -> str:
+    """The layer of a node id (its directory under suites/; a module that failed to collect has no test id yet),
+    `unknown` elsewhere. Of a test id: pjrt_cts.outcomes.layer_of; of a record: its `layer`."""
     match = _SUITE_PATH.search(nodeid.replace("\\", "/"))
     return match["layer"] if match else "unknown"
 
 
-def make_record(nodeid: str, verdict: Verdict, repro: str, test_id: str | None = None) -> dict[str, Any]:
-    record = {
-        "id": test_id or test_id_from_nodeid(nodeid),
-        "nodeid": nodeid,
-        "layer": layer_for(nodeid),
-        "outcome": verdict.outcome.value,
-        "duration": round(verdict.duration, 4),
-        "message": verdict.message,
-        "details": verdict.details,
-        "tags": verdict.tags,
-        "expected": None,
-        "repro": repro,
-    }
-    if verdict.compatibility:
-        record["compatibility"] = verdict.compatibility
-    return record
+def make_record(nodeid: str, result: PhaseResult, repro: str, test_id: str | None = None) -> TestRecord:
+    return TestRecord(id=test_id or test_id_from_nodeid(nodeid), nodeid=nodeid, layer=layer_of_nodeid(nodeid),
+                      outcome=result.outcome, duration=round(result.duration, 4), message=result.message,
+                      details=result.details, tags=tuple(result.tags), repro=repro,
+                      compatibility=result.compatibility)
 
 
-def info_of(report: Any) -> dict[str, Any]:
-    info = getattr(report, "pjrt_cts", None)
-    return info if isinstance(info, dict) else {}
+def info_of(report: Any) -> PhaseInfo:
+    """What the worker added to `report` (pjrt_cts.runner.worker_plugin: its `pjrt_cts` attribute)."""
+    return PhaseInfo.from_json(getattr(report, "pjrt_cts", None))
 
 
-def verdict_from_reports(reports: Mapping[str, Any]) -> Verdict:
+def result_of_phases(reports: Mapping[str, Any]) -> PhaseResult:
     """Fold the setup/call/teardown reports of one test into its outcome and message."""
-    verdict = Verdict(outcome=Outcome.PASS)
+    result = PhaseResult(outcome=Outcome.PASS)
     for when in ("setup", "call", "teardown"):
         report = reports.get(when)
         if report is None:
             continue
         info = info_of(report)
-        verdict.duration += float(getattr(report, "duration", 0.0) or 0.0)
-        verdict.details.update(_user_properties(report))
-        verdict.details.update(info.get("details") or {})
-        verdict.compatibility.update(info.get("compatibility") or {})
-        if info.get("tags"):
-            verdict.tags = list(info["tags"])
-        if verdict.outcome not in (Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION):
+        result.duration += float(getattr(report, "duration", 0.0) or 0.0)
+        result.details.update(_user_properties(report))
+        result.details.update(info.details)
+        result.compatibility.update(info.compatibility)
+        if info.tags:
+            result.tags = list(info.tags)
+        if result.outcome not in (Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION):
             continue  # the first bad phase decides; later ones only add details
         phase_outcome, message = _phase_outcome(when, report, info)
         if phase_outcome is None:
@@ -72,20 +66,19 @@ def verdict_from_reports(reports: Mapping[str, Any]) -> Verdict:
         if when == "teardown" and phase_outcome in (Outcome.FAIL, Outcome.ERROR):
             phase_outcome = Outcome.ERROR
             message = f"teardown failed: {message}"
-        if phase_outcome in (Outcome.WARNING, Outcome.SHARED_DEVIATION) and verdict.outcome is not Outcome.PASS:
+        if phase_outcome in (Outcome.WARNING, Outcome.SHARED_DEVIATION) and result.outcome is not Outcome.PASS:
             continue
-        verdict.outcome = phase_outcome
-        verdict.message = message
+        result.outcome = phase_outcome
+        result.message = message
         traceback = _traceback_text(report)
         if traceback and phase_outcome in (Outcome.FAIL, Outcome.ERROR):
-            verdict.details.setdefault("traceback", traceback)
-    return verdict
+            result.details.setdefault("traceback", traceback)
+    return result
 
 
-def _phase_outcome(when: str, report: Any, info: dict[str, Any]) -> tuple[Outcome | None, str]:
-    explicit = info.get("outcome")
-    if explicit:
-        return Outcome(explicit), str(info.get("message", ""))
+def _phase_outcome(when: str, report: Any, info: PhaseInfo) -> tuple[Outcome | None, str]:
+    if info.outcome is not None:
+        return info.outcome, info.message
     if hasattr(report, "wasxfail"):  # pytest's own xfail marker, should a suite use it
         if report.skipped:
             return Outcome.XFAIL, str(report.wasxfail)

@@ -30,13 +30,14 @@ from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
-from pjrt_cts.runner.records import Verdict, layer_for, make_record, verdict_from_reports
-from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_json_atomic
+from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
+from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_results
 from pjrt_cts.schema import RunContext, UserSettings, context_environment
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_events
+from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.verdict import EXIT_USAGE, RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
@@ -111,12 +112,12 @@ class Run:
 
         worker_env = self._worker_environment()
         writer = JsonlWriter(self.jsonl_path)
-        preflight = self._preflight(worker_env, writer, {r["nodeid"] for r in done}, binding.plugin_sha256)
+        preflight = self._preflight(worker_env, writer, {r.nodeid for r in done}, binding.plugin_sha256)
         progress = Progress(self.stream, enabled=options.show_progress)
         controller = Controller(
             log_dir=self.log_dir, writer=writer, expectations=options.expectations, progress=progress,
             repro=self.repro, timeout=options.timeout, workers=options.workers,
-            done_nodeids={r["nodeid"] for r in done}, done_ids=[r["id"] for r in done],
+            done_nodeids={r.nodeid for r in done}, done_ids=[r.id for r in done],
             blocks=BlockFile.read(self.run_dir / "blocks.json"), out_dir=self.out,
         )
         interrupted = False
@@ -138,7 +139,7 @@ class Run:
             for nodeid in sorted(controller.pending_nodeids):
                 reason = controller.stop_reason or "the run ended before this test ran"
                 writer.write(apply_expectation(
-                    make_record(nodeid, Verdict(Outcome.ERROR, message=f"not run: {reason}", details={"not_run": True}),
+                    make_record(nodeid, PhaseResult(Outcome.ERROR, message=f"not run: {reason}", details={"not_run": True}),
                             self.repro(nodeid)),
                     options.expectations))
         writer.close()
@@ -266,8 +267,8 @@ class Run:
         paths = sorted(self.log_dir.glob(f"*{CONFIRMATIONS_SUFFIX}"))
         if not paths:
             return
-        records = {str(r.get("nodeid")): r for r in read_jsonl(self.jsonl_path)}
-        done = {str(r.get("nodeid")) for r in read_jsonl(self.confirmations_path)}
+        records = {r.nodeid: r for r in read_jsonl(self.jsonl_path)}
+        done = {r.nodeid for r in read_jsonl(self.confirmations_path)}
         writer = JsonlWriter(self.confirmations_path)
         try:
             for path in paths:
@@ -277,7 +278,7 @@ class Run:
                     if record is None or nodeid in done or not needs_confirmation(record):
                         continue
                     reports = events.reports[nodeid]
-                    rerun = make_record(nodeid, verdict_from_reports(reports), self.repro(nodeid))
+                    rerun = make_record(nodeid, result_of_phases(reports), self.repro(nodeid))
                     writer.write(apply_expectation(rerun, Expectations()))
                     done.add(nodeid)
                     self.confirmation.in_workers += 1
@@ -288,24 +289,24 @@ class Run:
     def _to_confirm(self) -> tuple[set[str], list[str]]:
         """(node ids to rerun, node ids of bad results left unconfirmed because of CONFIRM_ALL_LIMIT)."""
         records = read_jsonl(self.jsonl_path)
-        done = {str(r.get("nodeid")) for r in read_jsonl(self.confirmations_path)} | set(twin_observations(records))
-        candidates = [r for r in records if needs_confirmation(r) and r["nodeid"] not in done]
-        deciding = [r["nodeid"] for r in candidates if r.get("outcome") in ("XFAIL", "NOT_SUPPORTED")]
-        bad = [r["nodeid"] for r in candidates if r.get("outcome") not in ("XFAIL", "NOT_SUPPORTED")]
+        done = {r.nodeid for r in read_jsonl(self.confirmations_path)} | set(twin_observations(records))
+        candidates = [r for r in records if needs_confirmation(r) and r.nodeid not in done]
+        deciding = [r.nodeid for r in candidates if r.outcome in (Outcome.XFAIL, Outcome.NOT_SUPPORTED)]
+        bad = [r.nodeid for r in candidates if r.outcome not in (Outcome.XFAIL, Outcome.NOT_SUPPORTED)]
         room = max(0, CONFIRM_ALL_LIMIT - len(deciding))
         return set(deciding) | set(bad[:room]), bad[room:]
 
-    def _judged_records(self) -> list[dict[str, Any]]:
+    def _judged_records(self) -> list[TestRecord]:
         """The records of results.jsonl with their confirmations folded in, the consistency rules applied and
         the expectations applied last (they waive what the record finally is)."""
         summary = self.confirmation
-        second = {str(r.get("nodeid")): r for r in read_jsonl(self.confirmations_path)}
+        second = {r.nodeid: r for r in read_jsonl(self.confirmations_path)}
         records = apply_confirmations(read_jsonl(self.jsonl_path), second, summary)
         left_out = set(self.unconfirmed)
         summary.rerun = len(second)
         if not summary.skipped:
-            summary.missing = [str(r["id"]) for r in records if needs_confirmation(r) and r.get("confirmation") is None
-                               and r["nodeid"] not in left_out]
+            summary.missing = [r.id for r in records if needs_confirmation(r) and r.confirmation is None
+                               and r.nodeid not in left_out]
         records = apply_consistency(records)
         return [apply_expectation(r, self.options.expectations) for r in records]
 
@@ -345,14 +346,14 @@ class Run:
             "-p", "no:unraisableexception",  # its two full garbage collections at each process's end (~0.5 s)
         ]
 
-    def _spec(self, done: list[dict[str, Any]]) -> RunSpec:
+    def _spec(self, done: list[TestRecord]) -> RunSpec:
         spec_path = self.run_dir / "spec.json"
         child_args = self._common_args() + ["--pjrt-cts-spec", str(spec_path), "-p", "no:xdist"]
         skips = [[pattern, reason] for pattern, reason in self.options.expectations.skip_patterns()]
         return RunSpec(
             out_dir=str(self.out), log_dir=str(self.log_dir), rootdir=str(self.options.suites_dir.parent),
             timeout=self.options.timeout, child_args=child_args, select_ids=list(self.options.ids),
-            done_nodeids=[r["nodeid"] for r in done], expectation_skips=skips, pythonpath=identity.package_root(),
+            done_nodeids=[r.nodeid for r in done], expectation_skips=skips, pythonpath=identity.package_root(),
             suite_paths=[str(self.options.suites_dir / layer) for layer in self.options.layers],
             shard=[self.options.shard.index, self.options.shard.count] if self.options.shard else None,
             shard_durations=dict(self.options.shard_durations) if self.options.shard else {},
@@ -395,7 +396,7 @@ class Run:
         result.write_blocks(self.run_dir / "blocks.json")
         if result.finding is not None:
             self._say(result.announcement())
-            if result.finding["nodeid"] not in done_nodeids:
+            if result.finding.nodeid not in done_nodeids:
                 writer.write(apply_expectation(result.finding, options.expectations))
         return result
 
@@ -420,7 +421,7 @@ class Run:
         if "::" in nodeid:
             parts += ["-n", "1", "--id", test_id_from_nodeid(nodeid)]
         else:
-            parts += ["-n", "1", "--layers", layer_for(nodeid)]
+            parts += ["-n", "1", "--layers", layer_of_nodeid(nodeid)]
         return shlex.join(parts)
 
     def _plugin_arguments(self) -> list[str]:
@@ -440,8 +441,8 @@ class Run:
         records = self._judged_records()
         compatibility: dict[str, Any] = {}
         for record in records:
-            compatibility.update(record.get("compatibility") or {})
-        seen_ids = controller.collected_ids | {r["id"] for r in records}  # other shards' tests included
+            compatibility.update(record.compatibility)
+        seen_ids = controller.collected_ids | {r.id for r in records}  # other shards' tests included
         unknown = options.expectations.unknown_patterns(seen_ids, options.layers) if seen_ids else []
         expectations_summary = options.expectations.describe(unknown, records)
         ran_something = bool(records) or (options.shard is not None and bool(seen_ids))  # a shard may be empty
@@ -456,15 +457,15 @@ class Run:
                    "shard": self._shard_record(controller.collection) if options.shard is not None else None,
                    "quick": dict(controller.collection.get("quick") or {}, note=QUICK_NOTE) if options.quick else None},
         )
-        write_json_atomic(results, self.out / "results.json")
-        write_junit(results["tests"], self.out / "junit.xml")
+        write_results(results, self.out / "results.json")
+        write_junit(results.tests, self.out / "junit.xml")
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
                     "wall_seconds": meta["wall_seconds"], "binding": meta["binding"]}
         (self.run_dir / "run.json").write_text(json.dumps(meta_out, indent=1), encoding="utf-8")
         report_note = self._write_report(results) if options.report else ""
 
         self._say("")
-        self._say(terminal.summary_table(results["summary"]))
+        self._say(terminal.summary_table(results.summary or {}))
         for pattern in unknown:
             self._say(f"warning: expectation pattern matches no test: {pattern}")
         if self.confirmation.skipped:
@@ -481,10 +482,11 @@ class Run:
         if controller.stop_reason:
             self._say(f"error: run stopped: {controller.stop_reason}")
         if options.shard is not None:
-            self._say(f"shard {options.shard}: {len(records)} of {results['shard']['tests_in_split']} tests "
-                      f"(split by {results['shard']['strategy']}); combine the shards with `pjrt-cts merge`")
+            shard = results.shard or {}
+            self._say(f"shard {options.shard}: {len(records)} of {shard['tests_in_split']} tests "
+                      f"(split by {shard['strategy']}); combine the shards with `pjrt-cts merge`")
         if options.quick:
-            sample = results["quick"]
+            sample = results.quick or {}
             self._say(f"--quick: {sample.get('tests_in_sample', '?')} of {sample.get('collected', '?')} tests, "
                       f"{QUICK_NOTE}")
         if not records and not ran_something:
@@ -534,7 +536,7 @@ class Run:
             self._say(f"  also: {reason}")
         self._say(f"verdict: {judged.line()}  ({count} tests, {wall_seconds:.1f}s)")
 
-    def _write_report(self, results: dict[str, Any]) -> str:
+    def _write_report(self, results: Results) -> str:
         try:
             from pjrt_cts.report.html import write_report
         except Exception:  # noqa: BLE001 - report package not available: results.json is the product anyway

@@ -18,7 +18,8 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from pjrt_cts.schema import Results
 
 # Test-id prefixes of golden-driven modules: the bracketed parameter is the golden case id.
 GOLDEN_PREFIXES = ("compile.golden_programs.", "execute.golden_cases.", "multidevice.golden.")
@@ -96,11 +97,6 @@ def plan_digest(assignment: Mapping[str, int]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def durations_from_results(results: Mapping[str, Any]) -> dict[str, float]:
+def durations_from_results(results: Results) -> dict[str, float]:
     """test id -> recorded seconds from a results.json (records without a usable duration are left out)."""
-    durations: dict[str, float] = {}
-    for test in results.get("tests", []):
-        seconds = test.get("duration")
-        if isinstance(test.get("id"), str) and isinstance(seconds, (int, float)) and seconds >= 0:
-            durations[test["id"]] = float(seconds)
-    return durations
+    return {test.id: float(test.duration) for test in results.tests if test.id and test.duration >= 0}

@@ -23,7 +23,10 @@ from typing import Any, Callable, Generator, Iterator
 import pytest
 
 from pjrt_cts import outcomes
-from pjrt_cts.outcomes import id_matches, test_id_from_nodeid
+from pjrt_cts.outcomes import Outcome, id_matches, test_id_from_nodeid
+from pjrt_cts.runtime import MissingFunction
+from pjrt_cts.schema import PhaseInfo
+from pjrt_cts.testing.outcomes import BlockedByFailure, SuiteError
 from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
 from pjrt_cts.results import jsonable
@@ -127,41 +130,33 @@ def record_compatibility(request: pytest.FixtureRequest) -> Callable[..., None]:
 def unsupported_kind(exc: BaseException) -> str:
     """What a NOT_SUPPORTED exception rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS): a missing slot, or the
     FeatureNotSupported's own kind."""
-    if type(exc).__name__ == "MissingFunction":
+    if isinstance(exc, MissingFunction):
         return "slot"
     return str(getattr(exc, "kind", "") or "unimplemented")
 
 
-def classify_exception(exc: BaseException) -> tuple[str | None, str]:
-    """('NOT_SUPPORTED' | 'WARNING' | 'FAIL' | 'ERROR' | None, reason). Matched by class name so that it works
-    whether or not pjrt_cts.runtime is importable (and whichever module defines the class).
+def classify_exception(exc: BaseException) -> tuple[Outcome | None, str]:
+    """(NOT_SUPPORTED | WARNING | SHARED_DEVIATION | FAIL | ERROR | None, reason), by the exception's class.
 
     NOT_SUPPORTED comes from pjrt_cts.testing.requirements (FeatureNotSupported) or a missing slot (runtime
     MissingFunction); an UNIMPLEMENTED PjrtError that no `unsupported_if_unimplemented` block expected is a FAIL.
     BlockedByFailure is a FAIL in any phase (a fixture's failed prerequisite); SuiteError is an ERROR."""
+    described = str(exc) or type(exc).__name__
     if isinstance(exc, outcomes.FeatureNotSupported):
-        return outcomes.Outcome.NOT_SUPPORTED.value, exc.reason or str(exc)
+        return Outcome.NOT_SUPPORTED, exc.reason or described
+    if isinstance(exc, MissingFunction):  # a missing slot: same wording as a declared `requires(slot)`
+        if exc.function and exc.plugin_version:
+            return Outcome.NOT_SUPPORTED, (f"requires {exc.function}: missing slot (API {exc.plugin_version}): "
+                                           f"{exc.reason or exc}")
+        return Outcome.NOT_SUPPORTED, described
     if isinstance(exc, outcomes.HardeningFinding):
-        return outcomes.Outcome.WARNING.value, str(exc) or type(exc).__name__
+        return Outcome.WARNING, described
     if isinstance(exc, outcomes.SharedDeviation):
-        return outcomes.Outcome.SHARED_DEVIATION.value, str(exc) or type(exc).__name__
-    for cls in type(exc).__mro__:
-        if not (cls.__module__ or "").startswith("pjrt_cts"):
-            continue
-        if cls.__name__ == "FeatureNotSupported":
-            return outcomes.Outcome.NOT_SUPPORTED.value, str(getattr(exc, "reason", "") or exc) or cls.__name__
-        if cls.__name__ == "MissingFunction":  # a missing slot: same wording as a declared `requires(slot)`
-            function, version = getattr(exc, "function", None), getattr(exc, "plugin_version", None)
-            if function and version:
-                return outcomes.Outcome.NOT_SUPPORTED.value, (
-                    f"requires {function}: missing slot (API {version}): {getattr(exc, 'reason', '') or exc}")
-            return outcomes.Outcome.NOT_SUPPORTED.value, str(exc) or cls.__name__
-        if cls.__name__ == "HardeningFinding":
-            return outcomes.Outcome.WARNING.value, str(exc) or cls.__name__
-        if cls.__name__ == "BlockedByFailure":
-            return outcomes.Outcome.FAIL.value, str(exc) or cls.__name__
-        if cls.__name__ == "SuiteError":
-            return outcomes.Outcome.ERROR.value, str(exc) or cls.__name__
+        return Outcome.SHARED_DEVIATION, described
+    if isinstance(exc, BlockedByFailure):
+        return Outcome.FAIL, described
+    if isinstance(exc, SuiteError):
+        return Outcome.ERROR, described
     return None, ""
 
 
@@ -444,38 +439,33 @@ class WorkerPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        info: dict[str, Any] = {}
+        kind: Outcome | None = None
+        reason = ""
         excinfo = call.excinfo
         if excinfo is not None:
             kind, reason = classify_exception(excinfo.value)
-            if kind == outcomes.Outcome.NOT_SUPPORTED.value:
+            if kind is Outcome.NOT_SUPPORTED:
                 report.outcome = "skipped"
                 lineno = (item.location[1] or 0) + 1
                 report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
-                info.update(outcome=kind, message=reason)
                 # what it rests on: only a run-time UNIMPLEMENTED is confirmed and checked for consistency
                 stash = item.stash.setdefault(DETAILS_KEY, {})
                 stash["unsupported_by"] = unsupported_kind(excinfo.value)
                 subject = getattr(excinfo.value, "subject", None)
                 if subject:
                     stash["unsupported_subject"] = str(subject)
-            elif kind in (outcomes.Outcome.WARNING.value, outcomes.Outcome.SHARED_DEVIATION.value):
+            elif kind in (Outcome.WARNING, Outcome.SHARED_DEVIATION):
                 if call.when == "call":  # a passed setup would let pytest run the call phase
                     report.outcome = "passed"
                     report.longrepr = None
-                info.update(outcome=kind, message=reason)
-            elif kind in (outcomes.Outcome.FAIL.value, outcomes.Outcome.ERROR.value):
-                info.update(outcome=kind, message=reason)  # the report stays failed; setup or call alike
-        details = item.stash.get(DETAILS_KEY, None)
-        if details:
-            info["details"] = jsonable(details)
-        compatibility = item.stash.get(COMPATIBILITY_KEY, None)
-        if compatibility:
-            info["compatibility"] = jsonable(compatibility)
-        if call.when == "setup":
-            info["tags"] = tags_of(item)
-        if info:
-            report.pjrt_cts = info  # type: ignore[attr-defined]  # the record rides on pytest's report (xdist serialises it)
+            # FAIL, ERROR: the report stays failed; setup or call alike
+        info = PhaseInfo(outcome=kind, message=reason if kind is not None else "",
+                         details=jsonable(item.stash.get(DETAILS_KEY, None) or {}),
+                         compatibility=jsonable(item.stash.get(COMPATIBILITY_KEY, None) or {}),
+                         tags=tuple(tags_of(item)) if call.when == "setup" else ())
+        data = info.to_json()
+        if data:
+            report.pjrt_cts = data  # type: ignore[attr-defined]  # the record rides on pytest's report (xdist serialises it)
         return report
 
     # -- child: stream reports to the worker --------------------------------------------------
@@ -504,9 +494,9 @@ class WorkerPlugin:
         if report.nodeid in self.isolated or all(phase.passed for phase in phases.values()):
             return
         from pjrt_cts.runner.confirmation import needs_confirmation
-        from pjrt_cts.runner.records import make_record, verdict_from_reports
+        from pjrt_cts.runner.records import make_record, result_of_phases
 
-        if needs_confirmation(make_record(report.nodeid, verdict_from_reports(phases), repro="")):
+        if needs_confirmation(make_record(report.nodeid, result_of_phases(phases), repro="")):
             # Also on disk: if a later test kills this worker, another worker reruns these (_claim_orphans).
             with open(self._findings_path(), "a", encoding="utf-8") as handle:
                 handle.write(report.nodeid + "\n")

@@ -4,7 +4,7 @@ Each mutant is the proxy plugin (pjrt_cts.proxy) forwarding to the real plugin w
 injected. Targeted mode (default) runs, per defect, only the tests the catalogue names plus a few
 neighbours; `full=True` runs the whole suite per mutant. Baselines: the passthrough proxy, over every
 mutant's selection and every mandatory test id (each mutant's records are laid over it and judged
-with the run verdict, pjrt_cts.selftest.verdict), and the real plugin (any outcome that differs is a
+with the run verdict, pjrt_cts.selftest.judging), and the real plugin (any outcome that differs is a
 proxy bug). See docs/selftest.md.
 """
 from __future__ import annotations
@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pjrt_cts.levels import all_mandatory_ids
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
 from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
 from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
-from pjrt_cts.selftest.verdict import (
-    BAD, Baseline, DefectVerdict, judge, matches_any, mutation_score, proxy_differences,
+from pjrt_cts.selftest.judging import (
+    Baseline, MutantJudgement, judge, matches_any, mutation_score, proxy_differences,
 )
 from pjrt_cts.verdict import CONFORMANT
 
@@ -48,7 +49,7 @@ class SelftestOptions:
 
 @dataclass
 class SelftestReport:
-    verdicts: list[DefectVerdict]
+    verdicts: list[MutantJudgement]
     passthrough: SuiteRunResult
     baseline: Baseline
     real: SuiteRunResult | None
@@ -95,7 +96,7 @@ class SelftestReport:
                 "judged_against": self.baseline.verdict.line(),
                 "tests": len(self.passthrough.selected()),
                 "mandatory_tests": len(self.baseline.mandatory),
-                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if o in BAD),
+                "bad_outcomes": sorted(t for t, o in self.passthrough.selected().items() if Outcome(o).is_bad),
                 "error": self.passthrough.error,
                 "wall_seconds": round(self.passthrough.wall_seconds, 1),
             },
@@ -161,11 +162,11 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
                      out / "baseline-passthrough", union, baseline=True)]
     if options.compare_real:
         jobs.append(SuiteJob(REAL_LABEL, options.target, {}, out / "baseline-real", compared, baseline=True))
-    skipped: list[DefectVerdict] = []
+    skipped: list[MutantJudgement] = []
     for defect in options.defects:
         selection = selection_for([defect], layers_present, options.full)
         if selection is None:
-            skipped.append(DefectVerdict(defect, "missed", explanation=(
+            skipped.append(MutantJudgement(defect, "missed", explanation=(
                 f"layer(s) {', '.join(defect.layers)} have no suites yet; " + defect.note).strip("; ")))
             continue
         timeout = None if options.full else defect.timeout
@@ -173,7 +174,7 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
                              out / "mutants" / defect.name, selection, timeout, confirm=defect.confirm))
 
     def progress(result: SuiteRunResult) -> None:
-        bad = sum(1 for o in result.selected().values() if o in BAD)
+        bad = sum(1 for o in result.selected().values() if Outcome(o).is_bad)
         say(f"  {result.label:<38} {len(result.selected()):>4} tests {bad:>4} bad  {result.wall_seconds:5.1f}s"
             + ("  (stopped at wall limit)" if result.timed_out else ""))
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Iterable
 
-from pjrt_cts.defects import UNCLASSIFIED
+from pjrt_cts.defects import FINDING_OUTCOMES, UNCLASSIFIED
+from pjrt_cts.schema import TestRecord
 
 NO_FINDING = "no finding"  # a catching record the diagnosis has nothing to say about (e.g. NOT_SUPPORTED)
 
@@ -37,12 +38,13 @@ class Naming:
         return sorted(self.attributions.items(), key=lambda item: (-item[1], item[0]))
 
 
-def naming(expected: str, catching_records: Iterable[dict[str, Any]]) -> Naming:
+def naming(expected: str, catching_records: Iterable[TestRecord]) -> Naming:
     """Whether the diagnosis of `catching_records` names `expected` (see the module docstring)."""
     records = list(catching_records)
     if not records:
         return Naming(False, explanation="no test moved the verdict: no finding to name")
-    if not any("defect" in record for record in records):
+    # A finding the runner diagnosed has a `defect` (UNCLASSIFIED at least); one without was never diagnosed.
+    if not any(record.defect is not None or record.outcome not in FINDING_OUTCOMES for record in records):
         return Naming(False, explanation="the run's records carry no diagnosis (no `defect` field)")
     counts = Counter(_attribution(record) for record in records)
     top = max(counts.values())
@@ -53,8 +55,8 @@ def naming(expected: str, catching_records: Iterable[dict[str, Any]]) -> Naming:
     return Naming(named, dict(counts), explanation)
 
 
-def _attribution(record: dict[str, Any]) -> str:
-    defect = record.get("defect")
+def _attribution(record: TestRecord) -> str:
+    defect = record.defect
     if defect is None:
         return NO_FINDING
     return str(defect) or UNCLASSIFIED

@@ -8,9 +8,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.results import ResultsError, load_results, read_jsonl
+from pjrt_cts.schema import TestRecord
 
 
 @dataclass
@@ -36,7 +38,7 @@ class SuiteJob:
 class SuiteRunResult:
     label: str
     out_dir: Path
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)  # test id -> its results.json record
+    records: dict[str, TestRecord] = field(default_factory=dict)  # test id -> its results.json record
     exit_code: int | None = None
     wall_seconds: float = 0.0
     timed_out: bool = False  # the whole run overran its wall limit and was stopped
@@ -44,19 +46,19 @@ class SuiteRunResult:
 
     @property
     def outcomes(self) -> dict[str, str]:
-        return {test_id: str(record.get("outcome")) for test_id, record in self.records.items()}
+        return {test_id: record.outcome.value for test_id, record in self.records.items()}
 
     @property
     def messages(self) -> dict[str, str]:
-        return {test_id: str(record.get("message") or "")[:300] for test_id, record in self.records.items()}
+        return {test_id: record.message[:300] for test_id, record in self.records.items()}
 
-    def ran_records(self) -> dict[str, dict[str, Any]]:
+    def ran_records(self) -> dict[str, TestRecord]:
         """Records of the tests that ran (deselected tests are recorded SKIP)."""
-        return {test_id: record for test_id, record in self.records.items() if record.get("outcome") != "SKIP"}
+        return {test_id: record for test_id, record in self.records.items() if record.outcome is not Outcome.SKIP}
 
     def selected(self) -> dict[str, str]:
         """Outcomes of tests that ran."""
-        return {test_id: str(record.get("outcome")) for test_id, record in self.ran_records().items()}
+        return {test_id: record.outcome.value for test_id, record in self.ran_records().items()}
 
 
 # A baseline's own wall limit: ~150 s on an idle 2-core machine, 240 s was overrun with a second pytest process
@@ -155,16 +157,16 @@ class RunningSuite:
             tail = _tail(self.out_dir / "selftest-run.log")
             result.error = f"no results (exit code {self.process.returncode}): {tail}"
             return result
-        result.records = {record["id"]: record for record in records if "id" in record}
+        result.records = {record.id: record for record in records if record.id}
         return result
 
 
-def _read_records(out_dir: Path) -> list[dict] | None:
+def _read_records(out_dir: Path) -> list[TestRecord] | None:
     """Test records from results.json, or from results.jsonl when the run was stopped early."""
     summary = out_dir / "results.json"
     if summary.is_file():
         try:
-            return list(load_results(summary)["tests"])
+            return list(load_results(summary).tests)
         except ResultsError:
             pass
     lines = out_dir / "results.jsonl"

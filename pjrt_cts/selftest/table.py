@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pjrt_cts.proxy.catalogue import TOLERATED, Defect
-from pjrt_cts.selftest.verdict import DefectVerdict
+from pjrt_cts.selftest.judging import MutantJudgement
 
 if TYPE_CHECKING:
     from pjrt_cts.selftest import SelftestReport
@@ -78,7 +78,7 @@ def render_table(report: "SelftestReport") -> str:
     return "\n".join(lines)
 
 
-def _named(verdict: DefectVerdict) -> str:
+def _named(verdict: MutantJudgement) -> str:
     """`yes (12/12)` / `no` for a caught defect that names one, `-` otherwise."""
     if verdict.naming is None:
         return "-"

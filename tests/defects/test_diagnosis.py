@@ -6,11 +6,18 @@ from typing import Any
 
 import pytest
 
+from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.defects import UNCLASSIFIED, attribute, defect_table, load_catalogue
 from pjrt_cts.defects.catalogue import SCOPES
 from pjrt_cts.golden.spec.deviations import DEVIATION_IDS as VALUE_DEVIATIONS
 from pjrt_cts.levels import CORE, LEVELS, evaluate_levels
 from pjrt_cts.verdict import judge_results
+
+
+def records_of(data: Any) -> list[TestRecord]:
+    """Typed records from a results.json object (its `tests`) or a list of record objects."""
+    tests = data["tests"] if isinstance(data, dict) else data
+    return [TestRecord.from_json(test) for test in tests]
 
 GOLDEN = "execute.golden_cases.test_case_matches_reference"
 
@@ -41,13 +48,13 @@ def test_the_catalogue_is_well_formed_and_names_every_value_deviation() -> None:
     (_record("transfer.x.test_y", "NOT_SUPPORTED", "UNIMPLEMENTED"), None),
 ])
 def test_each_finding_is_attributed_to_a_defect_or_unclassified(record: dict[str, Any], defect: str | None) -> None:
-    assert attribute(record) == defect
+    assert attribute(TestRecord.from_json(record)) == defect
 
 
 def test_an_xfail_is_diagnosed_by_what_actually_happened() -> None:
     record = _record("execute.deleted_executable.test_execute_after_delete_fails", "XFAIL", "should fail, but succeeded")
     record["expected"] = {"actual": "FAIL"}
-    assert attribute(record) == "deleted-executable-still-runs"
+    assert attribute(TestRecord.from_json(record)) == "deleted-executable-still-runs"
 
 
 def test_the_defect_table_counts_tests_by_outcome_and_picks_the_smallest_reproduction() -> None:
@@ -55,7 +62,7 @@ def test_the_defect_table_counts_tests_by_outcome_and_picks_the_smallest_reprodu
                dict(_record(f"{GOLDEN}[spec.cbrt.subnormal.bf16]", "XFAIL", deviation="subnormals-flushed"),
                     expected={"actual": "FAIL"}),
                _record(f"{GOLDEN}[elementwise.add.f32]", "FAIL", "differs")]
-    rows = {row["id"]: row for row in defect_table(records)}
+    rows = {row["id"]: row for row in defect_table(records_of(records))}
     flushed = rows["subnormals-flushed"]
     assert (flushed["tests"], flushed["shared"], flushed["waived"], flushed["bad"]) == (2, 1, 1, 0)
     assert flushed["example"] == f"{GOLDEN}[spec.sqrt.subnormal.f32]"
@@ -74,11 +81,11 @@ def test_a_waiver_never_meets_a_mandatory_test_and_a_shared_deviation_does() -> 
     mandatory = CORE.mandatory_ids()[0]
     waived = _record(mandatory, "XFAIL", "x", )
     waived["expected"] = {"actual": "FAIL", "reason": "r"}
-    levels = evaluate_levels(_passing_run([waived]))
+    levels = evaluate_levels(Results.from_json(_passing_run([waived])))
     assert not levels[0].reached and "waiver never satisfies" in levels[0].reasons[0]
-    assert judge_results(_passing_run([waived])).verdict == "INCOMPLETE"
+    assert judge_results(Results.from_json(_passing_run([waived]))).verdict == "INCOMPLETE"
     shared = _record(mandatory, "SHARED_DEVIATION", "XLA's value")
-    assert evaluate_levels(_passing_run([shared]))[-1].reached
+    assert evaluate_levels(Results.from_json(_passing_run([shared])))[-1].reached
 
 
 def test_the_verdict_line_speaks_in_defects_and_carries_the_spec_mark() -> None:
@@ -86,10 +93,10 @@ def test_the_verdict_line_speaks_in_defects_and_carries_the_spec_mark() -> None:
               _record(f"{GOLDEN}[spec.cbrt.subnormal.f32]", "SHARED_DEVIATION", deviation="subnormals-flushed")]
     waived = _record("execute.deleted_executable.test_execute_after_delete_fails", "XFAIL", "should fail, but succeeded")
     waived["expected"] = {"actual": "FAIL", "reason": "r"}
-    line = judge_results(_passing_run(shared + [waived, _record(f"{GOLDEN}[spec.add.f32]", "PASS")])).line()
+    line = judge_results(Results.from_json(_passing_run(shared + [waived, _record(f"{GOLDEN}[spec.add.f32]", "PASS")]))).line()
     assert line == ("CONFORMANT · level Multi-device · spec ✗ (1 deviation shared with XLA, 2 tests) · "
                     "1 waived defect (1 test)")
-    assert judge_results(_passing_run([_record(f"{GOLDEN}[spec.add.f32]", "PASS")])).line() == (
+    assert judge_results(Results.from_json(_passing_run([_record(f"{GOLDEN}[spec.add.f32]", "PASS")]))).line() == (
         "CONFORMANT · level Multi-device · spec ✓")
 
 
@@ -104,12 +111,12 @@ def test_a_flaky_finding_is_the_defect_either_observation_shows_and_the_draft_wa
     illegal = {"outcome": "FAIL", "message": "PjrtError: PJRT_Buffer_ToHostBuffer event failed: INTERNAL: "
                                              "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access"}
     named = _flaky(f"{GOLDEN}[spec.fft.FFT.rank1.c64]", illegal, {"outcome": "PASS", "message": ""})
-    assert attribute(named) == "illegal-address-poisons-later-executions"
+    assert attribute(TestRecord.from_json(named)) == "illegal-address-poisons-later-executions"
     odd = _flaky(f"{GOLDEN}[dot.matmul.f32]", {"outcome": "FAIL", "message": "first mismatch at index [3]: actual 2.0, "
                                                                               "expected 1.0"},
                  {"outcome": "PASS", "message": ""})
-    assert attribute(odd) == UNCLASSIFIED
-    draft = draft_expectations({"tests": [named, odd]}, "vendor")
+    assert attribute(TestRecord.from_json(odd)) == UNCLASSIFIED
+    draft = draft_expectations(Results.from_json({"tests": [named, odd]}), "vendor")
     assert 'defect = "illegal-address-poisons-later-executions"' in draft
     assert draft.count("intermittent = true") == 2
     assert f'id = "{GOLDEN}[dot.matmul.f32]"' in draft and 'outcome = "FAIL"' in draft

@@ -5,6 +5,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from pjrt_cts.schema import Results
 from pjrt_cts.cli.main import main
 from pjrt_cts.report.badge import COLOR_FAILING, COLOR_LEVEL, COLOR_NONE, COLOR_TOP, badge_message, badge_svg
 
@@ -23,13 +24,13 @@ def _spec_record(outcome: str, defect: str | None = None) -> dict:
 
 
 def test_badge_messages(synthetic, clean) -> None:
-    assert badge_message(synthetic) == ("failing (8 bad)", COLOR_FAILING)
+    assert badge_message(Results.from_json(synthetic)) == ("failing (8 bad)", COLOR_FAILING)
     assert [t["outcome"] for t in clean["tests"]].count("XFAIL") == 1
-    assert badge_message(clean) == ("Multi-device · 1 waived defect", COLOR_TOP)
+    assert badge_message(Results.from_json(clean)) == ("Multi-device · 1 waived defect", COLOR_TOP)
     core_only = copy.deepcopy(clean)
     core_only["tests"] = [t for t in core_only["tests"] if t["layer"] != "versioning"]
-    assert badge_message(core_only)[0].startswith("Core · ") and badge_message(core_only)[1] == COLOR_LEVEL
-    assert badge_message({"tests": []}) == ("no results", COLOR_NONE)
+    assert badge_message(Results.from_json(core_only))[0].startswith("Core · ") and badge_message(Results.from_json(core_only))[1] == COLOR_LEVEL
+    assert badge_message(Results.from_json({"tests": []})) == ("no results", COLOR_NONE)
 
 
 def test_badge_shows_the_spec_mark(clean) -> None:
@@ -37,17 +38,17 @@ def test_badge_shows_the_spec_mark(clean) -> None:
     (even as XLA does: a shared deviation meets the level, not the mark)."""
     exact = copy.deepcopy(clean)
     exact["tests"].append(_spec_record("PASS"))
-    assert badge_message(exact)[0] == "Multi-device · spec ✓ · 1 waived defect"
+    assert badge_message(Results.from_json(exact))[0] == "Multi-device · spec ✓ · 1 waived defect"
     shared = copy.deepcopy(clean)
     shared["tests"] = [t for t in shared["tests"] if t["outcome"] != "XFAIL"]
     shared["tests"].append(_spec_record("SHARED_DEVIATION", "nan-not-propagated-by-max-min"))
-    assert badge_message(shared) == ("Multi-device · spec ✗", COLOR_TOP)
-    root = ET.fromstring(badge_svg(shared))
+    assert badge_message(Results.from_json(shared)) == ("Multi-device · spec ✗", COLOR_TOP)
+    root = ET.fromstring(badge_svg(Results.from_json(shared)))
     assert root.find(f"{SVG}title").text == "PJRT conformance: Multi-device · spec ✗"
 
 
 def test_badge_is_valid_svg_with_escaped_text(clean) -> None:
-    root = ET.fromstring(badge_svg(clean, label="PJRT <cpu> & co"))
+    root = ET.fromstring(badge_svg(Results.from_json(clean), label="PJRT <cpu> & co"))
     assert root.tag == f"{SVG}svg" and int(root.attrib["width"]) > 100
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert "PJRT <cpu> & co" in texts
@@ -55,8 +56,8 @@ def test_badge_is_valid_svg_with_escaped_text(clean) -> None:
 
 
 def test_badge_grows_with_its_text(clean) -> None:
-    short = ET.fromstring(badge_svg(clean, label="x"))
-    long = ET.fromstring(badge_svg(clean, label="a much longer label"))
+    short = ET.fromstring(badge_svg(Results.from_json(clean), label="x"))
+    long = ET.fromstring(badge_svg(Results.from_json(clean), label="a much longer label"))
     assert int(long.attrib["width"]) > int(short.attrib["width"])
 
 

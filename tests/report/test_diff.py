@@ -4,6 +4,7 @@ import copy
 
 import pytest
 
+from pjrt_cts.schema import Results
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.diff import FIXED, INTRODUCED, UNCHANGED, ChangeKind, classify, diff_runs, format_diff
 
@@ -68,7 +69,7 @@ def test_regression_kinds() -> None:
 
 
 def test_identical_runs_have_no_changes(synthetic) -> None:
-    diff = diff_runs(synthetic, copy.deepcopy(synthetic))
+    diff = diff_runs(Results.from_json(synthetic), Results.from_json(copy.deepcopy(synthetic)))
     assert diff.changes == [] and diff.regressions == []
     assert "changes: none" in format_diff(diff)
 
@@ -78,7 +79,7 @@ def test_diff_of_modified_run(synthetic) -> None:
     set_outcome(new, "abi.table.test_api_version_is_reported", Outcome.FAIL, "api_version 0.0")
     set_outcome(new, "compile.program.test_empty_compile_options_are_rejected", Outcome.PASS)
     new["tests"] = [t for t in new["tests"] if t["id"] != "client.client.test_process_index_is_zero"]
-    diff = diff_runs(synthetic, new)
+    diff = diff_runs(Results.from_json(synthetic), Results.from_json(new))
     kinds = {change.test_id: change.kind for change in diff.changes}
     assert kinds == {
         "abi.table.test_api_version_is_reported": ChangeKind.NEW_FAILURE,
@@ -96,7 +97,7 @@ def test_coverage_change_counts_op_dtype_pairs(synthetic) -> None:
     for test in new["tests"]:
         if test["layer"] == "execute" and test["details"].get("op") == "stablehlo.while":
             test["outcome"] = "NOT_SUPPORTED"
-    diff = diff_runs(synthetic, new)
+    diff = diff_runs(Results.from_json(synthetic), Results.from_json(new))
     # one case per (while, dtype) pair in the fixture: each PASSing one was a covered pair
     passing_while = sum(
         1 for t in synthetic["tests"] if t["details"].get("op") == "stablehlo.while" and t["outcome"] == "PASS"
@@ -116,7 +117,7 @@ def test_newly_waived_is_listed_before_fixes_and_is_no_regression(synthetic) -> 
     tanh = "execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]"
     new = set_outcome(copy.deepcopy(synthetic), tanh, XF, "golden case differs from the reference")
     set_outcome(new, "compile.program.test_empty_compile_options_are_rejected", Outcome.PASS)
-    diff = diff_runs(synthetic, new)
+    diff = diff_runs(Results.from_json(synthetic), Results.from_json(new))
     assert [(c.test_id, c.kind) for c in diff.changes] == [
         (tanh, ChangeKind.NEWLY_WAIVED), ("compile.program.test_empty_compile_options_are_rejected", ChangeKind.FIX)]
     assert diff.regressions == []
@@ -135,7 +136,7 @@ def test_diff_compares_defects(synthetic) -> None:
     new = _with_defect(copy.deepcopy(synthetic), kept, XF, "f64-computed-in-f32")
     _with_defect(new, gone, Outcome.PASS, "")
     _with_defect(new, came, SD, "subnormals-flushed")
-    diff = diff_runs(old, new)
+    diff = diff_runs(Results.from_json(old), Results.from_json(new))
     status = {change.defect: change.status for change in diff.defects}
     assert {d: status[d] for d in ("f64-computed-in-f32", "convert-rounds-toward-zero", "subnormals-flushed")} == {
         "f64-computed-in-f32": UNCHANGED, "convert-rounds-toward-zero": FIXED, "subnormals-flushed": INTRODUCED}

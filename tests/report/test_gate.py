@@ -4,6 +4,7 @@ import copy
 import json
 from pathlib import Path
 
+from pjrt_cts.schema import Results
 from pjrt_cts.cli.main import main
 from pjrt_cts.outcomes import Outcome
 from pjrt_cts.report.diff import ChangeKind
@@ -16,7 +17,7 @@ API_TEST = "abi.table.test_api_version_is_reported"
 
 def test_synthetic_regression_fails_the_gate(clean) -> None:
     new = set_outcome(copy.deepcopy(clean), API_TEST, Outcome.FAIL, "api_version reported as 0.0")
-    gate = evaluate_gate(new, baseline=clean)
+    gate = evaluate_gate(Results.from_json(new), baseline=Results.from_json(clean))
     assert not gate.passed and gate.exit_code == 1
     assert gate.failures[0] == "1 regression(s) against the baseline (1 new failure)"
     markdown = gate_markdown(gate)
@@ -27,7 +28,7 @@ def test_synthetic_regression_fails_the_gate(clean) -> None:
 
 def test_improvement_passes_the_gate(synthetic) -> None:
     new = set_outcome(copy.deepcopy(synthetic), "compile.program.test_empty_compile_options_are_rejected", Outcome.PASS)
-    gate = evaluate_gate(new, baseline=synthetic)
+    gate = evaluate_gate(Results.from_json(new), baseline=Results.from_json(synthetic))
     assert gate.passed and gate.exit_code == 0, gate.failures
     markdown = gate_markdown(gate)
     assert "✅ PJRT conformance gate: passed" in markdown
@@ -35,17 +36,17 @@ def test_improvement_passes_the_gate(synthetic) -> None:
 
 
 def test_known_failures_in_the_baseline_do_not_fail_the_gate(synthetic) -> None:
-    assert evaluate_gate(copy.deepcopy(synthetic), baseline=synthetic).passed
+    assert evaluate_gate(Results.from_json(copy.deepcopy(synthetic)), baseline=Results.from_json(synthetic)).passed
 
 
 def test_missing_layers_fail_the_level_check(clean) -> None:
     partial = copy.deepcopy(clean)
     partial["tests"] = [t for t in partial["tests"] if t["layer"] not in ("events", "dlpack")]
-    gate = evaluate_gate(partial, level="Full")
+    gate = evaluate_gate(Results.from_json(partial), level="Full")
     assert not gate.passed
     assert any(f.startswith("required level Full not reached") and "mandatory test(s) did not run" in f
                for f in gate.failures)
-    assert evaluate_gate(partial, level="Core").passed
+    assert evaluate_gate(Results.from_json(partial), level="Core").passed
 
 
 def test_without_baseline_the_default_level_is_core(clean) -> None:
@@ -53,7 +54,7 @@ def test_without_baseline_the_default_level_is_core(clean) -> None:
     for test in no_client["tests"]:
         if test["layer"] not in ("abi",):
             test["outcome"], test["message"] = "NOT_SUPPORTED", "PJRT_Client_Create failed: no device"
-    gate = evaluate_gate(no_client)
+    gate = evaluate_gate(Results.from_json(no_client))
     assert not gate.passed
     assert any(f.startswith("the run is INCOMPLETE") for f in gate.failures)
     assert any(f.startswith("required level Core not reached") for f in gate.failures)
@@ -62,22 +63,22 @@ def test_without_baseline_the_default_level_is_core(clean) -> None:
 def test_waiver_budget(clean) -> None:
     waived = [t["id"] for t in clean["tests"] if t["outcome"] == "XFAIL"]
     assert waived, "the synthetic run has waivers"
-    assert evaluate_gate(clean).passed
-    gate = evaluate_gate(clean, max_waivers=0)
+    assert evaluate_gate(Results.from_json(clean)).passed
+    gate = evaluate_gate(Results.from_json(clean), max_waivers=0)
     assert not gate.passed and gate.failures[0].startswith(f"the run needs {len(waived)} waiver(s) (XFAIL), the budget is 0")
-    assert evaluate_gate(clean, max_waivers=len(waived)).passed
+    assert evaluate_gate(Results.from_json(clean), max_waivers=len(waived)).passed
 
 
 def test_missing_passing_test_is_a_regression(clean) -> None:
     new = copy.deepcopy(clean)
     new["tests"] = [t for t in new["tests"] if t["id"] != API_TEST]
-    gate = evaluate_gate(new, baseline=clean)
+    gate = evaluate_gate(Results.from_json(new), baseline=Results.from_json(clean))
     assert gate.failures == ["1 regression(s) against the baseline (1 coverage loss)"]
 
 
 def test_pass_to_not_supported_is_a_regression(clean) -> None:
     new = set_outcome(copy.deepcopy(clean), API_TEST, Outcome.NOT_SUPPORTED, "UNIMPLEMENTED")
-    assert not evaluate_gate(new, baseline=clean).passed
+    assert not evaluate_gate(Results.from_json(new), baseline=Results.from_json(clean)).passed
 
 
 def test_level_drop_fails_even_without_a_per_test_regression(clean) -> None:
@@ -89,23 +90,23 @@ def test_level_drop_fails_even_without_a_per_test_regression(clean) -> None:
     for test in baseline["tests"]:
         if test["layer"] == "multidevice":
             test["outcome"] = "NOT_SUPPORTED"
-    assert evaluate_gate(new, baseline=baseline).passed  # same level, nothing lost
-    gate = evaluate_gate(new, baseline=clean)
+    assert evaluate_gate(Results.from_json(new), baseline=Results.from_json(baseline)).passed  # same level, nothing lost
+    gate = evaluate_gate(Results.from_json(new), baseline=Results.from_json(clean))
     assert "conformance level dropped from Multi-device to Full" in gate.failures
 
 
 def test_without_baseline_any_bad_outcome_fails(synthetic, clean) -> None:
-    assert evaluate_gate(clean).passed
-    gate = evaluate_gate(synthetic)
+    assert evaluate_gate(Results.from_json(clean)).passed
+    gate = evaluate_gate(Results.from_json(synthetic))
     assert gate.failures[0] == "8 test(s) with a bad outcome and no baseline to waive them"
     assert gate.failures[1].startswith("required level Core not reached")
 
 
 def test_slim_baseline_gates_like_the_full_one(synthetic) -> None:
-    slim = slim_baseline(synthetic)
+    slim = slim_baseline(Results.from_json(synthetic))
     assert set(slim["tests"][0]) == {"id", "layer", "outcome"}
     new = set_outcome(copy.deepcopy(synthetic), API_TEST, Outcome.CRASH)
-    assert evaluate_gate(new, slim).failures == evaluate_gate(new, synthetic).failures
+    assert evaluate_gate(Results.from_json(new), Results.from_json(slim)).failures == evaluate_gate(Results.from_json(new), Results.from_json(synthetic)).failures
 
 
 def test_cli_gate_exit_codes_and_summary(tmp_path: Path, clean, capsys) -> None:
@@ -154,19 +155,19 @@ def _waive(results: dict, test_id: str, defect: str, actual: str = "FAIL") -> di
 
 
 def test_headline_speaks_in_defects(clean) -> None:
-    gate = evaluate_gate(clean)
+    gate = evaluate_gate(Results.from_json(clean))
     assert gate.passed
     assert gate.headline == "gate: PASS · CONFORMANT · level Multi-device · 1 waived defect (1 test)"
     assert gate.headline == "gate: PASS · " + gate.judged.line()
     assert f"**{gate.headline}**" in gate_markdown(gate)
     assert gate.to_dict()["headline"] == gate.headline
-    failing = evaluate_gate(clean, max_waivers=0)
+    failing = evaluate_gate(Results.from_json(clean), max_waivers=0)
     assert failing.headline.startswith("gate: FAIL · CONFORMANT · level Multi-device · 1 waived defect")
 
 
 def test_fail_to_xfail_is_newly_waived_never_a_fix(synthetic) -> None:
     new = _waive(copy.deepcopy(synthetic), TANH, "subnormals-flushed")
-    gate = evaluate_gate(new, baseline=synthetic)
+    gate = evaluate_gate(Results.from_json(new), baseline=Results.from_json(synthetic))
     assert gate.passed, gate.failures  # not a regression either
     [change] = gate.diff.changes
     assert (change.test_id, change.kind) == (TANH, ChangeKind.NEWLY_WAIVED)
@@ -182,7 +183,7 @@ def test_fail_to_xfail_is_newly_waived_never_a_fix(synthetic) -> None:
 
 def test_pass_to_xfail_is_newly_waived(clean) -> None:
     new = _waive(copy.deepcopy(clean), API_TEST, "unclassified")
-    gate = evaluate_gate(new, baseline=clean)
+    gate = evaluate_gate(Results.from_json(new), baseline=Results.from_json(clean))
     assert [c.kind for c in gate.diff.changes] == [ChangeKind.NEWLY_WAIVED]
     assert "### Newly waived (1)" in gate_markdown(gate)
 
@@ -191,15 +192,15 @@ def test_waived_defect_budget(clean) -> None:
     """--max-waived-defects counts distinct defects, not tests: many tests of one defect cost one."""
     two = _waive(copy.deepcopy(clean), API_TEST, "subnormals-flushed")
     _waive(two, WHILE, "subnormals-flushed")
-    assert [w["defect"] for w in evaluate_gate(two).judged.waived_defects] == ["subnormals-flushed"]
-    assert evaluate_gate(two, max_waived_defects=1).passed
+    assert [w["defect"] for w in evaluate_gate(Results.from_json(two)).judged.waived_defects] == ["subnormals-flushed"]
+    assert evaluate_gate(Results.from_json(two), max_waived_defects=1).passed
     _waive(two, "abi.table.test_attributes_are_typed", "f64-computed-in-f32")  # not mandatory
-    gate = evaluate_gate(two, max_waived_defects=1)
+    gate = evaluate_gate(Results.from_json(two), max_waived_defects=1)
     assert not gate.passed
     assert gate.failures == ["the run's waivers cover 2 defect(s), the budget is 1: subnormals-flushed (2 test(s)), "
                              "f64-computed-in-f32 (1 test(s))"]
-    assert evaluate_gate(two, max_waived_defects=2).passed
-    assert not evaluate_gate(two, max_waivers=2, max_waived_defects=2).passed  # both budgets apply
+    assert evaluate_gate(Results.from_json(two), max_waived_defects=2).passed
+    assert not evaluate_gate(Results.from_json(two), max_waivers=2, max_waived_defects=2).passed  # both budgets apply
 
 
 def test_cli_max_waived_defects(tmp_path: Path, clean, capsys) -> None:
@@ -215,6 +216,6 @@ def test_cli_max_waived_defects(tmp_path: Path, clean, capsys) -> None:
 
 def test_slim_baseline_keeps_the_defects(synthetic) -> None:
     waived = _waive(copy.deepcopy(synthetic), TANH, "subnormals-flushed")
-    slim = slim_baseline(waived)
+    slim = slim_baseline(Results.from_json(waived))
     assert next(t for t in slim["tests"] if t["id"] == TANH)["defect"] == "subnormals-flushed"
-    assert evaluate_gate(waived, slim).stats.waived_defects == evaluate_gate(waived, waived).stats.waived_defects
+    assert evaluate_gate(Results.from_json(waived), Results.from_json(slim)).stats.waived_defects == evaluate_gate(Results.from_json(waived), Results.from_json(waived)).stats.waived_defects

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from pjrt_cts.schema import Results
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.html import render_report, write_report
 from pjrt_cts.results import anchor_for
@@ -20,7 +21,7 @@ def bad_tests(results: dict) -> list[dict]:
 
 
 def test_title_verdict_and_sections(synthetic) -> None:
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     assert page.title == "PJRT conformance report: cpu (PJRT C API 0.115)"
     assert page.by_id("verdict").text.strip() == "NON_CONFORMANT"
     assert page.by_id("level").text.strip() == "none"
@@ -33,10 +34,10 @@ def test_title_verdict_and_sections(synthetic) -> None:
 
 
 def test_clean_run_is_conformant_at_top_level(clean) -> None:
-    page = Probe(render_report(clean))
+    page = Probe(render_report(Results.from_json(clean)))
     assert page.by_id("verdict").text.strip() == "CONFORMANT"
     assert page.by_id("level").text.strip() == "Multi-device"
-    assert page.by_id("verdict-line").text.strip() == judge_results(clean).line()
+    assert page.by_id("verdict-line").text.strip() == judge_results(Results.from_json(clean)).line()
     assert "spec-mark" not in page.ids()  # no spec case ran
 
 
@@ -63,7 +64,7 @@ def _with_defects(clean: dict) -> dict:
 
 def test_defects_section_has_one_row_per_defect(clean) -> None:
     results = _with_defects(clean)
-    page = Probe(render_report(results))
+    page = Probe(render_report(Results.from_json(results)))
     rows = {e.attrs["id"]: e for e in page.elements if e.tag == "tr" and str(e.attrs.get("id", "")).startswith("defect-")}
     assert set(rows) == {"defect-nan-not-propagated-by-max-min", "defect-subnormals-flushed"}
     nan = " ".join(rows["defect-nan-not-propagated-by-max-min"].text.split())
@@ -91,7 +92,7 @@ def test_defects_section_has_one_row_per_defect(clean) -> None:
 
 
 def test_shared_deviation_is_a_good_outcome_in_the_tables(clean) -> None:
-    page = Probe(render_report(_with_defects(clean)))
+    page = Probe(render_report(Results.from_json(_with_defects(clean))))
     assert "deviates from the spec as XLA does (shared)" in page.by_id("summary").text
     group = page.by_id("findings-shared_deviation")
     assert "open" not in group.attrs  # collapsed like the other good outcomes
@@ -107,7 +108,7 @@ def test_defects_section_uses_the_results_files_table(clean) -> None:
                            "upstream": "https://github.com/openxla/xla/issues/1", "tests": 3,
                            "outcomes": {"FAIL": 3}, "waived": 0, "shared": 0, "bad": 3, "example": WHILE,
                            "repro": "", "command": f"pjrt-cts run PLUGIN --id '{WHILE}'"}]
-    page = Probe(render_report(results))
+    page = Probe(render_report(Results.from_json(results)))
     row = page.by_id("defect-made-up-defect")
     assert "a defect the file says" in row.text and "this plugin's own" in row.text
     hrefs = [link.attrs["href"] for link in page.links() if row in link.ancestors]
@@ -117,11 +118,11 @@ def test_defects_section_uses_the_results_files_table(clean) -> None:
 
 def test_run_without_findings_says_so(clean) -> None:
     clean["tests"] = [t for t in clean["tests"] if t["outcome"] == "PASS"]
-    assert "No finding" in Probe(render_report(clean)).by_id("defects").text
+    assert "No finding" in Probe(render_report(Results.from_json(clean))).by_id("defects").text
 
 
 def test_identity_card_shows_plugin_facts(synthetic) -> None:
-    text = Probe(render_report(synthetic)).by_id("plugin").text
+    text = Probe(render_report(Results.from_json(synthetic))).by_id("plugin").text
     plugin = synthetic["plugin"]
     for fact in (plugin["path"], plugin["sha256"], "0.115", "1144", "PJRT_Executable_GetCompiledMemoryStats",
                  "Layouts", "MemoryDescriptions", "xla_version", "pinned_host"):
@@ -129,7 +130,7 @@ def test_identity_card_shows_plugin_facts(synthetic) -> None:
 
 
 def test_every_bad_test_message_is_one_click_from_the_layer_table(synthetic) -> None:
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     summary_links = {
         link.attrs["href"] for link in page.links() if any(a.attrs.get("id") == "summary" for a in link.ancestors)
     }
@@ -143,7 +144,7 @@ def test_every_bad_test_message_is_one_click_from_the_layer_table(synthetic) -> 
 
 
 def test_matrix_cell_links_to_the_failing_case(synthetic) -> None:
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     target = "#" + anchor_for(TANH_FAIL)
     cells = [link for link in page.links() if link.attrs["href"] == target and
              any(a.attrs.get("id") == "coverage-matrix" for a in link.ancestors)]
@@ -154,7 +155,7 @@ def test_matrix_cell_links_to_the_failing_case(synthetic) -> None:
 
 
 def test_numeric_diff_and_repro_are_shown(synthetic) -> None:
-    entry = Probe(render_report(synthetic)).by_id(anchor_for(TANH_FAIL))
+    entry = Probe(render_report(Results.from_json(synthetic))).by_id(anchor_for(TANH_FAIL))
     record = record_of(synthetic, TANH_FAIL)
     assert "max_abs_err 0.0234375" in " ".join(entry.text.split())
     assert "first_mismatch_index (3, 7)" in " ".join(entry.text.split())
@@ -162,7 +163,7 @@ def test_numeric_diff_and_repro_are_shown(synthetic) -> None:
 
 
 def test_crash_shows_stderr_tail_and_robustness_links_the_input(synthetic) -> None:
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     crash = record_of(synthetic, "compile.program.test_empty_compile_options_are_rejected")
     assert crash["details"]["stderr_tail"].splitlines()[0] in page.by_id(anchor_for(crash["id"])).text
     robustness_links = [link.attrs["href"] for link in page.links()
@@ -173,13 +174,13 @@ def test_crash_shows_stderr_tail_and_robustness_links_the_input(synthetic) -> No
 
 def test_repro_links_are_relative_to_the_report(synthetic, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    write_report(synthetic, tmp_path / "site" / "report.html", results_dir=out)
+    write_report(Results.from_json(synthetic), tmp_path / "site" / "report.html", results_dir=out)
     html = (tmp_path / "site" / "report.html").read_text(encoding="utf-8")
     assert 'href="../out/repro/robustness/compile_mutated_seed6.mlir"' in html
 
 
 def test_every_non_pass_test_is_listed_once(synthetic) -> None:
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     findings = [e for e in page.elements if e.tag == "article"]
     expected = Counter(t["outcome"] for t in synthetic["tests"] if t["outcome"] != "PASS")
     assert len(findings) == sum(expected.values())
@@ -188,7 +189,7 @@ def test_every_non_pass_test_is_listed_once(synthetic) -> None:
 
 
 def test_expectations_section_lists_applied_and_stale_patterns(synthetic) -> None:
-    text = Probe(render_report(synthetic)).by_id("expectations").text
+    text = Probe(render_report(Results.from_json(synthetic))).by_id("expectations").text
     assert "plugins/cpu/expectations.toml" in text
     assert "execute.golden.*[stale.case.*]" in text
     assert "bf16 loop accumulation drifts (b/1234)" in text
@@ -197,14 +198,14 @@ def test_expectations_section_lists_applied_and_stale_patterns(synthetic) -> Non
 
 
 def test_slowest_tests_are_sorted(synthetic) -> None:
-    text = Probe(render_report(synthetic)).by_id("durations").text
+    text = Probe(render_report(Results.from_json(synthetic))).by_id("durations").text
     slowest = max(synthetic["tests"], key=lambda t: t["duration"])
     assert slowest["id"] in text
     assert text.index(slowest["id"]) < text.index("Time per layer")
 
 
 def test_report_is_self_contained(synthetic) -> None:
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     external = ("http:", "https:", "//")
     for element in page.elements:
         # nothing is fetched: no external src, and only plain <a> links (e.g. an expectation's issue) go out
@@ -219,16 +220,16 @@ def test_report_is_self_contained(synthetic) -> None:
 def test_messages_are_escaped(synthetic) -> None:
     test_id = "abi.table.test_api_version_is_reported"
     set_outcome(synthetic, test_id, Outcome.FAIL, "<script>alert('x')</script> & <b>")
-    html = render_report(synthetic)
+    html = render_report(Results.from_json(synthetic))
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;b&gt;" in html
 
 
 def test_minimal_and_empty_results_render() -> None:
-    empty = Probe(render_report({"schema_version": 1, "tests": []}))
+    empty = Probe(render_report(Results.from_json({"schema_version": 1, "tests": []})))
     assert empty.by_id("verdict").text.strip() == "INCOMPLETE"
     odd = {"schema_version": 1, "tests": [{"id": "client.x.test_y", "outcome": "WEIRD"}]}
-    page = Probe(render_report(odd))
+    page = Probe(render_report(Results.from_json(odd)))
     assert page.by_id("verdict").text.strip() == "NON_CONFORMANT"  # unknown outcome counts as ERROR
     assert page.by_id(anchor_for("client.x.test_y")).visible_without_clicks()
 
@@ -240,7 +241,7 @@ def test_crash_message_does_not_repeat_the_stderr_tail(synthetic) -> None:
     banner = "worker gw0 killed by SIGSEGV while running this test\n--- last 2 lines of stderr ---\n"
     record["message"] = banner + "\n".join(tail)
     record["details"]["stderr_tail"] = tail  # the runner writes a list of lines
-    page = Probe(render_report(synthetic))
+    page = Probe(render_report(Results.from_json(synthetic)))
     entry = page.by_id(anchor_for(test_id))
     blocks = {e.attrs.get("class"): e for e in page.elements if e.tag == "pre" and entry in e.ancestors}
     message, stderr = blocks["msg"], blocks["stderr"]
@@ -251,5 +252,5 @@ def test_crash_message_does_not_repeat_the_stderr_tail(synthetic) -> None:
 def test_identity_card_shows_the_preflight_failure(synthetic) -> None:
     summary = "PJRT_Client_Create crashed (SIGABRT) in the preflight child: TT_FATAL No chips detected"
     results = {**synthetic, "plugin": {**synthetic["plugin"], "failure": {"step": "client_create", "summary": summary}}}
-    assert summary in Probe(render_report(results)).by_id("plugin").text
-    assert "plugin-failure" not in Probe(render_report(synthetic)).ids()
+    assert summary in Probe(render_report(Results.from_json(results))).by_id("plugin").text
+    assert "plugin-failure" not in Probe(render_report(Results.from_json(synthetic))).ids()

@@ -4,6 +4,7 @@ import copy
 
 import pytest
 
+from pjrt_cts.schema import Results
 from pjrt_cts.levels import (
     CORE,
     FULL,
@@ -27,8 +28,8 @@ def test_levels_are_cumulative_and_use_known_layers() -> None:
 
 
 def test_clean_run_reaches_every_level(clean) -> None:
-    assert highest_level(clean) == "Multi-device"
-    assert all(result.reached and not result.reasons for result in evaluate_levels(clean))
+    assert highest_level(Results.from_json(clean)) == "Multi-device"
+    assert all(result.reached and not result.reasons for result in evaluate_levels(Results.from_json(clean)))
 
 
 def _first_mandatory(level, prefix: str) -> str:
@@ -37,7 +38,7 @@ def _first_mandatory(level, prefix: str) -> str:
 
 def test_a_failure_in_a_core_layer_blocks_every_level(clean) -> None:
     set_outcome(clean, "transfer.roundtrip.test_host_to_device_round_trips[f32]", Outcome.FAIL, "wrong bytes")
-    results = evaluate_levels(clean)
+    results = evaluate_levels(Results.from_json(clean))
     assert [r.reached for r in results] == [False, False, False]
     assert len(results[0].reasons) == 1 and results[0].reasons[0].startswith("1 bad result(s) (FAIL) in the layers")
     assert results[1].reasons[0] == "level Core not reached"
@@ -45,16 +46,16 @@ def test_a_failure_in_a_core_layer_blocks_every_level(clean) -> None:
 
 def test_a_failure_in_multidevice_only_costs_multi_device(clean) -> None:
     set_outcome(clean, "multidevice.copy.test_copy_to_device_preserves_data[0-3]", Outcome.CRASH)
-    assert highest_level(clean) == "Full"
+    assert highest_level(Results.from_json(clean)) == "Full"
 
 
 def test_missing_mandatory_test_blocks_the_level(clean) -> None:
     missing = _first_mandatory(FULL, "dlpack.")
     clean["tests"] = [t for t in clean["tests"] if t["id"] != missing]
-    result = evaluate_level(FULL, clean["tests"])
+    result = evaluate_level(FULL, Results.from_json(clean).tests)
     assert not result.reached
     assert result.reasons == [f"1 mandatory test(s) did not run, e.g. {missing}"]
-    assert highest_level(clean) == "Core"
+    assert highest_level(Results.from_json(clean)) == "Core"
 
 
 @pytest.mark.parametrize("outcome", [Outcome.NOT_SUPPORTED, Outcome.SKIP])
@@ -63,24 +64,24 @@ def test_mandatory_feature_is_never_waived_by_not_supported_or_skip(clean, outco
     dot_case = "execute.golden_cases.test_case_matches_reference[dot.matmul.f32]"
     assert dot_case in CORE.mandatory_ids()
     set_outcome(clean, dot_case, outcome, "PJRT_Client_Compile: UNIMPLEMENTED: dot_general")
-    result = evaluate_level(CORE, clean["tests"])
+    result = evaluate_level(CORE, Results.from_json(clean).tests)
     assert not result.reached
     assert result.reasons == [f"1 mandatory test(s) {outcome.value}, e.g. {dot_case}: "
                               "PJRT_Client_Compile: UNIMPLEMENTED: dot_general"]
-    assert highest_level(clean) is None
+    assert highest_level(Results.from_json(clean)) is None
 
 
 def test_not_supported_outside_the_contract_does_not_block(clean) -> None:
     optional = "executable.cost_analysis.test_cost_analysis_is_repeatable"
     assert optional not in set(MULTI_DEVICE.mandatory_ids()) | set(FULL.mandatory_ids()) | set(CORE.mandatory_ids())
     clean["tests"].append({"id": optional, "layer": "executable", "outcome": "NOT_SUPPORTED", "message": "UNIMPLEMENTED"})
-    assert highest_level(clean) == "Multi-device"
+    assert highest_level(Results.from_json(clean)) == "Multi-device"
 
 
 def test_xfail_is_a_waiver_not_a_blocker(clean) -> None:
     case = "execute.golden.test_case_matches_reference[control.while.bf16.r2]"
     assert next(t for t in clean["tests"] if t["id"] == case)["outcome"] == "XFAIL"
-    core = evaluate_level(CORE, clean["tests"])
+    core = evaluate_level(CORE, Results.from_json(clean).tests)
     assert core.reached and [w["id"] for w in core.to_dict()["waivers"]] == [case]
 
 
@@ -90,21 +91,21 @@ def test_mandatory_xfail_does_not_meet_the_contract(clean) -> None:
     assert mandatory in CORE.mandatory_ids()
     record = set_outcome(clean, mandatory, Outcome.XFAIL, "differs from the reference")
     record_of(record, mandatory)["expected"] = {"outcome": "FAIL", "actual": "FAIL", "reason": "wrong sums"}
-    core = evaluate_level(CORE, clean["tests"])
+    core = evaluate_level(CORE, Results.from_json(clean).tests)
     assert not core.reached
     assert core.reasons == [f"1 mandatory test(s) XFAIL (waived: a waiver never satisfies a mandatory test), "
                             f"e.g. {mandatory}: differs from the reference"]
     assert {"id": mandatory, "actual": "FAIL", "reason": "wrong sums", "url": None,
             "defect": None} in core.to_dict()["waivers"]
-    assert highest_level(clean) is None
+    assert highest_level(Results.from_json(clean)) is None
 
 
 def test_mandatory_shared_deviation_meets_the_contract(clean) -> None:
     """XLA's own answer where XLA deviates from the spec: the semantics JAX users get, so it meets a level."""
     mandatory = "execute.golden_cases.test_case_matches_reference[dot.matmul.f32]"
     set_outcome(clean, mandatory, Outcome.SHARED_DEVIATION, "returns XLA's value")
-    assert evaluate_level(CORE, clean["tests"]).reached
-    assert highest_level(clean) == "Multi-device"
+    assert evaluate_level(CORE, Results.from_json(clean).tests).reached
+    assert highest_level(Results.from_json(clean)) == "Multi-device"
 
 
 def test_every_level_has_a_frozen_non_empty_contract() -> None:
@@ -119,7 +120,7 @@ def test_every_level_has_a_frozen_non_empty_contract() -> None:
 
 
 def test_synthetic_run_reaches_no_level(synthetic) -> None:
-    assert highest_level(synthetic) is None
+    assert highest_level(Results.from_json(synthetic)) is None
 
 
 @pytest.mark.parametrize("spelling", ["Full", "full", "FULL"])
@@ -139,5 +140,5 @@ def test_unknown_level_name() -> None:
 
 def test_evaluate_levels_does_not_mutate(clean) -> None:
     before = copy.deepcopy(clean)
-    evaluate_levels(clean)
+    evaluate_levels(Results.from_json(clean))
     assert clean == before

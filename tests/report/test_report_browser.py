@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pjrt_cts.schema import Results
 from pjrt_cts.report.html import write_report
 from pjrt_cts.results import anchor_for
 
@@ -67,7 +68,7 @@ def report_file(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("out")
     path = out / "report.html"
-    write_report(load_synthetic(), path, results_dir=out)
+    write_report(Results.from_json(load_synthetic()), path, results_dir=out)
     return path
 
 

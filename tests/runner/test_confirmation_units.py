@@ -2,6 +2,7 @@
 .binding); the end-to-end runs are in test_confirmation_run.py and test_runner_resume.py."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +13,14 @@ from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmatio
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import Expectation, Expectations, apply_expectation
 from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import Expected, TestRecord
 
 GOLDEN = "execute.golden_cases.test_case_matches_reference"
 
 
-def record(test_id: str, outcome: str, message: str = "", **details: Any) -> dict[str, Any]:
-    return {"id": test_id, "nodeid": f"suites/execute/test_golden_cases.py::x[{test_id}]", "layer": "execute",
-            "outcome": outcome, "message": message, "details": dict(details), "tags": [], "expected": None,
-            "duration": 0.1, "defect": None, "confirmation": None}
+def record(test_id: str, outcome: str, message: str = "", **details: Any) -> TestRecord:
+    return TestRecord(id=test_id, nodeid=f"suites/execute/test_golden_cases.py::x[{test_id}]", layer="execute",
+                      outcome=Outcome(outcome), message=message, details=dict(details), duration=0.1)
 
 
 # -- confirmation ---------------------------------------------------------------------------------
@@ -28,20 +29,20 @@ def record(test_id: str, outcome: str, message: str = "", **details: Any) -> dic
 def test_what_is_rerun() -> None:
     assert needs_confirmation(record("a", "FAIL"))
     assert needs_confirmation(record("a", "CRASH"))
-    assert needs_confirmation(dict(record("a", "XFAIL"), expected={"actual": "FAIL"}))
+    assert needs_confirmation(replace(record("a", "XFAIL"), expected=Expected.from_json({"actual": "FAIL"})))
     assert needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="unimplemented"))
     assert not needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="devices"))
     assert not needs_confirmation(record("a", "PASS"))
     assert not needs_confirmation(record("a", "SHARED_DEVIATION"))
     assert not needs_confirmation(record("a", "FAIL", blocked_by="abi.preflight.x"))
     assert not needs_confirmation(record("a", "ERROR", not_run=True))
-    assert not needs_confirmation(dict(record("a", "FAIL"), tags=["nondeterministic"]))
+    assert not needs_confirmation(replace(record("a", "FAIL"), tags=("nondeterministic",)))
 
 
 def test_isolated_twins_of_one_own_program_confirm_each_other_without_a_rerun() -> None:
-    def crash(function: str, program: str, signal: str = "SIGABRT", tags: tuple = ("isolated",)) -> dict[str, Any]:
-        return dict(record(program, "CRASH", "isolated subprocess killed", signal=signal),
-                    nodeid=f"suites/{function}[{program}]", tags=list(tags))
+    def crash(function: str, program: str, signal: str = "SIGABRT", tags: tuple = ("isolated",)) -> TestRecord:
+        return replace(record(program, "CRASH", "isolated subprocess killed", signal=signal),
+                       nodeid=f"suites/{function}[{program}]", tags=tags)
 
     compile_test = "compile/test_golden_programs.py::test_golden_program_compiles"
     execute_test = "execute/test_golden_cases.py::test_case_matches_reference"
@@ -49,10 +50,10 @@ def test_isolated_twins_of_one_own_program_confirm_each_other_without_a_rerun() 
                crash(compile_test, "spec.iota.f6"), crash(execute_test, "spec.iota.f6", "SIGSEGV"),  # different cause
                crash(compile_test, "spec.pad.f6", tags=()), crash(execute_test, "spec.pad.f6", tags=())]  # one process
     paired = twin_observations(records)
-    assert set(paired) == {records[0]["nodeid"], records[1]["nodeid"]}
+    assert set(paired) == {records[0].nodeid, records[1].nodeid}
     summary = ConfirmationSummary()
     folded = apply_confirmations(records, {}, summary)
-    assert [r["confirmation"] is not None for r in folded] == [True, True, False, False, False, False]
+    assert [r.confirmation is not None for r in folded] == [True, True, False, False, False, False]
     assert summary.by_twin == 2 and summary.confirmed == 2 and "isolated twin" in summary.line()
 
 
@@ -70,21 +71,21 @@ def test_the_cause_class_ignores_magnitudes_and_indexes_but_not_the_kind_of_fail
 def test_two_equal_observations_confirm_two_different_ones_are_flaky_with_both() -> None:
     first = record("a", "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: Stable sorting of more than 2^31-1",
                    unsupported_by="unimplemented")
-    confirmed = fold(first, dict(first))
-    assert confirmed["outcome"] == "NOT_SUPPORTED" and confirmed["confirmation"]["confirmed"] is True
+    confirmed = fold(first, replace(first))
+    assert confirmed.outcome == "NOT_SUPPORTED" and confirmed.confirmation.confirmed is True
     second = record("a", "FAIL", "PJRT_Client_Compile: INTERNAL: iota dimension cannot go beyond the operation rank")
     flaky = fold(first, second)
-    assert flaky["outcome"] == "FLAKY"
-    assert "Stable sorting" in flaky["message"] and "iota dimension" in flaky["message"]
-    assert [o["outcome"] for o in flaky["details"]["observations"]] == ["NOT_SUPPORTED", "FAIL"]
+    assert flaky.outcome == "FLAKY"
+    assert "Stable sorting" in flaky.message and "iota dimension" in flaky.message
+    assert [o["outcome"] for o in flaky.details["observations"]] == ["NOT_SUPPORTED", "FAIL"]
 
 
 def test_apply_confirmations_counts() -> None:
     summary = ConfirmationSummary()
     records = [record("a", "FAIL", "x"), record("b", "FAIL", "y"), record("c", "PASS")]
-    second = {records[0]["nodeid"]: record("a", "FAIL", "x"), records[1]["nodeid"]: record("b", "PASS")}
+    second = {records[0].nodeid: record("a", "FAIL", "x"), records[1].nodeid: record("b", "PASS")}
     folded = apply_confirmations(records, second, summary)
-    assert [r["outcome"] for r in folded] == ["FAIL", "FLAKY", "PASS"]
+    assert [r.outcome for r in folded] == ["FAIL", "FLAKY", "PASS"]
     assert (summary.confirmed, summary.flaky) == (1, ["b"])
 
 
@@ -93,12 +94,12 @@ def test_a_flaky_record_is_waived_only_by_an_intermittent_entry() -> None:
                  record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "PASS"))
     steady = Expectation(pattern="defect:sort-negative-dimension-mishandled", outcome=Outcome.FAIL, reason="r",
                          defect="sort-negative-dimension-mishandled")
-    assert apply_expectation(flaky, Expectations(entries=[steady]))["outcome"] == "FLAKY"
+    assert apply_expectation(flaky, Expectations(entries=[steady])).outcome == "FLAKY"
     intermittent = Expectation(pattern=steady.pattern, outcome=Outcome.FAIL, reason="r", defect=steady.defect,
                                intermittent=True)
     waived = apply_expectation(flaky, Expectations(entries=[intermittent]))
-    assert waived["outcome"] == "XFAIL" and waived["defect"] == "sort-negative-dimension-mishandled"
-    assert waived["expected"]["actual"] == "FLAKY"
+    assert waived.outcome == "XFAIL" and waived.defect == "sort-negative-dimension-mishandled"
+    assert waived.expected.actual == "FLAKY"
 
 
 # -- consistency ----------------------------------------------------------------------------------
@@ -110,25 +111,25 @@ def test_unimplemented_for_one_case_of_a_supported_op_and_type_is_a_fail_naming_
                            unsupported_by="unimplemented")
     passing = record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")
     judged = apply_consistency([unimplemented, passing])
-    assert judged[0]["outcome"] == "FAIL"
-    assert "sort.dim0_stable_cmp_lt.s32" in judged[0]["message"] and "Stable sorting" in judged[0]["message"]
-    assert judged[0]["details"]["consistency"]["was"] == "NOT_SUPPORTED"
+    assert judged[0].outcome == "FAIL"
+    assert "sort.dim0_stable_cmp_lt.s32" in judged[0].message and "Stable sorting" in judged[0].message
+    assert judged[0].details["consistency"]["was"] == "NOT_SUPPORTED"
     assert apply_consistency(judged) == judged  # idempotent
     # without a passing case of that op and type, it is a gap the plugin may have
     alone = apply_consistency([unimplemented, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "FAIL")])
-    assert alone[0]["outcome"] == "NOT_SUPPORTED"
+    assert alone[0].outcome == "NOT_SUPPORTED"
 
 
 def test_a_static_gap_is_never_converted() -> None:
     gap = record(f"{GOLDEN}[sort.dim0_stable_cmp_gt.s32]", "NOT_SUPPORTED", "requires 2 devices", unsupported_by="devices")
-    assert apply_consistency([gap, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")])[0]["outcome"] == "NOT_SUPPORTED"
+    assert apply_consistency([gap, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")])[0].outcome == "NOT_SUPPORTED"
 
 
 def test_unimplemented_on_a_core_mandatory_test_is_a_fail() -> None:
     core = record(f"{GOLDEN}[conv.1d.f32]", "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: no conv",
                   unsupported_by="unimplemented")
     judged = apply_consistency([core])[0]
-    assert judged["outcome"] == "FAIL" and "mandatory for level Core" in judged["message"]
+    assert judged.outcome == "FAIL" and "mandatory for level Core" in judged.message
 
 
 # -- binding --------------------------------------------------------------------------------------
@@ -171,9 +172,9 @@ def test_a_grouped_program_unimplemented_while_every_op_and_type_it_holds_runs_i
                      unsupported_by="unimplemented")
     evidence = [record(f"{GOLDEN}[{case.id}]", "PASS") for case in pack.cases]
     judged = apply_consistency([program, *evidence])[0]
-    assert judged["outcome"] == "FAIL" and judged["details"]["consistency"]["rule"] == "grouped_program"
-    assert "stablehlo.sort on " in judged["message"] and judged["details"]["consistency"]["members"]
-    assert apply_consistency([program])[0]["outcome"] == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
+    assert judged.outcome == "FAIL" and judged.details["consistency"]["rule"] == "grouped_program"
+    assert "stablehlo.sort on " in judged.message and judged.details["consistency"]["members"]
+    assert apply_consistency([program])[0].outcome == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
 
 
 def test_an_element_type_gap_contradicted_by_a_golden_case_on_that_type_is_a_fail() -> None:
@@ -182,6 +183,6 @@ def test_an_element_type_gap_contradicted_by_a_golden_case_on_that_type_is_a_fai
                  unsupported_by="element_type", unsupported_subject="f8e4m3fn")
     evidence = record(f"{GOLDEN}[spec.add.f8e4m3fn]", "PASS")
     judged = apply_consistency([gap, evidence])[0]
-    assert judged["outcome"] == "FAIL" and judged["details"]["consistency"]["rule"] == "element_type"
-    assert "spec.add.f8e4m3fn" in judged["message"]
-    assert apply_consistency([gap])[0]["outcome"] == "NOT_SUPPORTED"
+    assert judged.outcome == "FAIL" and judged.details["consistency"]["rule"] == "element_type"
+    assert "spec.add.f8e4m3fn" in judged.message
+    assert apply_consistency([gap])[0].outcome == "NOT_SUPPORTED"

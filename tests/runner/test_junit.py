@@ -5,12 +5,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from pjrt_cts.runner.junit import write_junit
+from pjrt_cts.schema import TestRecord
 
 
-def _record(name: str, outcome: str, defect: str | None = None, expected: dict | None = None) -> dict:
-    return {"id": f"execute.golden_cases.test_{name}[spec.maximum.nan.f32]", "layer": "execute", "outcome": outcome,
-            "duration": 0.25, "message": f"{outcome}: returns the non-NaN operand", "expected": expected,
-            "defect": defect}
+def _record(name: str, outcome: str, defect: str | None = None, expected: dict | None = None) -> TestRecord:
+    return TestRecord.from_json({
+        "id": f"execute.golden_cases.test_{name}[spec.maximum.nan.f32]", "layer": "execute", "outcome": outcome,
+        "duration": 0.25, "message": f"{outcome}: returns the non-NaN operand", "expected": expected, "defect": defect})
 
 
 def test_shared_deviation_is_a_passed_testcase_naming_the_deviation(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from pjrt_cts.cli.main import main
 from pjrt_cts.runner.merge import MergeError, ShardResults, merge_shards
 from pjrt_cts.results import build_results
+from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.verdict import judge_results
 
 PREFLIGHT = {"id": "client.preflight.test_client_create_survives", "outcome": "CRASH",
@@ -33,29 +35,39 @@ def shard_results(index: int, count: int, tests: list[dict[str, Any]], *, sha256
         command=["pjrt-cts", "run", "--shard", f"{index}/{count}"], profile=profile, plugin={"sha256": sha256},
         environment={}, expectations={"file": None, "sha256": expectations_sha256, "unknown_patterns": [],
                                       "entries": entries or []},
-        compatibility={f"from_shard_{index}": True}, tests=tests,
+        compatibility={f"from_shard_{index}": True}, tests=[TestRecord.from_json(test) for test in tests],
         facts={"binding": binding or {"create_options": "{}", "suites_sha256": "s1", "corpus_sha256": "c1"}})
-    results["shard"] = {"index": index, "count": count, "strategy": "hash", "tests_in_split": 9, "plan_digest": digest}
-    return results
+    return replace(results, shard={"index": index, "count": count, "strategy": "hash", "tests_in_split": 9,
+                                   "plan_digest": digest}).to_json()
+
+
+def shard(name: str, data: dict[str, Any]) -> ShardResults:
+    return ShardResults(name, Results.from_json(data))
+
+
+def with_tests(part: ShardResults, *tests: dict[str, Any]) -> ShardResults:
+    """`part` with more test records."""
+    added = tuple(TestRecord.from_json(test) for test in tests)
+    return ShardResults(part.name, replace(part.results, tests=part.results.tests + added))
 
 
 def three_shards(**overrides: Any) -> list[ShardResults]:
     return [
-        ShardResults("a.json", shard_results(1, 3, [record("abi.plugin.test_a"), record("client.devices.test_b")],
+        shard("a.json", shard_results(1, 3, [record("abi.plugin.test_a"), record("client.devices.test_b")],
                                              started="2026-01-01T10:00:03+00:00", wall=12.0)),
-        ShardResults("b.json", shard_results(2, 3, [record("abi.plugin.test_c", "SKIP")],
+        shard("b.json", shard_results(2, 3, [record("abi.plugin.test_c", "SKIP")],
                                              started="2026-01-01T09:59:58+00:00", wall=30.5)),
-        ShardResults("c.json", shard_results(3, 3, [record("transfer.round_trip.test_d")], **overrides)),
+        shard("c.json", shard_results(3, 3, [record("transfer.round_trip.test_d")], **overrides)),
     ]
 
 
 def test_merge_is_the_union_with_a_recomputed_summary() -> None:
-    merged = merge_shards(list(reversed(three_shards())))
+    merged = merge_shards(list(reversed(three_shards()))).to_json()
     ids = [test["id"] for test in merged["tests"]]
     assert sorted(ids) == ["abi.plugin.test_a", "abi.plugin.test_c", "client.devices.test_b",
                            "transfer.round_trip.test_d"]
     assert merged["summary"]["totals"] == {"PASS": 3, "SKIP": 1} and merged["summary"]["complete"] is True
-    assert merged["summary"]["verdict"] == judge_results(merged).verdict
+    assert merged["summary"]["verdict"] == judge_results(Results.from_json(merged)).verdict
     assert merged["started_at"] == "2026-01-01T09:59:58+00:00" and merged["wall_seconds"] == 30.5
     assert merged["compatibility"] == {"from_shard_1": True, "from_shard_2": True, "from_shard_3": True}
     assert [part["shard"]["index"] for part in merged["merged_from"]] == [1, 2, 3]
@@ -82,7 +94,7 @@ def test_missing_shard_is_an_error_unless_partial_is_allowed() -> None:
     shards = three_shards()
     with pytest.raises(MergeError, match=r"shard\(s\) 2/3 missing; pass --allow-partial"):
         merge_shards([shards[0], shards[2]])
-    merged = merge_shards([shards[0], shards[2]], allow_partial=True)
+    merged = merge_shards([shards[0], shards[2]], allow_partial=True).to_json()
     assert merged["missing_shards"] == [2] and merged["summary"]["complete"] is False
     assert merged["summary"]["verdict"] == "INCOMPLETE"
 
@@ -91,32 +103,30 @@ def test_a_shard_given_twice_or_of_another_count_is_refused() -> None:
     shards = three_shards()
     with pytest.raises(MergeError, match="shard 1/3 given twice: a.json and a2.json"):
         merge_shards([*shards, ShardResults("a2.json", shards[0].results)])
-    other = ShardResults("d.json", shard_results(1, 2, []))
+    other = shard("d.json", shard_results(1, 2, []))
     with pytest.raises(MergeError, match="shards of different splits"):
         merge_shards([*shards, other])
 
 
 def test_an_unsharded_run_is_refused() -> None:
-    plain = dict(three_shards()[0].results)
-    del plain["shard"]
+    plain = replace(three_shards()[0].results, shard=None)
     with pytest.raises(MergeError, match="plain.json is not a shard"):
         merge_shards([ShardResults("plain.json", plain)])
 
 
 def test_a_test_recorded_by_two_shards_is_an_error() -> None:
     shards = three_shards()
-    shards[2].results["tests"].append(record("abi.plugin.test_a", "FAIL"))
+    shards[2] = with_tests(shards[2], record("abi.plugin.test_a", "FAIL"))
     with pytest.raises(MergeError, match=r"abi.plugin.test_a \(in a.json \(shard 1/3\) and c.json \(shard 3/3\)\)"):
         merge_shards(shards)
 
 
 def test_run_level_records_of_every_shard_are_kept_once() -> None:
     shards = three_shards()
-    for part in shards:
-        part.results["tests"] += [record(PREFLIGHT["id"], "CRASH", PREFLIGHT["nodeid"]),
-                                  record(COLLECTION_ERROR["id"].replace("<collection>", "x"), "ERROR",
-                                         COLLECTION_ERROR["nodeid"])]
-    merged = merge_shards(shards)
+    shards = [with_tests(part, record(PREFLIGHT["id"], "CRASH", PREFLIGHT["nodeid"]),
+                         record(COLLECTION_ERROR["id"].replace("<collection>", "x"), "ERROR", COLLECTION_ERROR["nodeid"]))
+              for part in shards]
+    merged = merge_shards(shards).to_json()
     ids = [test["id"] for test in merged["tests"]]
     assert ids.count(PREFLIGHT["id"]) == 1 and ids.count("execute.broken.x") == 1
     assert merged["summary"]["verdict"] == "NON_CONFORMANT"
@@ -126,18 +136,18 @@ def test_expectation_usage_is_counted_over_the_merged_records() -> None:
     entry = {"pattern": "abi.*", "outcome": "FAIL", "cause": "x", "reason": "r", "waived": 9, "passed": 9,
              "other_failure": 9, "matched": 9}
     expected = {"pattern": "abi.*", "outcome": "FAIL", "cause": "x", "reason": "r", "url": None, "actual": "FAIL"}
-    shards = [ShardResults("a.json", shard_results(1, 2, [record("abi.plugin.test_a", "XFAIL", expected=expected)],
+    shards = [shard("a.json", shard_results(1, 2, [record("abi.plugin.test_a", "XFAIL", expected=expected)],
                                                    entries=[entry])),
-              ShardResults("b.json", shard_results(2, 2, [record("abi.plugin.test_b", "XFAIL", expected=expected)],
+              shard("b.json", shard_results(2, 2, [record("abi.plugin.test_b", "XFAIL", expected=expected)],
                                                    entries=[entry]))]
-    merged = merge_shards(shards)
+    merged = merge_shards(shards).to_json()
     assert merged["expectations"]["entries"][0] | {} == {**entry, "waived": 2, "passed": 0, "other_failure": 0,
                                                           "matched": 2}
     assert merged["summary"]["waivers"] == 2
 
 
-def write(path: Path, results: dict[str, Any]) -> Path:
-    path.write_text(json.dumps(results), encoding="utf-8")
+def write(path: Path, results: Results | dict[str, Any]) -> Path:
+    path.write_text(json.dumps(results.to_json() if isinstance(results, Results) else results), encoding="utf-8")
     return path
 
 

@@ -19,6 +19,7 @@ from pjrt_cts.runner.controller import CRASH_STORM_THRESHOLD
 from pjrt_cts.runner.preflight import STEP_TESTS, run_preflight
 from pjrt_cts.runner.probe import plugin_reason, probe_plugin
 from pjrt_cts.runtime import default_plugin_path
+from pjrt_cts.schema import TestRecord
 
 CPU_OPTIONS = {"cpu_device_count": 4}
 CLIENT_CREATE_FINDING = "client.preflight.test_client_create_survives"
@@ -115,16 +116,16 @@ def test_preflight_turns_a_compile_abort_into_one_finding_and_a_call_block(hosti
     preflight = run_preflight(hostile, CPU_OPTIONS, dict(os.environ), step_timeout=60, repro="pjrt-cts info x")
     finding, block = preflight.finding, preflight.block
     assert finding is not None and block is not None
-    assert (finding["id"], finding["layer"], finding["outcome"]) == (COMPILE_FINDING, "compile", "CRASH")
-    assert finding["details"]["signal"] == "SIGABRT" and finding["details"]["function"] == "PJRT_Client_Compile"
-    assert "hostile plugin: abort" in finding["message"] and finding["repro"] == "pjrt-cts info x"
+    assert (finding.id, finding.layer, finding.outcome) == (COMPILE_FINDING, "compile", "CRASH")
+    assert finding.details["signal"] == "SIGABRT" and finding.details["function"] == "PJRT_Client_Compile"
+    assert "hostile plugin: abort" in finding.message and finding.repro == "pjrt-cts info x"
     assert block.functions == ("PJRT_Client_Compile",) and block.fixtures == ()
     assert block.message().startswith(f"blocked by {COMPILE_FINDING}: CRASH of PJRT_Client_Compile (SIGABRT)")
 
 
 def test_blocked_summary_counts_by_layer_in_layer_order() -> None:
-    records = [{"layer": "transfer", "details": {"blocked_by": "x"}}, {"layer": "client", "details": {"blocked_by": "x"}},
-               {"layer": "client", "details": {"blocked_by": "x"}}, {"layer": "abi", "details": {}}]
+    records = [TestRecord(id=f"{layer}.a.test_{i}", layer=layer, details={"blocked_by": "x"} if layer != "abi" else {})
+               for i, layer in enumerate(("transfer", "client", "client", "abi"))]
     assert blocked_summary(records) == ["blocked: 3 tests FAIL as blocked by x (client 2, transfer 1)"]
 
 

@@ -1,11 +1,14 @@
 """Expectations TOML: parsing, matching, XFAIL/XPASS, SKIP entries and unknown patterns."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from pjrt_cts.outcomes import Outcome
 from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
+from pjrt_cts.schema import TestRecord
 from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
 
 MIXED = FIXTURE_SUITES / "mixed" / "suites"
@@ -60,9 +63,8 @@ reason = "layer not run here, so not judged unknown"
 """
 
 
-def _record(test_id: str, outcome: str, message: str = "") -> dict:
-    return {"id": test_id, "nodeid": test_id, "layer": "client", "outcome": outcome, "expected": None,
-            "message": message}
+def _record(test_id: str, outcome: str, message: str = "") -> TestRecord:
+    return TestRecord(id=test_id, nodeid=test_id, layer="client", outcome=Outcome(outcome), message=message)
 
 
 def _load(tmp_path: Path, text: str) -> Expectations:
@@ -93,11 +95,12 @@ def test_apply_expectation(tmp_path: Path, actual: str, message: str, expected: 
     cause = "" if expected in ("TIMEOUT", "NOT_SUPPORTED", "WARNING") else 'cause = "NaN dropped"\n'
     expectations = _load(tmp_path, f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{expected}"\n{cause}reason = "r"\n')
     record = apply_expectation(_record("client.x.test_y", actual, message), expectations)
-    assert record["outcome"] == final
-    assert {k: v for k, v in record["expected"].items() if k != "mismatch"} == {
+    assert record.outcome == final
+    assert record.expected is not None
+    assert {k: v for k, v in record.expected.to_json().items() if k != "mismatch"} == {
         "pattern": "client.x.test_y", "outcome": expected, "cause": "NaN dropped" if cause else None, "reason": "r",
         "url": None, "actual": actual}
-    assert ("mismatch" in record["expected"]) is (final == actual and final in ("FAIL", "CRASH", "TIMEOUT", "ERROR"))
+    assert (record.expected.mismatch is not None) is (final == actual and final in ("FAIL", "CRASH", "TIMEOUT", "ERROR"))
     assert apply_expectation(record, expectations) == record  # idempotent: keeps the actual outcome
 
 
@@ -113,8 +116,8 @@ def test_an_intermittent_failure_is_waived_when_it_shows_and_passes_when_not(tmp
                                                                               message: str, final: str) -> None:
     expectations = _load(tmp_path, INTERMITTENT)
     record = apply_expectation(_record("client.x.test_y", actual, message), expectations)
-    assert record["outcome"] == final
-    assert record["expected"]["intermittent"] is True
+    assert record.outcome == final
+    assert record.expected.intermittent is True
     assert apply_expectation(record, expectations) == record
 
 
@@ -251,29 +254,28 @@ def test_a_pinned_cause_is_accepted(tmp_path: Path) -> None:
     wrong_everywhere = "output 0 differs from the reference: 48 of 48 elements differ, first mismatch at index [0]: actual 7, expected 1"
     record = apply_expectation(_record("execute.golden_cases.test_case_matches_reference[spec.x.f64]", "FAIL",
                                        wrong_everywhere), expectations)
-    assert record["outcome"] == "FAIL"  # a larger, different mismatch is not the waived one
+    assert record.outcome == "FAIL"  # a larger, different mismatch is not the waived one
 
 
-def _golden(case: str, outcome: str, message: str, deviation: str | None = None) -> dict:
+def _golden(case: str, outcome: str, message: str, deviation: str | None = None) -> TestRecord:
     record = _record(f"execute.golden_cases.test_case_matches_reference[{case}]", outcome, message)
-    record["details"] = {"deviation": deviation} if deviation else {}
-    return record
+    return replace(record, details={"deviation": deviation} if deviation else {})
 
 
 def test_a_defect_waiver_covers_exactly_the_records_attributed_to_it(tmp_path: Path) -> None:
     expectations = _load(tmp_path, '[[expectation]]\ndefect = "subnormals-flushed"\nreason = "FTZ"\n')
     flushed = apply_expectation(_golden("spec.sqrt.f32", "FAIL", "differs", deviation="subnormals-flushed"), expectations)
-    assert (flushed["outcome"], flushed["defect"]) == ("XFAIL", "subnormals-flushed")
-    assert flushed["expected"]["pattern"] == "defect:subnormals-flushed"
+    assert (flushed.outcome, flushed.defect) == ("XFAIL", "subnormals-flushed")
+    assert flushed.expected.pattern == "defect:subnormals-flushed"
     other = apply_expectation(_golden("spec.sqrt.f32", "FAIL", "differs", deviation="f64-computed-in-f32"), expectations)
-    assert (other["outcome"], other["defect"]) == ("FAIL", "f64-computed-in-f32")
+    assert (other.outcome, other.defect) == ("FAIL", "f64-computed-in-f32")
     unexplained = apply_expectation(_golden("elementwise.add.f32", "FAIL", "differs"), expectations)
-    assert (unexplained["outcome"], unexplained["defect"]) == ("FAIL", "unclassified")
+    assert (unexplained.outcome, unexplained.defect) == ("FAIL", "unclassified")
     shared = apply_expectation(_golden("spec.sqrt.subnormal.f32", "SHARED_DEVIATION", "XLA's value",
                                        deviation="subnormals-flushed"), expectations)
-    assert shared["outcome"] == "SHARED_DEVIATION" and shared["expected"] is None  # needs no waiver
+    assert shared.outcome == "SHARED_DEVIATION" and shared.expected is None  # needs no waiver
     passed = apply_expectation(_golden("spec.sqrt.f32", "PASS", ""), expectations)
-    assert passed["outcome"] == "PASS" and passed["defect"] is None  # never XPASS through a defect waiver
+    assert passed.outcome == "PASS" and passed.defect is None  # never XPASS through a defect waiver
     assert apply_expectation(flushed, expectations) == flushed  # idempotent
 
 
@@ -282,4 +284,4 @@ def test_a_crash_is_attributed_by_the_catalogue_whichever_layer_meets_it(tmp_pat
     for test in ("compile.golden_programs.test_golden_program_compiles", "execute.golden_cases.test_case_matches_reference"):
         record = apply_expectation(_record(f"{test}[spec.rng.uniform_one_value.u8]", "CRASH", "killed by SIGABRT"),
                                    expectations)
-        assert (record["outcome"], record["defect"]) == ("XFAIL", "rng-expander-aborts")
+        assert (record.outcome, record.defect) == ("XFAIL", "rng-expander-aborts")

@@ -14,8 +14,10 @@ from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported, Outcome
 from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.progress import Progress
-from pjrt_cts.runner.records import layer_for, verdict_from_reports
+from pjrt_cts.runner.records import layer_of_nodeid, result_of_phases
 from pjrt_cts.results import JsonlWriter, load_results, read_jsonl, summarize
+from pjrt_cts.runtime import MissingFunction
+from pjrt_cts.schema import TestRecord
 from pjrt_cts.runner.worker_plugin import classify_exception
 
 
@@ -33,36 +35,36 @@ def _phases(*reports: Any) -> dict[str, Any]:
 
 
 def test_passing_phases_make_pass_with_summed_duration() -> None:
-    verdict = verdict_from_reports(_phases(_report("setup", "passed"), _report("call", "passed"),
+    verdict = result_of_phases(_phases(_report("setup", "passed"), _report("call", "passed"),
                                            _report("teardown", "passed")))
     assert verdict.outcome is Outcome.PASS and verdict.duration == pytest.approx(0.3)
 
 
 def test_setup_failure_is_error_call_failure_is_fail() -> None:
-    assert verdict_from_reports(_phases(_report("setup", "failed", "boom"))).outcome is Outcome.ERROR
-    verdict = verdict_from_reports(_phases(_report("setup", "passed"), _report("call", "failed", "AssertionError: x"),
+    assert result_of_phases(_phases(_report("setup", "failed", "boom"))).outcome is Outcome.ERROR
+    verdict = result_of_phases(_phases(_report("setup", "passed"), _report("call", "failed", "AssertionError: x"),
                                            _report("teardown", "failed", "later")))
     assert verdict.outcome is Outcome.FAIL and verdict.message == "AssertionError: x"
 
 
 def test_teardown_failure_after_pass_is_error() -> None:
-    verdict = verdict_from_reports(_phases(_report("setup", "passed"), _report("call", "passed"),
+    verdict = result_of_phases(_phases(_report("setup", "passed"), _report("call", "passed"),
                                            _report("teardown", "failed", "leaked buffer")))
     assert verdict.outcome is Outcome.ERROR and verdict.message.startswith("teardown failed")
 
 
 def test_skip_reasons_split_not_supported_from_skip() -> None:
     not_supported = _report("setup", "skipped", ("f.py", 3, "Skipped: NOT_SUPPORTED: needs 8 devices"))
-    assert verdict_from_reports(_phases(not_supported)).outcome is Outcome.NOT_SUPPORTED
-    assert verdict_from_reports(_phases(not_supported)).message == "needs 8 devices"
+    assert result_of_phases(_phases(not_supported)).outcome is Outcome.NOT_SUPPORTED
+    assert result_of_phases(_phases(not_supported)).message == "needs 8 devices"
     skipped = _report("setup", "skipped", ("f.py", 3, "Skipped: user asked"))
-    assert verdict_from_reports(_phases(skipped)).outcome is Outcome.SKIP
+    assert result_of_phases(_phases(skipped)).outcome is Outcome.SKIP
 
 
 def test_explicit_outcomes_and_details_from_workers_win() -> None:
     call = _report("call", "passed", info={"outcome": "WARNING", "message": "hardening", "details": {"a": 1}})
     setup = _report("setup", "passed", info={"tags": ["donation"]})
-    verdict = verdict_from_reports(_phases(setup, call, _report("teardown", "passed")))
+    verdict = result_of_phases(_phases(setup, call, _report("teardown", "passed")))
     assert (verdict.outcome, verdict.message, verdict.details, verdict.tags) == (
         Outcome.WARNING, "hardening", {"a": 1}, ["donation"])
 
@@ -78,8 +80,12 @@ def test_classify_exception_by_class_and_code() -> None:
     invalid = runtime_error("PJRT_X: INVALID_ARGUMENT: bad")
     invalid.code = "INVALID_ARGUMENT"
     assert classify_exception(invalid) == (None, "")
-    unsupported = type("MissingFunction", (Exception,), {"__module__": "pjrt_cts.runtime"})("PJRT_Y needs 0.90")
-    assert classify_exception(unsupported) == ("NOT_SUPPORTED", "PJRT_Y needs 0.90")
+    unsupported = MissingFunction("PJRT_Y", "0.81", "beyond struct_size")
+    assert classify_exception(unsupported) == ("NOT_SUPPORTED",
+                                               "requires PJRT_Y: missing slot (API 0.81): beyond struct_size")
+    # matched by class, not by name: a look-alike from elsewhere is no missing slot
+    look_alike = type("MissingFunction", (Exception,), {"__module__": "pjrt_cts.runtime"})("PJRT_Y needs 0.90")
+    assert classify_exception(look_alike) == (None, "")
     assert classify_exception(ValueError("x")) == (None, "")
 
 
@@ -116,22 +122,22 @@ def test_tail_is_at_most_50_lines(tmp_path: Path) -> None:
 def test_jsonl_survives_a_partial_last_line(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
     writer = JsonlWriter(path)
-    writer.write({"id": "a", "nodeid": "n/a", "outcome": "PASS"})
-    writer.write({"id": "b", "nodeid": "n/b", "outcome": "FAIL"})
+    writer.write(TestRecord(id="a", nodeid="n/a", outcome=Outcome.PASS))
+    writer.write(TestRecord(id="b", nodeid="n/b", outcome=Outcome.FAIL))
     writer.close()
     with open(path, "a") as handle:
         handle.write('{"id": "c", "nodeid": "n/c", "outc')  # the controller died mid-write
-    assert [r["id"] for r in read_jsonl(path)] == ["a", "b"]
+    assert [r.id for r in read_jsonl(path)] == ["a", "b"]
     writer = JsonlWriter(path)  # appending again first drops the partial line
-    writer.write({"id": "b", "nodeid": "n/b", "outcome": "PASS"})
+    writer.write(TestRecord(id="b", nodeid="n/b", outcome=Outcome.PASS))
     writer.close()
     assert all(json.loads(line) for line in path.read_text().splitlines())
-    assert {r["id"]: r["outcome"] for r in read_jsonl(path)} == {"a": "PASS", "b": "PASS"}
+    assert {r.id: r.outcome for r in read_jsonl(path)} == {"a": Outcome.PASS, "b": Outcome.PASS}
 
 
 def test_summary_verdicts() -> None:
-    def tests(*outcomes: str) -> list[dict[str, str]]:
-        return [{"layer": "client", "outcome": o} for o in outcomes]
+    def tests(*outcomes: str) -> list[TestRecord]:
+        return [TestRecord(id=f"client.a.test_{i}", layer="client", outcome=Outcome(o)) for i, o in enumerate(outcomes)]
 
     # Nothing bad but no level contract met: a handful of client tests proves nothing.
     assert summarize(tests("PASS", "NOT_SUPPORTED", "SKIP", "XFAIL", "WARNING"))["verdict"] == "INCOMPLETE"
@@ -149,14 +155,14 @@ def test_load_results_rejects_other_files(tmp_path: Path) -> None:
         load_results(path)
 
 
-def test_layer_for_nodeids() -> None:
-    assert layer_for("suites/client/test_devices.py::test_x[1]") == "client"
-    assert layer_for("elsewhere/test_x.py::t") == "unknown"
+def test_layer_of_nodeids() -> None:
+    assert layer_of_nodeid("suites/client/test_devices.py::test_x[1]") == "client"
+    assert layer_of_nodeid("elsewhere/test_x.py::t") == "unknown"
 
 
 def test_junit_classifies_outcomes(tmp_path: Path) -> None:
-    tests = [{"id": f"client.a.test_{o.lower()}[x.y]", "layer": "client", "outcome": o, "duration": 0.5,
-              "message": f"{o} happened", "expected": None} for o in ("PASS", "FAIL", "CRASH", "NOT_SUPPORTED")]
+    tests = [TestRecord(id=f"client.a.test_{o.lower()}[x.y]", layer="client", outcome=Outcome(o), duration=0.5,
+                        message=f"{o} happened") for o in ("PASS", "FAIL", "CRASH", "NOT_SUPPORTED")]
     write_junit(tests, tmp_path / "junit.xml")
     suite = ET.parse(tmp_path / "junit.xml").getroot()[0]
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("4", "1", "1", "1")
@@ -169,8 +175,8 @@ def test_progress_plain_and_tty() -> None:
     plain = io.StringIO()
     progress = Progress(plain, tty=False)
     progress.set_total(2)
-    progress.add({"id": "a", "outcome": "PASS", "message": ""})
-    progress.add({"id": "b", "outcome": "CRASH", "message": "killed by SIGSEGV"})
+    progress.add(TestRecord(id="a", outcome=Outcome.PASS))
+    progress.add(TestRecord(id="b", outcome=Outcome.CRASH, message="killed by SIGSEGV"))
     progress.finish()
     text = plain.getvalue()
     assert "CRASH    b  -- killed by SIGSEGV" in text
@@ -178,7 +184,7 @@ def test_progress_plain_and_tty() -> None:
     tty = io.StringIO()
     progress = Progress(tty, tty=True)
     progress.set_total(1)
-    progress.add({"id": "a", "outcome": "PASS", "message": ""})
+    progress.add(TestRecord(id="a", outcome=Outcome.PASS))
     assert "\r[1/1] PASS 1" in tty.getvalue()
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pjrt_cts.levels import all_mandatory_ids
+from pjrt_cts.schema import TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, Defect
 from pjrt_cts.selftest.naming import NO_FINDING, naming
 from pjrt_cts.selftest.suite_run import SuiteRunResult
-from pjrt_cts.selftest.verdict import CAUGHT, MISSED, UNNAMED, Baseline, judge, mutation_score
+from pjrt_cts.selftest.judging import CAUGHT, MISSED, UNNAMED, Baseline, judge, mutation_score
 
 SPEC_MAX = "execute.golden_cases.test_case_matches_reference[spec.maximum.f32]"
 SPEC_MIN = "execute.golden_cases.test_case_matches_reference[spec.minimum.f32]"
@@ -19,15 +20,15 @@ DEFECT_ID = "nan-not-propagated-by-max-min"
 UNDIAGNOSED = object()  # a record written before the diagnosis existed: no `defect` key at all
 
 
-def _record(test_id: str, outcome: str, defect: object = UNDIAGNOSED) -> dict:
+def _record(test_id: str, outcome: str, defect: object = UNDIAGNOSED) -> TestRecord:
     record = {"id": test_id, "layer": "execute", "outcome": outcome, "message": f"{outcome} here"}
     if defect is not UNDIAGNOSED:
         record["defect"] = defect
-    return record
+    return TestRecord.from_json(record)
 
 
-def _run(*records: dict) -> SuiteRunResult:
-    return SuiteRunResult("mutant", Path("."), records={record["id"]: record for record in records})
+def _run(*records: TestRecord) -> SuiteRunResult:
+    return SuiteRunResult("mutant", Path("."), records={record.id: record for record in records})
 
 
 BASELINE = Baseline.from_run(_run(*(_record(test_id, "PASS", None) for test_id in [*all_mandatory_ids(), SPEC_MAX, SPEC_MIN])))

@@ -18,19 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.levels import MEETS_CONTRACT as LEVEL_CONTRACT_OUTCOMES
+from pjrt_cts.levels import MEETS_CONTRACT
 from pjrt_cts.levels import all_mandatory_ids
 from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
 from pjrt_cts.proxy.catalogue import LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.naming import Naming, naming
+from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
 
-BAD = frozenset(outcome.value for outcome in BAD_OUTCOMES)
-FINDINGS = BAD | {Outcome.XFAIL.value}  # outcomes of a wrong behaviour, waived or not
-# Outcomes of a mandatory test that meet a level's contract, as pjrt_cts.levels has them (a shared deviation
-# does, a waiver never does); the records here carry outcome strings.
-MEETS_CONTRACT = frozenset(outcome.value for outcome in LEVEL_CONTRACT_OUTCOMES)
+FINDINGS = BAD_OUTCOMES | {Outcome.XFAIL}  # outcomes of a wrong behaviour, waived or not
 
 CAUGHT, MISSED, TOLERATED_STATUS, FALSE_ALARM, RUN_ERROR = "caught", "missed", "tolerated", "false-alarm", "run-error"
 UNNAMED = "unnamed"  # caught by the verdict, but the diagnosis did not name the defect the mutant injects
@@ -71,7 +68,7 @@ def describe(verdict: RunVerdict) -> str:
 class Baseline:
     """The passthrough proxy's records (every mandatory id plus every mutant's selection) and verdicts."""
 
-    records: dict[str, dict[str, Any]]  # the records mutants are judged against (set-aside ones left out)
+    records: dict[str, TestRecord]  # the records mutants are judged against (set-aside ones left out)
     verdict: RunVerdict  # of `records`
     passthrough_verdict: RunVerdict  # of every record of the passthrough run (CONFORMANT when it is green)
     set_aside: list[str]  # tests already bad on the passthrough
@@ -80,39 +77,41 @@ class Baseline:
     @classmethod
     def from_run(cls, run: SuiteRunResult, mandatory: list[str] | None = None) -> "Baseline":
         every = run.ran_records()
-        set_aside = sorted(test_id for test_id, record in every.items() if record.get("outcome") in BAD)
+        set_aside = sorted(test_id for test_id, record in every.items() if record.outcome in BAD_OUTCOMES)
         records = {test_id: record for test_id, record in every.items() if test_id not in set_aside}
-        return cls(records, judge_results({"tests": list(records.values())}),
-                   judge_results({"tests": list(every.values())}), set_aside,
+        return cls(records, judge_results(Results(tests=tuple(records.values()))),
+                   judge_results(Results(tests=tuple(every.values()))), set_aside,
                    frozenset(all_mandatory_ids() if mandatory is None else mandatory))
 
-    def outcome(self, test_id: str) -> str | None:
+    def outcome(self, test_id: str) -> Outcome | None:
         record = self.records.get(test_id)
-        return None if record is None else str(record.get("outcome"))
+        return None if record is None else record.outcome
 
-    def mutant_records(self, mutant: SuiteRunResult) -> dict[str, dict[str, Any]]:
+    def mutant_records(self, mutant: SuiteRunResult) -> dict[str, TestRecord]:
         """The records of the tests the mutant ran, less those set aside."""
         return {test_id: record for test_id, record in mutant.ran_records().items() if test_id not in self.set_aside}
 
-    def overlay(self, mutant: SuiteRunResult) -> dict[str, Any]:
-        """A results dict: the baseline's records with the mutant's in place of those it re-ran."""
-        return {"tests": list({**self.records, **self.mutant_records(mutant)}.values())}
+    def overlay(self, mutant: SuiteRunResult) -> Results:
+        """The baseline's records with the mutant's in place of those it re-ran."""
+        return Results(tests=tuple({**self.records, **self.mutant_records(mutant)}.values()))
 
-    def new_findings(self, ran: dict[str, dict[str, Any]]) -> list[str]:
+    def new_findings(self, ran: dict[str, TestRecord]) -> list[str]:
         """Tests of `ran` (a mutant's records) that are findings (bad, or waived: XFAIL) where the baseline's are not."""
         return sorted(test_id for test_id, record in ran.items()
-                      if str(record.get("outcome")) in FINDINGS and self.outcome(test_id) not in FINDINGS)
+                      if record.outcome in FINDINGS and self.outcome(test_id) not in FINDINGS)
 
-    def moves_verdict(self, test_id: str, outcome: str) -> bool:
+    def moves_verdict(self, test_id: str, outcome: Outcome) -> bool:
         """The mutant's outcome of `test_id` counts against the verdict where the baseline's did not."""
         before = self.outcome(test_id)
-        if outcome in BAD:
-            return before not in BAD
+        if outcome in BAD_OUTCOMES:
+            return before not in BAD_OUTCOMES
         return test_id in self.mandatory and outcome not in MEETS_CONTRACT and (before is None or before in MEETS_CONTRACT)
 
 
 @dataclass
-class DefectVerdict:
+class MutantJudgement:
+    """Whether one mutant's run caught its defect (`status`), and the run verdict it produced over the baseline."""
+
     defect: Defect
     status: str  # caught | unnamed | missed | tolerated | false-alarm | run-error
     verdict: str | None = None  # the combined run's verdict (CONFORMANT, NON_CONFORMANT, INCOMPLETE)
@@ -160,9 +159,9 @@ class DefectVerdict:
         }
 
 
-def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
+def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_layers: list[str]) -> MutantJudgement:
     """The verdict of the mutant's records over the baseline's, and whether that catches `defect`."""
-    verdict = DefectVerdict(defect, MISSED, wall_seconds=mutant.wall_seconds, run_timed_out=mutant.timed_out)
+    verdict = MutantJudgement(defect, MISSED, wall_seconds=mutant.wall_seconds, run_timed_out=mutant.timed_out)
     verdict.tests_run = len(mutant.ran_records())
     ran = baseline.mutant_records(mutant)
     if mutant.error and not verdict.tests_run:
@@ -182,10 +181,10 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
     if combined.verdict == CONFORMANT and level_rank(combined.level) < level_rank(baseline.verdict.level):
         verdict.reasons = level_reasons(combined, LEVEL_NAMES[level_rank(combined.level) + 1])
     catching = sorted(test_id for test_id, record in ran.items()
-                      if baseline.moves_verdict(test_id, str(record.get("outcome"))))
+                      if baseline.moves_verdict(test_id, record.outcome))
     verdict.catching_tests = catching
-    verdict.outcomes = {test_id: str(ran[test_id].get("outcome")) for test_id in catching}
-    verdict.messages = {test_id: str(ran[test_id].get("message") or "")[:300] for test_id in catching}
+    verdict.outcomes = {test_id: ran[test_id].outcome.value for test_id in catching}
+    verdict.messages = {test_id: ran[test_id].message[:300] for test_id in catching}
     verdict.expected_hits = [test_id for test_id in catching if matches_any(test_id, defect.catchers)]
     if defect.expect == TOLERATED:
         kept = combined.verdict == CONFORMANT and combined.level == baseline.verdict.level
@@ -208,8 +207,8 @@ def judge(defect: Defect, mutant: SuiteRunResult, baseline: Baseline, present_la
     return verdict
 
 
-def _judge_named(verdict: DefectVerdict, defect: Defect, combined: RunVerdict, ran: dict[str, dict[str, Any]],
-                 baseline: Baseline, present_layers: list[str]) -> DefectVerdict:
+def _judge_named(verdict: MutantJudgement, defect: Defect, combined: RunVerdict, ran: dict[str, TestRecord],
+                 baseline: Baseline, present_layers: list[str]) -> MutantJudgement:
     """A deviation mutant: caught when the verdict moved, or when the profile waives the very defect it injects
     (`defect = "<names>"` in its expectations: the findings are XFAIL and the verdict stays) and its run has new
     findings; right only when the diagnosis names the injected defect in either case."""
@@ -222,8 +221,8 @@ def _judge_named(verdict: DefectVerdict, defect: Defect, combined: RunVerdict, r
     verdict.naming = naming(defect.names, (ran[test_id] for test_id in found))
     if not moved:  # waived findings: what the diagnosis says is all that tells this run from the passthrough
         verdict.catching_tests = found
-        verdict.outcomes = {test_id: str(ran[test_id].get("outcome")) for test_id in found}
-        verdict.messages = {test_id: str(ran[test_id].get("message") or "")[:300] for test_id in found}
+        verdict.outcomes = {test_id: ran[test_id].outcome.value for test_id in found}
+        verdict.messages = {test_id: ran[test_id].message[:300] for test_id in found}
         verdict.expected_hits = [test_id for test_id in found if matches_any(test_id, defect.catchers)]
     if not verdict.naming.named:
         verdict.status = UNNAMED if moved else MISSED
@@ -237,7 +236,7 @@ def _judge_named(verdict: DefectVerdict, defect: Defect, combined: RunVerdict, r
     return verdict
 
 
-def explain_miss(defect: Defect, combined: RunVerdict, ran: dict[str, dict[str, Any]], present_layers: list[str]) -> str:
+def explain_miss(defect: Defect, combined: RunVerdict, ran: dict[str, TestRecord], present_layers: list[str]) -> str:
     missing_layers = [layer for layer in defect.layers if layer not in present_layers]
     expected_run = [test_id for test_id in ran if matches_any(test_id, defect.catchers)]
     parts = [f"the verdict stayed {describe(combined)} (breaks {defect.breaks})"]
@@ -246,7 +245,7 @@ def explain_miss(defect: Defect, combined: RunVerdict, ran: dict[str, dict[str, 
     if not expected_run:
         parts.append("none of the expected catching tests exists in this suite")
     else:
-        ended = sorted({str(ran[test_id].get("outcome")) for test_id in expected_run})
+        ended = sorted({ran[test_id].outcome.value for test_id in expected_run})
         parts.append(f"{len(expected_run)} expected catching test(s) ran and ended {'/'.join(ended)}")
     if defect.note:
         parts.append(defect.note)
@@ -262,5 +261,5 @@ def proxy_differences(real: dict[str, str], passthrough: dict[str, str]) -> dict
     return differences
 
 
-def mutation_score(verdicts: list[DefectVerdict]) -> float:
+def mutation_score(verdicts: list[MutantJudgement]) -> float:
     return sum(v.correct for v in verdicts) / len(verdicts) if verdicts else 0.0

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.levels import LEVELS, all_mandatory_ids
+from pjrt_cts.outcomes import Outcome
+from pjrt_cts.schema import TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
-from pjrt_cts.selftest.verdict import (
+from pjrt_cts.selftest.judging import (
     CAUGHT, FALSE_ALARM, MISSED, RUN_ERROR, TOLERATED_STATUS, Baseline, judge, matches_any, mutation_score,
     proxy_differences,
 )
@@ -30,8 +32,8 @@ def _own_mandatory(level_index: int) -> str:
 CORE_TEST, FULL_TEST, MULTI_TEST = (_own_mandatory(index) for index in range(3))
 
 
-def _record(test_id: str, outcome: str) -> dict:
-    return {"id": test_id, "layer": test_id.split(".", 1)[0], "outcome": outcome, "message": f"{outcome} here"}
+def _record(test_id: str, outcome: str) -> TestRecord:
+    return TestRecord(id=test_id, layer=test_id.split(".", 1)[0], outcome=Outcome(outcome), message=f"{outcome} here")
 
 
 def _run(outcomes: dict[str, str], error: str | None = None) -> SuiteRunResult:
@@ -226,7 +228,8 @@ def test_a_mandatory_only_selection_is_caught_as_a_runner_escape_hatch(tmp_path)
     tests.append(record("execute.golden_cases.test_case_matches_reference[spec.add.f64]", "SKIP", deselected_by="--id"))
     results = build_results(tool_version="0", started_at="2026-01-01T00:00:00+00:00",
                             finished_at="2026-01-01T00:00:01+00:00", wall_seconds=1.0, command=[], profile="cpu",
-                            plugin={}, environment={}, expectations={}, compatibility={}, tests=tests)
+                            plugin={}, environment={}, expectations={}, compatibility={},
+                            tests=[TestRecord.from_json(test) for test in tests]).to_json()
     (tmp_path / "results.json").write_text(json.dumps(results))
     hatch = mandatory_only_selection(tmp_path)
     assert hatch.caught and "partial selection" in hatch.evidence and "gate failed" in hatch.evidence
