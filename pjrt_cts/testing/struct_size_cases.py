@@ -45,10 +45,15 @@ def bytes_past_struct_size(plugin_path: str, options: Mapping[str, Any], program
 
     plugin = Plugin.load(plugin_path)
     client = plugin.create_client(dict(options))
-    handles = {"device": lambda: client.addressable_devices[0].handle,
-               "executable": lambda: client.compile(program).executable.handle}
+    if field == "executable":
+        # The loaded executable and its executable stay referenced until the call returns: a handle taken from a
+        # temporary dangles once the garbage collector destroys it (a crash that depends on collection timing).
+        loaded = client.compile(program)
+        owner: Any = loaded.executable
+    else:
+        owner = client.addressable_devices[0]
     struct = getattr(structs, struct_name)
-    args, error = plugin.call_with_struct_size(function, struct, size, fill=SENTINEL, **{field: handles[field]()})
+    args, error = plugin.call_with_struct_size(function, struct, size, fill=SENTINEL, **{field: owner.handle})
     return error, bytes_past(args, struct, size)
 
 
