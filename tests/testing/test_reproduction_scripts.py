@@ -214,13 +214,14 @@ def test_the_defect_tables_smallest_reproduction_is_its_examples_repro_line(plug
     from pjrt_cts.defects import defect_table
     from pjrt_cts.outcomes import id_matches
     from pjrt_cts.runner.session import Run
+    from pjrt_cts.schema import TestRecord
 
     record = {"id": ONE_TEST, "nodeid": "", "layer": "abi", "outcome": "FAIL", "message": "m", "details": {},
               "tags": [], "expected": None, "repro": "", "defect": None}
     repro = Run(_run_options(plugin, tmp_path)).repro(f"suites/abi/test_api_slots.py::{ONE_TEST.rsplit('.', 1)[1]}")
-    (row,) = defect_table([dict(record, repro=repro)])
+    (row,) = defect_table([TestRecord.from_json(dict(record, repro=repro))])
     assert row["command"] == repro
-    (row,) = defect_table([record])
+    (row,) = defect_table([TestRecord.from_json(record)])
     argv = shlex.split(row["command"])
     assert argv[2] == "PLUGIN"
     args = _parsed([*argv[:2], plugin, *argv[3:]])
