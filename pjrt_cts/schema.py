@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from pjrt_cts.outcomes import Outcome, layer_of
+from pjrt_cts.judgment.outcomes import Outcome, layer_of
 
 # -- the run context ----------------------------------------------------------------------------------------
 # `pjrt-cts run` writes one context file per run (out/.run/context.json) and names it in one environment variable,
@@ -387,7 +387,7 @@ class Results:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Results:
-        """Any version-1 results.json or slim gate baseline; the caller checks the schema (pjrt_cts.results)."""
+        """Any version-1 results.json or slim gate baseline; the caller checks the schema (pjrt_cts.judgment.results)."""
         known = {name: data[name] for name in _RESULTS_ORDER if name in data and name != "tests"}
         others = {key: value for key, value in data.items() if key not in _RESULTS_ORDER and key != "others"}
         tests = tuple(TestRecord.from_json(test) for test in data.get("tests") or () if isinstance(test, dict))

@@ -7,25 +7,25 @@ from typing import TYPE_CHECKING
 from pjrt_cts.cli.main import UsageError
 
 if TYPE_CHECKING:
-    from pjrt_cts.contract import LevelContract
+    from pjrt_cts.judgment.contract import LevelContract
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "contract", help="the mandatory tests of each conformance level (check or regenerate the frozen lists)",
-        description="Each level's mandatory test ids are frozen in pjrt_cts/mustpass/<level>.txt. --check fails when "
+        description="Each level's mandatory test ids are frozen in pjrt_cts/judgment/mustpass/<level>.txt. --check fails when "
         "the suites and the committed lists disagree, or when a list holds a test that declares more devices than its "
-        "level's minimum; --write regenerates them from the rules in pjrt_cts/levels.py.")
+        "level's minimum; --write regenerates them from the rules in pjrt_cts/judgment/levels.py.")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="exit 1 if the tree and the committed lists disagree, or "
                       "a mandatory test needs more devices than its level's minimum")
-    mode.add_argument("--write", action="store_true", help="regenerate pjrt_cts/mustpass/*.txt from the tree")
+    mode.add_argument("--write", action="store_true", help="regenerate pjrt_cts/judgment/mustpass/*.txt from the tree")
     parser.set_defaults(func=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts import contract
-    from pjrt_cts.levels import LEVELS
+    from pjrt_cts.judgment import contract
+    from pjrt_cts.judgment.levels import LEVELS
     from pjrt_cts.resources import golden_dir, suites_dir
 
     if not args.check and not args.write:

@@ -12,7 +12,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compare two runs: new failures, fixes, new waivers, coverage change, defects introduced and fixed",
         description="Compare two results.json files: list every test whose outcome changed (classified as in "
         "docs/levels.md, \"Gate rules\": a test that became XFAIL is newly waived, never a fix) and every defect "
-        "(pjrt_cts/defects) introduced, fixed or unchanged. Always exits 0; use `pjrt-cts gate` to fail on regressions.",
+        "(pjrt_cts/judgment/defects) introduced, fixed or unchanged. Always exits 0; use `pjrt-cts gate` to fail on regressions.",
     )
     parser.add_argument("old", type=Path, help="earlier results.json (or baseline)")
     parser.add_argument("new", type=Path, help="later results.json")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from pjrt_cts.levels import LEVELS
+    from pjrt_cts.judgment.levels import LEVELS
 
     parser = subparsers.add_parser(
         "gate",
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="fail a run that needs any waiver (an XFAIL from the profile's expectations file)")
     waivers.add_argument("--max-waivers", type=int, metavar="N", help="fail a run that needs more than N waivers")
     parser.add_argument("--max-waived-defects", type=int, metavar="N",
-                        help="fail a run whose waivers cover more than N distinct defects (pjrt_cts/defects; "
+                        help="fail a run whose waivers cover more than N distinct defects (pjrt_cts/judgment/defects; "
                         "findings no defect explains count as one, 'unclassified')")
     parser.add_argument("--summary", type=Path, help="also append the Markdown summary to this file "
                         "(e.g. \"$GITHUB_STEP_SUMMARY\")")

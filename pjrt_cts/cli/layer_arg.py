@@ -5,7 +5,7 @@ The one place that turns what the user typed into layer names (the suites' direc
 """
 from __future__ import annotations
 
-from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.judgment.outcomes import LAYERS
 
 
 def normalize_layer(name: str) -> str:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def read_results(path: Path) -> Results:
-    from pjrt_cts.results import ResultsError, load_results
+    from pjrt_cts.judgment.results import ResultsError, load_results
 
     try:
         return load_results(path)

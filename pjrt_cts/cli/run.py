@@ -12,7 +12,7 @@ from pjrt_cts.runner.layers import layer_dirs
 from pjrt_cts.cli.main import UsageError
 from pjrt_cts.cli.layer_arg import normalize_id_pattern, split_layers
 from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
-from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.judgment.outcomes import LAYERS
 from pjrt_cts.runner.shard import ShardSpec
 from pjrt_cts.schema import UserSettings
 
@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
     parser.add_argument("--suites-dir", metavar="DIR", help=argparse.SUPPRESS)
     # For the selftest's mutant runs, judged by their records alone: a run that skips confirming its findings is
-    # never CONFORMANT (pjrt_cts.verdict), so the option cannot earn a verdict.
+    # never CONFORMANT (pjrt_cts.judgment.verdict), so the option cannot earn a verdict.
     parser.add_argument("--no-confirmation", action="store_true", help=argparse.SUPPRESS)
     # For the selftest's mutant runs, read through results.json: report.html of ~17,000 records takes ~5 s to render.
     parser.add_argument("--no-report", action="store_true", help=argparse.SUPPRESS)
@@ -180,7 +180,7 @@ def _shard_durations(path: str | None) -> dict[str, float]:
     """test id -> seconds from an earlier run's results.json (the shards' balance)."""
     if not path:
         return {}
-    from pjrt_cts.results import ResultsError, load_results
+    from pjrt_cts.judgment.results import ResultsError, load_results
     from pjrt_cts.runner.shard import durations_from_results
 
     try:

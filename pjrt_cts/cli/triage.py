@@ -11,7 +11,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "triage",
         help="list the named defects of a run and draft a defect-level expectations file",
         description="Attribute every finding of a results.json (FAIL, CRASH, TIMEOUT, ERROR, XPASS, XFAIL and "
-        "deviations shared with XLA) to a named defect of the catalogue (pjrt_cts/defects/catalogue.toml) and print "
+        "deviations shared with XLA) to a named defect of the catalogue (pjrt_cts/judgment/defects/catalogue.toml) and print "
         "one row per defect: scope, tests by outcome, the rule it breaks, the smallest reproduction.",
     )
     parser.add_argument("results", type=Path, nargs="?", help="results.json written by `pjrt-cts run`")
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.cli.main import UsageError
-    from pjrt_cts.defects import load_catalogue
+    from pjrt_cts.judgment.defects import load_catalogue
 
     if args.catalogue:
         for defect in load_catalogue():

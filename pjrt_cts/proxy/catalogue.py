@@ -8,7 +8,7 @@ catchers plus a few neighbours). Patterns use the runner's id syntax: `*` is any
 
 A defect is caught when the run verdict it produces is off CONFORMANT at `breaks`: NON_CONFORMANT,
 INCOMPLETE, or CONFORMANT only at a lower level (pjrt_cts.selftest.judging). `breaks` defaults to the
-lowest level whose layers include the defect's layer (pjrt_cts.levels); a layer no level lists
+lowest level whose layers include the defect's layer (pjrt_cts.judgment.levels); a layer no level lists
 (robustness) defaults to Core, since a bad outcome in any layer makes a run NON_CONFORMANT.
 
 `expect` is "caught" for real defects. A "tolerated" defect is a negative control: a deviation the
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pjrt_cts.levels import CORE_MID_SIZES, LEVELS
+from pjrt_cts.judgment.levels import CORE_MID_SIZES, LEVELS
 
 CAUGHT = "caught"
 TOLERATED = "tolerated"
@@ -41,7 +41,7 @@ class Defect:
     timeout: float | None = None  # per-test timeout for this mutant's run (None: the selftest default)
     breaks: str = LEVEL_NAMES[0]  # the lowest level a plugin with this defect must not reach
     escape_hatch: bool = False  # a way issue 14 names to look CONFORMANT without working: must always be caught
-    names: str = ""  # the defect id (pjrt_cts/defects/catalogue.toml) the run's diagnosis must attribute it to
+    names: str = ""  # the defect id (pjrt_cts/judgment/defects/catalogue.toml) the run's diagnosis must attribute it to
     # Whether its mutant run confirms findings by a rerun (runner/confirmation.py). Confirmation can only add
     # catches (a finding stays bad or becomes FLAKY), so other mutant runs skip it to save the second session.
     confirm: bool = False
@@ -76,7 +76,7 @@ def _hatch(name: str, layer: str, description: str, catchers: list[str], layers:
 _TRANSCENDENTAL_GOLDEN = [f"execute.golden_cases.test_case_matches_reference[elementwise.{op}.{dtype}.*]"
                           for op in ("exponential", "tanh", "log") for dtype in ("f16", "bf16", "f32", "f64")]
 
-# The mandatory mid-size dot_general and reduce programs (pjrt_cts.levels.CORE_MID_SIZES) a kernel wrong past its
+# The mandatory mid-size dot_general and reduce programs (pjrt_cts.judgment.levels.CORE_MID_SIZES) a kernel wrong past its
 # first tile must fail.
 MID_SIZE_CATCHERS = tuple(name for name in CORE_MID_SIZES if name.startswith(("dot_general.", "reduce.")))
 

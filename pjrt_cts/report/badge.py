@@ -1,16 +1,16 @@
 """A shields.io-style SVG badge of a run: `PJRT conformance | Full · spec ✗ · 4 waived defects`, self-contained
-(no network). The spec mark is the verdict's (pjrt_cts.verdict): ✓ when every spec case equals the StableHLO
+(no network). The spec mark is the verdict's (pjrt_cts.judgment.verdict): ✓ when every spec case equals the StableHLO
 spec, ✗ when some deviate (even as XLA does); absent when no spec case ran."""
 from __future__ import annotations
 
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from pjrt_cts.levels import LEVELS
-from pjrt_cts.outcomes import Outcome
-from pjrt_cts.results import outcome_counts
+from pjrt_cts.judgment.levels import LEVELS
+from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.judgment.results import outcome_counts
 from pjrt_cts.schema import Results
-from pjrt_cts.verdict import CONFORMANT, INCOMPLETE, judge_results
+from pjrt_cts.judgment.verdict import CONFORMANT, INCOMPLETE, judge_results
 
 LABEL = "PJRT conformance"
 COLOR_TOP = "#4c1"  # highest level

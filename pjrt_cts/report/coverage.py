@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.outcomes import Outcome, worst
-from pjrt_cts.results import anchor_for
+from pjrt_cts.judgment.outcomes import Outcome, worst
+from pjrt_cts.judgment.results import anchor_for
 from pjrt_cts.schema import TestRecord
 
 EXECUTE_LAYER = "execute"

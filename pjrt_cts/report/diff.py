@@ -14,7 +14,7 @@ SHARED_DEVIATION -> PASS. Coverage gain: NOT_SUPPORTED, SKIP or XFAIL -> covered
 PASS -> SHARED_DEVIATION (informational: XLA's own answer, it still meets the levels). Everything else
 (added, removed, new warning, bad -> other bad) is informational.
 
-Defects (pjrt_cts.defects.defect_table of each run) are compared by id: introduced, fixed or unchanged.
+Defects (pjrt_cts.judgment.defects.defect_table of each run) are compared by id: introduced, fixed or unchanged.
 """
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.defects import defect_table
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.judgment.defects import defect_table
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.coverage import build_matrix
-from pjrt_cts.results import outcome_counts
+from pjrt_cts.judgment.results import outcome_counts
 from pjrt_cts.schema import Results
-from pjrt_cts.verdict import judge_results
+from pjrt_cts.judgment.verdict import judge_results
 
 HANG_OR_DEATH = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
 COVERED = frozenset({Outcome.PASS, Outcome.SHARED_DEVIATION})  # meets a level's contract by running
@@ -180,7 +180,7 @@ _DEFECT_COUNTS = ("tests", "bad", "waived", "shared")
 
 @dataclass(frozen=True)
 class DefectChange:
-    """One defect (pjrt_cts.defects id) of either run: its findings in the old and the new run."""
+    """One defect (pjrt_cts.judgment.defects id) of either run: its findings in the old and the new run."""
 
     defect: str
     title: str

@@ -3,9 +3,9 @@
 The gate fails (exit 1) when any of these holds:
 - with a baseline: a regression per pjrt_cts.report.diff (new crash, new failure, coverage loss,
   new test failing), or the highest level reached dropped below the baseline's;
-- without a baseline: the run is not CONFORMANT (pjrt_cts.verdict: a bad outcome, or INCOMPLETE), or it does
+- without a baseline: the run is not CONFORMANT (pjrt_cts.judgment.verdict: a bad outcome, or INCOMPLETE), or it does
   not reach the required level, which defaults to Core;
-- with a required level: that level (pjrt_cts.levels) is not reached;
+- with a required level: that level (pjrt_cts.judgment.levels) is not reached;
 - with a waiver budget (`--no-waivers` is a budget of 0): the run needs more waivers (XFAIL) than that;
 - with a defect budget (`--max-waived-defects N`): its waivers cover more than N distinct defects.
 Known failures recorded in the baseline do not fail the gate; fixing them is reported as progress. A test
@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
-from pjrt_cts.outcomes import BAD_OUTCOMES
+from pjrt_cts.judgment.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES
 from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, ChangeKind, RunDiff, RunStats, changes_table,
                                   defect_summary, defects_table, diff_runs, stats_rows)
 from pjrt_cts.schema import Results
-from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
+from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
 
 DEFAULT_LEVEL_WITHOUT_BASELINE = "Core"
 
@@ -38,7 +38,7 @@ class GateResult:
     level_results: list[LevelResult]
     failures: list[str] = field(default_factory=list)
     plugin: dict[str, Any] = field(default_factory=dict)
-    judged: RunVerdict | None = None  # the run's verdict (pjrt_cts.verdict)
+    judged: RunVerdict | None = None  # the run's verdict (pjrt_cts.judgment.verdict)
 
     @property
     def passed(self) -> bool:

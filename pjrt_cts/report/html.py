@@ -1,7 +1,7 @@
 """results.json -> one self-contained HTML report (inline CSS/SVG, readable without JavaScript).
 
-The report speaks in defects: the verdict line (pjrt_cts.verdict) and, ahead of the per-test tables, one row
-per defect (pjrt_cts.defects.defect_table: what it is, its scope, its tests by outcome and the smallest
+The report speaks in defects: the verdict line (pjrt_cts.judgment.verdict) and, ahead of the per-test tables, one row
+per defect (pjrt_cts.judgment.defects.defect_table: what it is, its scope, its tests by outcome and the smallest
 reproduction), so a reader sees a few named defects before several hundred test ids.
 """
 from __future__ import annotations
@@ -17,13 +17,13 @@ import jinja2
 from markupsafe import Markup
 
 from pjrt_cts.bench.section import render_bench_section
-from pjrt_cts.defects import defect_table
-from pjrt_cts.levels import LEVELS
-from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
-from pjrt_cts.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
+from pjrt_cts.judgment.defects import defect_table
+from pjrt_cts.judgment.levels import LEVELS
+from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
-from pjrt_cts.results import anchor_for, counts_by_layer, outcome_counts
+from pjrt_cts.judgment.results import anchor_for, counts_by_layer, outcome_counts
 from pjrt_cts.schema import Expected, Results, TestRecord
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"

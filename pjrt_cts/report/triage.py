@@ -1,6 +1,6 @@
 """`pjrt-cts triage`: the defects of any run, and a draft expectations file that waives them by name.
 
-The table is recomputed from the records (pjrt_cts.defects): a run of a plugin by path, without a profile, gets
+The table is recomputed from the records (pjrt_cts.judgment.defects): a run of a plugin by path, without a profile, gets
 the same named defects as a profiled one. The draft waives each named defect with one `defect = ...` entry and
 each unclassified finding with one per-test entry whose cause pins the observed failure (the mismatch's index
 and values, or the error's text), so a later build that fails differently is not waived.
@@ -11,8 +11,8 @@ import dataclasses
 import re
 from typing import Any
 
-from pjrt_cts.defects import UNCLASSIFIED, attribute, defect_table, observations
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.defects import UNCLASSIFIED, attribute, defect_table, observations
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Results, TestRecord
 
 _PINNED_MISMATCH = re.compile(r"(\d+ of \d+ elements differ|first mismatch at index \[[^\]]*\]: actual [^,]+, expected \S+)")

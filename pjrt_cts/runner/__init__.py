@@ -4,6 +4,6 @@ See docs/runner.md for the isolation mechanism, the expectations format and the 
 """
 from __future__ import annotations
 
-from pjrt_cts.results import load_results
+from pjrt_cts.judgment.results import load_results
 
 __all__ = ["load_results"]

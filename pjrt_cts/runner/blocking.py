@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Generator
 
 import pytest
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.runner.blocks import LOAD_FUNCTION, Block, BlockFile
 from pjrt_cts.schema import run_context
 

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.judgment.outcomes import LAYERS
 from pjrt_cts.schema import TestRecord
 
 LOAD_FUNCTION = "GetPjrtApi"

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Confirmation, Observation, TestRecord
 from pjrt_cts.testing.corpus import COMPUTED_AS
 

@@ -26,7 +26,7 @@ import dataclasses
 import functools
 from typing import Any, Iterable
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import TestRecord
 
 _GOLDEN_EXECUTE = "execute.golden_cases.test_case_matches_reference"
@@ -75,7 +75,7 @@ def case_param(test_id: str) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def _core_mandatory() -> frozenset[str]:
-    from pjrt_cts.levels import CORE
+    from pjrt_cts.judgment.levels import CORE
 
     return frozenset(CORE.mandatory_ids())
 

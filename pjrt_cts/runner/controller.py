@@ -19,13 +19,13 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
+from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, make_record, result_of_phases
-from pjrt_cts.results import JsonlWriter
+from pjrt_cts.judgment.results import JsonlWriter
 from pjrt_cts.schema import TestRecord
 
 _WAIT_FOR_EXIT_STATUS_SECONDS = 10.0
@@ -118,7 +118,7 @@ class Controller:
         for nodeid, reason, tags, *by in payload.get("deselected", []):
             self.collected_ids.add(test_id_from_nodeid(nodeid))
             if nodeid not in self.recorded:
-                # `deselected_by`: the run left this test out on purpose (a partial selection, pjrt_cts.verdict)
+                # `deselected_by`: the run left this test out on purpose (a partial selection, pjrt_cts.judgment.verdict)
                 skipped = PhaseResult(Outcome.SKIP, message=reason, tags=tags,
                                       details={"deselected_by": by[0] if by else "?"})
                 skips.append(make_record(nodeid, skipped, self.repro(nodeid)))

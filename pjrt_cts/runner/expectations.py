@@ -1,6 +1,6 @@
 """Per-profile expectations (TOML): known deviations -> expected outcome, reason, tracking URL.
 
-Two kinds of entry. A *defect waiver* names a defect of the catalogue (pjrt_cts/defects/catalogue.toml) and
+Two kinds of entry. A *defect waiver* names a defect of the catalogue (pjrt_cts/judgment/defects/catalogue.toml) and
 covers exactly the findings the diagnosis attributes to it:
 
     [[expectation]]
@@ -30,7 +30,7 @@ entry says `intermittent = true`: a defect that does not show on every run is XF
 it does not, with the entry recorded on the passing test (`expected.intermittent`); a FLAKY record (two runs of
 the test answered differently, pjrt_cts.runner.confirmation) is waived only by an intermittent entry whose failure
 one of its observations shows. Without `intermittent`, FLAKY stays bad. A waiver never satisfies a
-mandatory test of a level (pjrt_cts.levels): an expectations file cannot lift a plugin to a level.
+mandatory test of a level (pjrt_cts.judgment.levels): an expectations file cannot lift a plugin to a level.
 """
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pjrt_cts.defects import attribute, defect_ids
-from pjrt_cts.outcomes import LAYERS, Outcome, id_matches
+from pjrt_cts.judgment.defects import attribute, defect_ids
+from pjrt_cts.judgment.outcomes import LAYERS, Outcome, id_matches
 from pjrt_cts.schema import Expected, TestRecord
 
 if sys.version_info >= (3, 11):
@@ -196,7 +196,7 @@ def count_usage(entries: Iterable[dict[str, Any]], records: Iterable[TestRecord]
 
 
 def apply_expectation(record: TestRecord, expectations: Expectations) -> TestRecord:
-    """The record diagnosed (its `defect`, pjrt_cts.defects) and with `outcome`/`expected` set from the
+    """The record diagnosed (its `defect`, pjrt_cts.judgment.defects) and with `outcome`/`expected` set from the
     expectations; idempotent (uses the actual outcome)."""
     actual = record.actual_outcome
     updated = dataclasses.replace(record, outcome=actual, expected=None)
@@ -289,7 +289,7 @@ def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
         raise ExpectationsError(f"{where} ({defect}): 'intermittent' must be true or false")
     if defect not in defect_ids():
         raise ExpectationsError(f"{where}: 'defect' {defect!r} is not in the defect catalogue "
-                                "(pjrt_cts/defects/catalogue.toml; `pjrt-cts triage --catalogue` lists it)")
+                                "(pjrt_cts/judgment/defects/catalogue.toml; `pjrt-cts triage --catalogue` lists it)")
     if not isinstance(reason, str) or not reason.strip():
         raise ExpectationsError(f"{where} ({defect}): 'reason' is required")
     if url is not None and not isinstance(url, str):

@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import TestRecord
 
 
@@ -46,7 +46,7 @@ def write_junit(tests: Iterable[TestRecord], path: Path, name: str = "pjrt-cts")
                 ET.SubElement(case, "system-out").text = (
                     f"SHARED_DEVIATION ({deviation}): deviates from the StableHLO spec as XLA does"
                     + (f"\n{message}" if message else ""))
-            kind = outcome.junit_kind  # failure | error | skipped (pjrt_cts.outcomes), None for a pass
+            kind = outcome.junit_kind  # failure | error | skipped (pjrt_cts.judgment.outcomes), None for a pass
             if kind is not None:
                 element = ET.SubElement(case, kind, message=f"{outcome.value}: {first}", type=outcome.value)
                 if kind != "skipped":

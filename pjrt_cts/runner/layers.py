@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.judgment.outcomes import LAYERS
 
 
 def layer_dirs(suites_dir: Path) -> list[str]:

@@ -2,7 +2,7 @@
 
 A shard records only its own tests, so the merge is a union of test records. What every shard records for
 the whole run (the preflight's finding, a module that failed to collect) appears in each of them and is kept
-once. The summary and verdict are recomputed by the same function a run uses (pjrt_cts.results.summarize via
+once. The summary and verdict are recomputed by the same function a run uses (pjrt_cts.judgment.results.summarize via
 build_results), so `report`, `gate` and `badge` read the merged file like any other results.json.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.results import build_results, load_results
+from pjrt_cts.judgment.results import build_results, load_results
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import count_usage
 from pjrt_cts.runner.preflight import PREFLIGHT_AREA
@@ -202,5 +202,5 @@ def _expectations(shards: list[ShardResults], tests: list[TestRecord]) -> dict[s
 
 
 def read_shards(paths: list[Path]) -> list[ShardResults]:
-    """Load each results.json (pjrt_cts.results: ResultsError for an unreadable one)."""
+    """Load each results.json (pjrt_cts.judgment.results: ResultsError for an unreadable one)."""
     return [ShardResults(str(path), load_results(path)) for path in paths]

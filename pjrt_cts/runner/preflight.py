@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.runner.blocks import LOAD_FUNCTION, Block, BlockFile
 from pjrt_cts.runner.probe import ProbeResult, file_sha256, probe_plugin
 from pjrt_cts.runner.probe_child import STEPS

@@ -6,7 +6,7 @@ import time
 from collections import Counter
 from typing import TextIO
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import TestRecord
 
 _NOTABLE = {Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS, Outcome.FLAKY}

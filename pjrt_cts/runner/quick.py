@@ -49,6 +49,6 @@ def sample(collected: Iterable[str], mandatory: Iterable[str], fraction: float =
 
 
 def mandatory_ids() -> list[str]:
-    from pjrt_cts.levels import LEVELS
+    from pjrt_cts.judgment.levels import LEVELS
 
     return [test_id for level in LEVELS for test_id in level.mandatory_ids()]

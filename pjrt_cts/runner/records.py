@@ -5,8 +5,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.results import jsonable
+from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
+from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.schema import PhaseInfo, TestRecord
 
 _MAX_TRACEBACK_CHARS = 20_000
@@ -27,7 +27,7 @@ class PhaseResult:
 
 def layer_of_nodeid(nodeid: str) -> str:
     """The layer of a node id (its directory under suites/; a module that failed to collect has no test id yet),
-    `unknown` elsewhere. Of a test id: pjrt_cts.outcomes.layer_of; of a record: its `layer`."""
+    `unknown` elsewhere. Of a test id: pjrt_cts.judgment.outcomes.layer_of; of a record: its `layer`."""
     match = _SUITE_PATH.search(nodeid.replace("\\", "/"))
     return match["layer"] if match else "unknown"
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator, TextIO
 import pytest
 
 from pjrt_cts import __version__
-from pjrt_cts.outcomes import Outcome, test_id_from_nodeid
+from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.binding import RunBinding, bind
 from pjrt_cts.runner.blocks import BlockFile, blocked_summary
@@ -31,18 +31,18 @@ from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
-from pjrt_cts.results import JsonlWriter, build_results, read_jsonl, write_results
+from pjrt_cts.judgment.results import JsonlWriter, build_results, read_jsonl, write_results
 from pjrt_cts.schema import RunContext, UserSettings, context_environment
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_events
 from pjrt_cts.schema import Results, TestRecord
-from pjrt_cts.verdict import EXIT_USAGE, RunVerdict, judge_results
+from pjrt_cts.judgment.verdict import EXIT_USAGE, RunVerdict, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
 BLOCKING_PLUGIN = "pjrt_cts.runner.blocking"
-EXIT_INTERRUPTED = 130  # the verdict's own exit codes: pjrt_cts.verdict (0, 1, 3)
+EXIT_INTERRUPTED = 130  # the verdict's own exit codes: pjrt_cts.judgment.verdict (0, 1, 3)
 _OUTPUT_FILES = ("results.jsonl", "results.json", "junit.xml", "report.html")
 # Above this many findings to confirm, failures beyond it are not rerun (the verdict is NON_CONFORMANT on confirmed
 # ones already); waivers and UNIMPLEMENTED answers, which decide between verdicts, always are.
@@ -506,7 +506,7 @@ class Run:
     def _selection_record(self) -> dict[str, Any]:
         """results.json `selection`: what the user asked to run (the verdict reads `layers`; deselected tests
         are SKIP records with `details.deselected_by`)."""
-        from pjrt_cts.outcomes import LAYERS
+        from pjrt_cts.judgment.outcomes import LAYERS
 
         options = self.options
         return {"layers": list(options.layers), "all_layers": set(LAYERS) <= set(options.layers),

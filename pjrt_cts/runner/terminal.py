@@ -5,7 +5,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 
 
 def summary_table(summary: dict[str, Any]) -> str:

@@ -22,14 +22,14 @@ from typing import Any, Callable, Generator, Iterator
 
 import pytest
 
-from pjrt_cts import outcomes
-from pjrt_cts.outcomes import Outcome, id_matches, test_id_from_nodeid
+from pjrt_cts.judgment import outcomes
+from pjrt_cts.judgment.outcomes import Outcome, id_matches, test_id_from_nodeid
 from pjrt_cts.runtime import MissingFunction
 from pjrt_cts.schema import PhaseInfo
 from pjrt_cts.testing.outcomes import BlockedByFailure, SuiteError
 from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
-from pjrt_cts.results import jsonable
+from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
 
 DETAILS_KEY = pytest.StashKey[dict]()
@@ -128,7 +128,7 @@ def record_compatibility(request: pytest.FixtureRequest) -> Callable[..., None]:
 
 
 def unsupported_kind(exc: BaseException) -> str:
-    """What a NOT_SUPPORTED exception rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS): a missing slot, or the
+    """What a NOT_SUPPORTED exception rests on (pjrt_cts.judgment.outcomes.UNSUPPORTED_KINDS): a missing slot, or the
     FeatureNotSupported's own kind."""
     if isinstance(exc, MissingFunction):
         return "slot"

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from pjrt_cts.levels import all_mandatory_ids
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.levels import all_mandatory_ids
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
 from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
@@ -25,7 +25,7 @@ from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, S
 from pjrt_cts.selftest.judging import (
     Baseline, MutantJudgement, judge, matches_any, mutation_score, proxy_differences,
 )
-from pjrt_cts.verdict import CONFORMANT
+from pjrt_cts.judgment.verdict import CONFORMANT
 
 SCHEMA_VERSION = 2
 PASSTHROUGH_LABEL = "passthrough"

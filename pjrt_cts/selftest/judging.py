@@ -2,7 +2,7 @@
 
 A targeted mutant run re-runs only its selection. Its records are laid over the passthrough baseline's
 (which also ran every mandatory test id), so a test the mutant did not re-run keeps the outcome the plugin
-had without the defect, and `pjrt_cts.verdict.judge_results` gives the verdict of that combined run — the
+had without the defect, and `pjrt_cts.judgment.verdict.judge_results` gives the verdict of that combined run — the
 same function that judges a real run. A defect is *caught* when that verdict is off CONFORMANT at the
 level the defect breaks: NON_CONFORMANT, INCOMPLETE, or CONFORMANT only at a lower level. A defect whose
 catalogue entry `names` a defect id must also be named by the run's diagnosis (pjrt_cts.selftest.naming): caught
@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.levels import MEETS_CONTRACT
-from pjrt_cts.levels import all_mandatory_ids
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome, id_matches
+from pjrt_cts.judgment.levels import MEETS_CONTRACT
+from pjrt_cts.judgment.levels import all_mandatory_ids
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome, id_matches
 from pjrt_cts.proxy.catalogue import LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.naming import Naming, naming
 from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.selftest.suite_run import SuiteRunResult
-from pjrt_cts.verdict import CONFORMANT, RunVerdict, judge_results
+from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
 
 FINDINGS = BAD_OUTCOMES | {Outcome.XFAIL}  # outcomes of a wrong behaviour, waived or not
 
@@ -34,7 +34,7 @@ UNNAMED = "unnamed"  # caught by the verdict, but the diagnosis did not name the
 
 
 def matches_any(test_id: str, patterns: tuple[str, ...] | list[str]) -> bool:
-    """The runner's id pattern syntax (pjrt_cts.outcomes.id_matches): `*`, `?` wildcards; brackets literal."""
+    """The runner's id pattern syntax (pjrt_cts.judgment.outcomes.id_matches): `*`, `?` wildcards; brackets literal."""
     return any(id_matches(test_id, p) for p in patterns)
 
 

@@ -1,6 +1,6 @@
 """Whether a mutant run's diagnosis named the defect the mutant injects (issue 27: findings become named defects).
 
-Every record of a run carries `defect` (pjrt_cts.defects.diagnosis): the catalogued id its finding is attributed
+Every record of a run carries `defect` (pjrt_cts.judgment.defects.diagnosis): the catalogued id its finding is attributed
 to, "unclassified", or None (no finding). A mutant whose catalogue entry `names` a defect id is *named* when
 that id is the attribution its catching tests (the records that moved the verdict) carry most often, ties
 counting for it: it is then the top defect a triage of those findings shows. One mutant's catching tests may
@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from pjrt_cts.defects import FINDING_OUTCOMES, UNCLASSIFIED
+from pjrt_cts.judgment.defects import FINDING_OUTCOMES, UNCLASSIFIED
 from pjrt_cts.schema import TestRecord
 
 NO_FINDING = "no finding"  # a catching record the diagnosis has nothing to say about (e.g. NOT_SUPPORTED)

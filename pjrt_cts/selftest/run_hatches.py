@@ -68,8 +68,8 @@ def resume_over_another_binary(proxy: Path, target: Path, profile: str | None, o
 
 def mandatory_only_selection(passthrough_out: Path) -> HatchResult:
     from pjrt_cts.report.gate import evaluate_gate
-    from pjrt_cts.results import ResultsError, load_results
-    from pjrt_cts.verdict import INCOMPLETE, judge_results
+    from pjrt_cts.judgment.results import ResultsError, load_results
+    from pjrt_cts.judgment.verdict import INCOMPLETE, judge_results
 
     description = "a --id selection holding the mandatory tests (the passthrough baseline's) read as a verdict"
     try:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from pjrt_cts.outcomes import Outcome
-from pjrt_cts.results import ResultsError, load_results, read_jsonl
+from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.judgment.results import ResultsError, load_results, read_jsonl
 from pjrt_cts.schema import TestRecord
 
 

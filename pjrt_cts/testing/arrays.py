@@ -93,7 +93,7 @@ def _bit_patterns(actual: np.ndarray, expected: np.ndarray, index: tuple[int, ..
 
 def assert_bit_exact(actual: Any, expected: Any, what: str) -> None:
     """Same dtype, shape and bytes; `what` names the PJRT functions involved. The defect catalogue recognises a
-    wrong element by the words "should be bit-exact, but element" (pjrt_cts/defects/catalogue.toml)."""
+    wrong element by the words "should be bit-exact, but element" (pjrt_cts/judgment/defects/catalogue.toml)."""
     __tracebackhide__ = True
     mismatch = bit_mismatch(actual, expected)
     assert mismatch is None, f"{what} should be bit-exact, but {mismatch}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
-from pjrt_cts.outcomes import HardeningFinding
+from pjrt_cts.judgment.outcomes import HardeningFinding
 from pjrt_cts.testing.requirements import first_line, unsupported_if_unimplemented
 
 if TYPE_CHECKING:

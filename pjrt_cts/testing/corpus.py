@@ -428,7 +428,7 @@ def grouped_outputs(client: Any, program: Any) -> list[np.ndarray] | None:
     A group whose first attempt killed a worker is not tried again: `<out>/.run/golden-programs/<id>` is
     written before the attempt and marked done after it, so a crash leaves it unfinished and later member
     cases go straight to their own programs instead of crashing one by one."""
-    from pjrt_cts.outcomes import FeatureNotSupported
+    from pjrt_cts.judgment.outcomes import FeatureNotSupported
     from pjrt_cts.runtime import PjrtError, MissingFunction
 
     per_client = _program_outputs.setdefault(client, {})

@@ -4,7 +4,7 @@ Loaded into the contract's collection child (`pytest --collect-only -p pjrt_cts.
 --declared-devices-out FILE`), it writes `{nodeid: devices}` for every collected item to FILE, where `devices`
 is the merged `requires(devices=...)` of the item (parametrize, function, class and module marks; 0 when none),
 exactly what `resolve_requirements` checks when the test runs. A level's mandatory tests must never need more
-devices than the level's minimum (pjrt_cts.levels), and this is how the contract sees the need: from the
+devices than the level's minimum (pjrt_cts.judgment.levels), and this is how the contract sees the need: from the
 declarations, since collection loads no plugin.
 """
 from __future__ import annotations

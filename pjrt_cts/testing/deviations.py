@@ -9,7 +9,7 @@ returned: every element must be one of them. An abort stays a CRASH: a crash on 
 
 Whatever the outcome, a wrong value is diagnosed: the spec reference is recomputed under each known deviation
 (pjrt_cts.golden.spec.deviations) and the first whose variant reproduces the output exactly names the defect
-(`details["deviation"]`, read by pjrt_cts.defects).
+(`details["deviation"]`, read by pjrt_cts.judgment.defects).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any, Callable, NoReturn
 
 import numpy as np
 
-from pjrt_cts.outcomes import SharedDeviation
+from pjrt_cts.judgment.outcomes import SharedDeviation
 
 # spec_vs_xla kinds: XLA's compile rejected the valid program / XLA computed another value
 REJECTED_BY_XLA = "compile_error"

@@ -29,7 +29,7 @@ from typing import Any, Iterator, NoReturn, Sequence
 
 import pytest
 
-from pjrt_cts.outcomes import FeatureNotSupported
+from pjrt_cts.judgment.outcomes import FeatureNotSupported
 from pjrt_cts.testing.outcomes import BlockedByFailure
 from pjrt_cts.testing.plugin_under_test import no_device_codes
 
@@ -213,7 +213,7 @@ def first_line(text: str) -> str:
 
 
 def _not_supported(reason: str, kind: str = "unimplemented", subject: str | None = None) -> NoReturn:
-    """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.outcomes.UNSUPPORTED_KINDS), `subject` what is missing."""
+    """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.judgment.outcomes.UNSUPPORTED_KINDS), `subject` what is missing."""
     __tracebackhide__ = True
     raise FeatureNotSupported(reason, kind, subject)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pjrt_cts.abi import structs
 from pjrt_cts.abi.enums import ExtensionType
-from pjrt_cts.outcomes import HardeningFinding
+from pjrt_cts.judgment.outcomes import HardeningFinding
 
 
 def test_extension_chain_terminates(plugin: Any) -> None:

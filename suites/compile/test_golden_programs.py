@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pjrt_cts.golden import dtypes as golden_dtypes
-from pjrt_cts.outcomes import SharedDeviation
+from pjrt_cts.judgment.outcomes import SharedDeviation
 from pjrt_cts.testing.deviations import raise_if_rejected_as_by_xla
 from pjrt_cts.runtime import PjrtError, buffer_type_of
 from pjrt_cts.testing import (attempt, case_expected, compiled_for_framework, compiled_golden, golden_param,

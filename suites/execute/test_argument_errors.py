@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pjrt_cts.outcomes import HardeningFinding
+from pjrt_cts.judgment.outcomes import HardeningFinding
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import (ADD, PROGRAMS, assert_matches_program, compiled_program, expect_rejection,
                               programs_param, requires, run)

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import pytest
 
-from pjrt_cts.outcomes import HardeningFinding
+from pjrt_cts.judgment.outcomes import HardeningFinding
 from pjrt_cts.testing import requires
 
 # Detection bounds are timings under the machine's load: a miss is not rerun by the confirmation pass.

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 import pytest
 
 from pjrt_cts.fuzz.isolate import ChildOutcome, child_environment, run_command
-from pjrt_cts.outcomes import HardeningFinding
+from pjrt_cts.judgment.outcomes import HardeningFinding
 from pjrt_cts.testing import output_dir
 from pjrt_cts.testing.robustness_cases import CONTROLS, child_argv, reproduction_script
 

@@ -18,7 +18,7 @@ import pytest
 
 from pjrt_cts.fuzz import fuzz_seed, mutants, plugin_child_command, reproduce_command, run_inputs
 from pjrt_cts.fuzz.isolate import last_words
-from pjrt_cts.outcomes import HardeningFinding
+from pjrt_cts.judgment.outcomes import HardeningFinding
 from pjrt_cts.fuzz.seeds import bytecode_corpus, seed_programs
 from pjrt_cts.testing import BlockedByFailure, environment_lacks
 

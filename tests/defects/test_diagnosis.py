@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from pjrt_cts.schema import Results, TestRecord
-from pjrt_cts.defects import UNCLASSIFIED, attribute, defect_table, load_catalogue
-from pjrt_cts.defects.catalogue import SCOPES
+from pjrt_cts.judgment.defects import UNCLASSIFIED, attribute, defect_table, load_catalogue
+from pjrt_cts.judgment.defects.catalogue import SCOPES
 from pjrt_cts.golden.spec.deviations import DEVIATION_IDS as VALUE_DEVIATIONS
-from pjrt_cts.levels import CORE, LEVELS, evaluate_levels
-from pjrt_cts.verdict import judge_results
+from pjrt_cts.judgment.levels import CORE, LEVELS, evaluate_levels
+from pjrt_cts.judgment.verdict import judge_results
 
 
 def records_of(data: Any) -> list[TestRecord]:

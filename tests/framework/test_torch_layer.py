@@ -15,7 +15,7 @@ import pytest
 
 from pjrt_cts import framework
 from pjrt_cts.framework import torch_session as ts
-from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.judgment.outcomes import LAYERS
 
 REPO = Path(__file__).resolve().parents[2]
 needs_no_torch = pytest.mark.skipif(framework.torch_xla_installed(),

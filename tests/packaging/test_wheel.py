@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.verdict import EXIT_INCOMPLETE
+from pjrt_cts.judgment.verdict import EXIT_INCOMPLETE
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -14,7 +14,7 @@ import pytest
 
 from pjrt_cts.abi.slots import SLOTS_BY_NAME
 from pjrt_cts.abi import structs
-from pjrt_cts.outcomes import LAYERS
+from pjrt_cts.judgment.outcomes import LAYERS
 from pjrt_cts.native import NativeBuildError
 from pjrt_cts.proxy import (
     DEFECT_ENV, DEFECTS, DEFECTS_BY_NAME, PASSTHROUGH, TARGET_ENV, build_proxy, compiled_defect_names, proxy_environment,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.levels import all_mandatory_ids
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.judgment.levels import all_mandatory_ids
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

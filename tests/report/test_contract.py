@@ -1,4 +1,4 @@
-"""The frozen level contracts (pjrt_cts/mustpass) agree with the tree: a contract changes only on purpose; and no
+"""The frozen level contracts (pjrt_cts/judgment/mustpass) agree with the tree: a contract changes only on purpose; and no
 mandatory test needs more devices than its level's minimum (a 2-GPU host can reach Multi-device)."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts import contract
+from pjrt_cts.judgment import contract
 from pjrt_cts.cli.main import main
-from pjrt_cts.levels import CORE, FULL, LEVELS, MULTI_DEVICE
+from pjrt_cts.judgment.levels import CORE, FULL, LEVELS, MULTI_DEVICE
 from pjrt_cts.resources import golden_dir, suites_dir
 
 THREE_DEVICE_COPY = "transfer.device_copies.test_copy_to_device[0->2]"

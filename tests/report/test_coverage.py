@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.schema import TestRecord
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.report.coverage import build_matrix, case_id_of, op_dtype_of, parse_case_id
 
 

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from pjrt_cts.schema import Results
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.report.diff import FIXED, INTRODUCED, UNCHANGED, ChangeKind, classify, diff_runs, format_diff
 
 from .conftest import set_outcome

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pjrt_cts.schema import Results
 from pjrt_cts.cli.main import main
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.report.diff import ChangeKind
 from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
 

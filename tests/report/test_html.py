@@ -4,10 +4,10 @@ from collections import Counter
 from pathlib import Path
 
 from pjrt_cts.schema import Results
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.report.html import render_report, write_report
-from pjrt_cts.results import anchor_for
-from pjrt_cts.verdict import judge_results
+from pjrt_cts.judgment.results import anchor_for
+from pjrt_cts.judgment.verdict import judge_results
 
 from .conftest import record_of, set_outcome
 from .html_probe import Probe

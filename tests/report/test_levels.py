@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from pjrt_cts.schema import Results
-from pjrt_cts.levels import (
+from pjrt_cts.judgment.levels import (
     CORE,
     FULL,
     LEVELS,
@@ -15,7 +15,7 @@ from pjrt_cts.levels import (
     highest_level,
     level_by_name,
 )
-from pjrt_cts.outcomes import LAYERS, Outcome
+from pjrt_cts.judgment.outcomes import LAYERS, Outcome
 
 from .conftest import record_of, set_outcome
 

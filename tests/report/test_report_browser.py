@@ -16,7 +16,7 @@ import pytest
 
 from pjrt_cts.schema import Results
 from pjrt_cts.report.html import write_report
-from pjrt_cts.results import anchor_for
+from pjrt_cts.judgment.results import anchor_for
 
 from .html_probe import Probe
 

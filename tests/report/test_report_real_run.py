@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
-from pjrt_cts.results import anchor_for, check_schema
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.judgment.results import anchor_for, check_schema
 
 from .html_probe import Probe
 from .test_report_browser import CHROMIUM, chromium, console_lines, png_size_and_distinct_bytes

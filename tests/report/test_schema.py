@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.outcomes import Outcome
-from pjrt_cts.results import build_results, load_results, read_jsonl, write_results
+from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.judgment.results import build_results, load_results, read_jsonl, write_results
 from pjrt_cts.schema import Confirmation, Expected, Observation, PhaseInfo, Results, TestRecord
 
 # Written by build_results/write_json_atomic of the commit before the records were typed (2cdf57f), from varied
@@ -69,7 +69,7 @@ def test_a_jsonl_line_carries_compatibility_and_the_file_entry_does_not(tmp_path
                         outcome=Outcome.PASS, compatibility={"stablehlo_current_version": "1.2.3"})
     assert "compatibility" not in record.to_json()
     assert record.to_json(private=True)["compatibility"] == {"stablehlo_current_version": "1.2.3"}
-    from pjrt_cts.results import JsonlWriter
+    from pjrt_cts.judgment.results import JsonlWriter
 
     writer = JsonlWriter(tmp_path / "results.jsonl")
     writer.write(record)

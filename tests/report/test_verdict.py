@@ -1,4 +1,4 @@
-"""The verdict rules (pjrt_cts.verdict, docs/levels.md): CONFORMANT must be earned by running."""
+"""The verdict rules (pjrt_cts.judgment.verdict, docs/levels.md): CONFORMANT must be earned by running."""
 from __future__ import annotations
 
 import copy
@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from pjrt_cts.schema import Results
-from pjrt_cts.levels import CORE
-from pjrt_cts.outcomes import Outcome
-from pjrt_cts.verdict import (
+from pjrt_cts.judgment.levels import CORE
+from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.judgment.verdict import (
     CONFORMANT, EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_NON_CONFORMANT, INCOMPLETE, NON_CONFORMANT, judge_results,
 )
 
@@ -107,7 +107,7 @@ def test_quick_run_is_never_conformant(clean) -> None:
 
 def _deselect_all_but_mandatory(results: dict[str, Any], by: str) -> dict[str, Any]:
     """The reproduction of issue 28: a selection that keeps every mandatory test and drops the rest."""
-    from pjrt_cts.levels import all_mandatory_ids
+    from pjrt_cts.judgment.levels import all_mandatory_ids
 
     mandatory = set(all_mandatory_ids())
     partial = copy.deepcopy(results)

@@ -12,7 +12,7 @@ from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmatio
                                           twin_observations)
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import Expectation, Expectations, apply_expectation
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Expected, TestRecord
 
 GOLDEN = "execute.golden_cases.test_case_matches_reference"

@@ -10,9 +10,9 @@ import pytest
 
 from pjrt_cts.cli.main import main
 from pjrt_cts.runner.merge import MergeError, ShardResults, merge_shards
-from pjrt_cts.results import build_results
+from pjrt_cts.judgment.results import build_results
 from pjrt_cts.schema import Results, TestRecord
-from pjrt_cts.verdict import judge_results
+from pjrt_cts.judgment.verdict import judge_results
 
 PREFLIGHT = {"id": "client.preflight.test_client_create_survives", "outcome": "CRASH",
              "nodeid": "suites/client/test_preflight.py::test_client_create_survives"}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
 from pjrt_cts.schema import TestRecord
 from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
@@ -215,7 +215,7 @@ def test_expectations_end_to_end(tmp_path: Path, fake_plugin: Path) -> None:
     ],
 )
 def test_brackets_in_patterns_are_literal(test_id: str, pattern: str, matches: bool) -> None:
-    from pjrt_cts.outcomes import id_matches
+    from pjrt_cts.judgment.outcomes import id_matches
 
     assert id_matches(test_id, pattern) is matches
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
-from pjrt_cts.results import load_results
+from pjrt_cts.judgment.results import load_results
 from pjrt_cts.schema import TestRecord
 
 pytestmark = pytest.mark.slow  # runs `pjrt-cts run` end to end in subprocesses

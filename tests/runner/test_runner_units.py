@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported, Outcome
+from pjrt_cts.judgment.outcomes import HardeningFinding, FeatureNotSupported, Outcome
 from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import layer_of_nodeid, result_of_phases
-from pjrt_cts.results import JsonlWriter, load_results, read_jsonl, summarize
+from pjrt_cts.judgment.results import JsonlWriter, load_results, read_jsonl, summarize
 from pjrt_cts.runtime import MissingFunction
 from pjrt_cts.schema import TestRecord
 from pjrt_cts.runner.worker_plugin import classify_exception

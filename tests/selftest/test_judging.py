@@ -1,7 +1,7 @@
 """Judging mutant runs by the verdict they produce over the passthrough baseline (synthetic records, no plugin).
 
 The baseline is every mandatory id of every level PASSing (CONFORMANT at the top level) plus one optional
-test; a mutant re-runs a few tests, and its verdict is pjrt_cts.verdict.judge_results over the overlay.
+test; a mutant re-runs a few tests, and its verdict is pjrt_cts.judgment.verdict.judge_results over the overlay.
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.levels import LEVELS, all_mandatory_ids
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.levels import LEVELS, all_mandatory_ids
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
@@ -88,7 +88,7 @@ def test_a_level_below_the_one_broken_is_a_catch(lost: str, breaks: str, status:
 
 @pytest.mark.parametrize("outcome, moves", [("XFAIL", True), ("SHARED_DEVIATION", False), ("WARNING", False)])
 def test_mandatory_outcomes_meet_the_contract_as_the_levels_say(outcome: str, moves: bool) -> None:
-    """A waived mandatory test no longer meets a level (pjrt_cts.levels); a deviation shared with XLA does."""
+    """A waived mandatory test no longer meets a level (pjrt_cts.judgment.levels); a deviation shared with XLA does."""
     assert BASELINE.moves_verdict(CORE_TEST, outcome) is moves
     verdict = judge(_defect(catchers=(CORE_TEST,)), _run({CORE_TEST: outcome}), BASELINE, ["transfer"])
     assert (verdict.status, verdict.verdict) == ((CAUGHT, "INCOMPLETE") if moves else (MISSED, "CONFORMANT"))
@@ -215,8 +215,8 @@ def test_a_mandatory_only_selection_is_caught_as_a_runner_escape_hatch(tmp_path)
     holding the mandatory tests must read INCOMPLETE and fail the gate (issue 28)."""
     import json
 
-    from pjrt_cts.levels import all_mandatory_ids
-    from pjrt_cts.results import build_results
+    from pjrt_cts.judgment.levels import all_mandatory_ids
+    from pjrt_cts.judgment.results import build_results
     from pjrt_cts.selftest.run_hatches import mandatory_only_selection
 
     def record(test_id: str, outcome: str, **details: object) -> dict:

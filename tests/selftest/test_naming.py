@@ -1,13 +1,13 @@
 """A deviation mutant counts as caught only when the run's diagnosis names the defect it injects (synthetic records).
 
-The records carry `defect` as the diagnosis (pjrt_cts.defects.diagnosis) sets it; the mutant's catalogue entry
+The records carry `defect` as the diagnosis (pjrt_cts.judgment.defects.diagnosis) sets it; the mutant's catalogue entry
 says which id it must be (`names`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from pjrt_cts.levels import all_mandatory_ids
+from pjrt_cts.judgment.levels import all_mandatory_ids
 from pjrt_cts.schema import TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, Defect
 from pjrt_cts.selftest.naming import NO_FINDING, naming
@@ -111,7 +111,7 @@ def test_table_shows_the_named_column_and_the_count() -> None:
 
 
 def test_catalogue_names_the_value_deviation_mutants() -> None:
-    from pjrt_cts.defects import defect_ids
+    from pjrt_cts.judgment.defects import defect_ids
 
     assert {name: DEFECTS_BY_NAME[name].names for name in (
         "subnormal_results_flushed", "nan_not_propagated_by_max", "f64_results_rounded_to_f32",

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported
+from pjrt_cts.judgment.outcomes import HardeningFinding, FeatureNotSupported
 from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing.checks import expect_rejection, optional_input, refuse_or_succeed
 

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from pjrt_cts.levels import CORE, CORE_MID_SIZES
+from pjrt_cts.judgment.levels import CORE, CORE_MID_SIZES
 from pjrt_cts.proxy.catalogue import DEFECTS_BY_NAME
 from pjrt_cts.testing.mid_sizes import MID_SIZE_NAMES, MID_SIZE_PROGRAMS
 
@@ -52,7 +52,7 @@ def test_core_requires_mid_size_dot_general_reduce_and_convolution() -> None:
     families = {name.split(".")[0] for name in CORE_MID_SIZES}
     assert {"dot_general", "reduce", "convolution"} <= families
     mandatory = set(CORE.mandatory_ids())
-    assert {f"{TEST}[{name}]" for name in CORE_MID_SIZES} <= mandatory  # frozen in pjrt_cts/mustpass/core.txt
+    assert {f"{TEST}[{name}]" for name in CORE_MID_SIZES} <= mandatory  # frozen in pjrt_cts/judgment/mustpass/core.txt
     assert {f"{TEST}[{name}]" for name in MID_SIZE_NAMES if name not in CORE_MID_SIZES}.isdisjoint(mandatory)
 
 

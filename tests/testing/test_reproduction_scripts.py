@@ -211,8 +211,8 @@ def test_the_defect_tables_smallest_reproduction_is_its_examples_repro_line(plug
     """The example record's own line (Run.repro: run above); a record without one (an older results file) gets
     `pjrt-cts run PLUGIN --id ID`, PLUGIN standing for the plugin's path: it parses with the path in its place and
     selects the example alone."""
-    from pjrt_cts.defects import defect_table
-    from pjrt_cts.outcomes import id_matches
+    from pjrt_cts.judgment.defects import defect_table
+    from pjrt_cts.judgment.outcomes import id_matches
     from pjrt_cts.runner.session import Run
     from pjrt_cts.schema import TestRecord
 

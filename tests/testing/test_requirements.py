@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.outcomes import FeatureNotSupported
+from pjrt_cts.judgment.outcomes import FeatureNotSupported
 from pjrt_cts.runtime import PjrtError, MissingFunction
 from pjrt_cts.testing import requirements
 from pjrt_cts.testing.outcomes import BlockedByFailure

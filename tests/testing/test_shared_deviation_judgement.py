@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts.outcomes import SharedDeviation
+from pjrt_cts.judgment.outcomes import SharedDeviation
 from pjrt_cts.testing import deviations
 from pjrt_cts.testing.deviations import drawn_from, judge_mismatch
 

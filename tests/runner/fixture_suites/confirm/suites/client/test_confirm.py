@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from pjrt_cts.outcomes import FeatureNotSupported
+from pjrt_cts.judgment.outcomes import FeatureNotSupported
 
 
 def test_passes(count):

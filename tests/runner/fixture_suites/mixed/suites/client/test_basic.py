@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from pjrt_cts.outcomes import HardeningFinding, FeatureNotSupported
+from pjrt_cts.judgment.outcomes import HardeningFinding, FeatureNotSupported
 from pjrt_cts.schema import run_context
 
 # Stands in for pjrt_cts.runtime.PjrtError (matched by class name and module).

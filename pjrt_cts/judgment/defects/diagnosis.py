@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable
 
-from pjrt_cts.defects.catalogue import UNCLASSIFIED, Defect, catalogue_by_id, load_catalogue
-from pjrt_cts.outcomes import Outcome
+from pjrt_cts.judgment.defects.catalogue import UNCLASSIFIED, Defect, catalogue_by_id, load_catalogue
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Observation, TestRecord
 
 FINDING_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR, Outcome.XPASS,

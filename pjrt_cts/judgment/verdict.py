@@ -9,7 +9,7 @@
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
 
-The line speaks in defects (pjrt_cts.defects): `CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA,
+The line speaks in defects (pjrt_cts.judgment.defects): `CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA,
 345 tests) · 4 waived defects (98 tests)`. The spec mark is ✓ when every test of a `spec.*` golden case PASSes
 (the plugin equals the StableHLO spec reference), ✗ otherwise; deviations shared with XLA meet the levels but
 never the spec mark.
@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.defects import defect_of
-from pjrt_cts.levels import LevelResult, evaluate_levels, waiver_summary
-from pjrt_cts.outcomes import BAD_OUTCOMES, Outcome
+from pjrt_cts.judgment.defects import defect_of
+from pjrt_cts.judgment.levels import LevelResult, evaluate_levels, waiver_summary
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.schema import Results, TestRecord
 
 CONFORMANT = "CONFORMANT"

@@ -1,7 +1,7 @@
 """Named defects: the catalogue (catalogue.toml) and the diagnosis that attributes each finding of a run to one."""
-from pjrt_cts.defects.catalogue import (UNCLASSIFIED, CatalogueError, Defect, MatchRule, catalogue_by_id, defect_ids,
+from pjrt_cts.judgment.defects.catalogue import (UNCLASSIFIED, CatalogueError, Defect, MatchRule, catalogue_by_id, defect_ids,
                                         load_catalogue)
-from pjrt_cts.defects.diagnosis import FINDING_OUTCOMES, attribute, defect_of, defect_table, observations
+from pjrt_cts.judgment.defects.diagnosis import FINDING_OUTCOMES, attribute, defect_of, defect_table, observations
 
 __all__ = ["FINDING_OUTCOMES", "UNCLASSIFIED", "CatalogueError", "Defect", "MatchRule", "attribute",
            "catalogue_by_id", "defect_ids", "defect_of", "defect_table", "load_catalogue", "observations"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.outcomes import Outcome, id_matches
+from pjrt_cts.judgment.outcomes import Outcome, id_matches
 
 if sys.version_info >= (3, 11):
     import tomllib

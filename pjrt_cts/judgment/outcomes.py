@@ -145,7 +145,7 @@ UNSUPPORTED_KINDS = ("unimplemented", "slot", "devices", "memory_kind", "element
 
 class SharedDeviation(Exception):
     """Raised by a test when the plugin deviates from the spec exactly as XLA does (Outcome.SHARED_DEVIATION); the
-    test records which deviation it recognised in its details (`deviation`, read by pjrt_cts.defects)."""
+    test records which deviation it recognised in its details (`deviation`, read by pjrt_cts.judgment.defects)."""
 
 
 class HardeningFinding(Exception):

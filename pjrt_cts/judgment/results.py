@@ -2,7 +2,7 @@
 
 Writing both files, loading and validating them, and the facts every consumer (runner, merge, report, diff, gate,
 badge, selftest) derives from the records. The shapes themselves (TestRecord, Results, SCHEMA_VERSION) and their
-JSON form are pjrt_cts.schema's. The verdict stored in `summary` is pjrt_cts.verdict.judge_results's, the only
+JSON form are pjrt_cts.schema's. The verdict stored in `summary` is pjrt_cts.judgment.verdict.judge_results's, the only
 function that decides one; consumers recompute it from the records rather than trusting the file.
 Documented in docs/ARCHITECTURE.md ("results.json").
 """
@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.outcomes import LAYERS, Outcome
-from pjrt_cts.defects import defect_table
+from pjrt_cts.judgment.outcomes import LAYERS, Outcome
+from pjrt_cts.judgment.defects import defect_table
 from pjrt_cts.schema import RUN_FACTS, SCHEMA_VERSION, Results, TestRecord
-from pjrt_cts.verdict import judge_results
+from pjrt_cts.judgment.verdict import judge_results
 
 
 # -- results.jsonl --------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ def read_jsonl(path: Path) -> list[TestRecord]:
 
 def summarize(tests: Iterable[TestRecord], *, complete: bool = True,
               facts: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Counts per layer and overall, and the verdict (pjrt_cts.verdict) with its level and waivers."""
+    """Counts per layer and overall, and the verdict (pjrt_cts.judgment.verdict) with its level and waivers."""
     tests = tuple(tests)
     by_layer: dict[str, Counter[str]] = {}
     totals: Counter[str] = Counter()
@@ -147,7 +147,7 @@ def build_results(
         **run_facts,
         tests=tests,
         summary=summarize(tests, complete=complete, facts=run_facts),
-        defects=defect_table(tests),  # the findings as named defects (pjrt_cts.defects; `pjrt-cts triage`)
+        defects=defect_table(tests),  # the findings as named defects (pjrt_cts.judgment.defects; `pjrt-cts triage`)
     )
 
 
