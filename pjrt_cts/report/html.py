@@ -229,7 +229,7 @@ def _attribute_view(rows: list[AttributeRow]) -> list[dict[str, Any]]:
         outcome = row.outcome
         problems = [case for case in row.cases if case.outcome is not Outcome.PASS]
         view.append({
-            "op": row.op, "attribute": row.attribute, "values": len(row.values),
+            "op": row.op, "attribute": row.attribute, "value_count": len(row.values),
             "passed_values": len(row.passed_values), "cases": len(row.cases),
             "passed": row.counts.get(Outcome.PASS, 0), "state": outcome.value if outcome else "notrun",
             "title": "values: " + ", ".join(sorted(row.values))[:600],

@@ -254,3 +254,9 @@ def test_identity_card_shows_the_preflight_failure(synthetic) -> None:
     results = {**synthetic, "plugin": {**synthetic["plugin"], "failure": {"step": "client_create", "summary": summary}}}
     assert summary in Probe(render_report(Results.from_json(results))).by_id("plugin").text
     assert "plugin-failure" not in Probe(render_report(Results.from_json(synthetic))).ids()
+
+
+def test_attribute_coverage_counts_values_as_numbers(synthetic) -> None:
+    """The attribute view's cells are counts: a key named like a dict method ("values") once rendered the method."""
+    html = render_report(Results.from_json(synthetic))
+    assert "built-in method" not in html
