@@ -46,7 +46,7 @@ def _version_key(version: str | None) -> tuple[tuple[int, str], ...]:
 
 def row_key(summary: RunSummary) -> tuple[object, ...]:
     """Rows ordered by plugin, version, machine, device count; the whole summary breaks ties."""
-    return (plugin_name(summary), _version_key(summary.distribution_version), summary.api_version or "",
+    return (plugin_name(summary), _version_key(summary.distribution_version), _version_key(summary.api_version),
             summary.machine, summary.device_kind or "", summary.device_count, summary.dumps())
 
 
@@ -74,27 +74,31 @@ class GridRow:
     title: str
     scope: str
     cells: tuple[GridCell, ...]  # one per matrix row, in row order
+    plugins: int  # how many different plugins (distributions) have the defect, whatever their versions
 
     @property
-    def plugins(self) -> int:
+    def runs(self) -> int:
         """How many rows have the defect."""
         return sum(1 for cell in self.cells if cell.kind)
 
 
 def defect_grid(rows: list[RunSummary]) -> list[GridRow]:
-    """One row per defect any run has, a cell per run; the defects most runs share first, then by id."""
+    """One row per defect any run has, a cell per run; the defects most plugins share first, then by id."""
     described: dict[str, DefectCount] = {}
     for summary in rows:
         for defect in summary.defects:
             described.setdefault(defect.id, defect)
     grid = []
     for defect_id, first in described.items():
-        cells = []
+        cells, plugins = [], set()
         for summary in rows:
             found = next((d for d in summary.defects if d.id == defect_id), None)
             cells.append(GridCell(defect_kind(found), found.tests) if found else GridCell(""))
-        grid.append(GridRow(defect=defect_id, title=first.title, scope=first.scope, cells=tuple(cells)))
-    return sorted(grid, key=lambda row: (-row.plugins, row.defect))
+            if found:
+                plugins.add(plugin_name(summary))
+        grid.append(GridRow(defect=defect_id, title=first.title, scope=first.scope, cells=tuple(cells),
+                            plugins=len(plugins)))
+    return sorted(grid, key=lambda row: (-row.plugins, -row.runs, row.defect))
 
 
 @dataclass(frozen=True)
@@ -257,8 +261,8 @@ def render_matrix_markdown(summaries: list[RunSummary], diffs: Pairs = ()) -> st
     lines += ["", "## Defects × plugins", "",
               "Marks: " + ", ".join(f"`{mark}` {_KIND_WORDS[kind]}" for kind, mark in _MARKS.items())
               + "; the number is the defect's tests in that run.", ""]
-    header = ["defect", "scope", "runs"] + [row.label for row in view.rows]
-    lines += _table(header, [[f"`{g.defect}`", g.scope, g.plugins] + [cell.mark for cell in g.cells]
+    header = ["defect", "scope", "plugins", "runs"] + [row.label for row in view.rows]
+    lines += _table(header, [[f"`{g.defect}`", g.scope, g.plugins, g.runs] + [cell.mark for cell in g.cells]
                              for g in view.grid])
     for diff, old_label, new_label in view.diffs:
         lines += ["", f"## {old_label} → {new_label}", "", f"Verdict: {diff.old.line} → {diff.new.line}", ""]
