@@ -493,13 +493,16 @@ class RunSummary:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunSummary:
-        """A summary.json's object; ValueError for another format or schema version."""
+        """A summary.json's object; ValueError for another format, schema version or an unknown key."""
         if data.get("format") != SUMMARY_FORMAT:
             raise ValueError(f"not a pjrt-cts summary (format {data.get('format')!r})")
         if data.get("schema_version") != SUMMARY_SCHEMA_VERSION:
             raise ValueError(f"summary schema_version {data.get('schema_version')!r}: this pjrt-cts reads "
                              f"{SUMMARY_SCHEMA_VERSION}")
         known = {item.name for item in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:  # a checked-in summary must validate against the current schema, key by key
+            raise ValueError(f"summary keys this pjrt-cts does not know: {', '.join(unknown)}")
         values = {key: value for key, value in data.items() if key in known}
         values["defects"] = tuple(DefectCount.from_json(row) for row in data.get("defects") or ()
                                   if isinstance(row, dict))

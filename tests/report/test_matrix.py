@@ -90,11 +90,12 @@ def test_summary_round_trips_through_its_file(synthetic: dict[str, Any], tmp_pat
     assert load_summary(SYNTHETIC) == run_summary(Results.from_json(json.loads(SYNTHETIC.read_text())))
 
 
-def test_a_summary_of_another_format_or_version_is_refused(tmp_path: Path) -> None:
+def test_a_summary_of_another_format_or_version_or_with_unknown_keys_is_refused(tmp_path: Path) -> None:
     data = _summary("p", "1").to_json()
     (tmp_path / "future.json").write_text(json.dumps(dict(data, schema_version=2)), encoding="utf-8")
     (tmp_path / "other.json").write_text(json.dumps({"format": "something else"}), encoding="utf-8")
-    for name in ("future.json", "other.json"):
+    (tmp_path / "extra.json").write_text(json.dumps(dict(data, vendor_claim="Full")), encoding="utf-8")
+    for name in ("future.json", "other.json", "extra.json"):
         with pytest.raises(ResultsError):
             load_summary(tmp_path / name)
 
