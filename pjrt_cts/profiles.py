@@ -102,6 +102,21 @@ def find_distribution(name: str) -> metadata.Distribution | None:
     return None
 
 
+
+def distribution_of_file(path: str | Path) -> tuple[str, str] | None:
+    """(name, version) of the installed distribution whose RECORD lists the file `path` (a plugin .so), if any:
+    a run names the plugin's distribution whether it came from a profile or a bare path."""
+    target = Path(os.path.realpath(path))
+    for dist in metadata.distributions(path=_search_paths()):
+        root = Path(os.path.realpath(str(dist.locate_file(""))))
+        try:
+            relative = target.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        if any(entry.as_posix() == relative for entry in dist.files or ()):
+            return str(dist.metadata["Name"]), dist.version
+    return None
+
 def _find_distributions(patterns: Iterable[str], first: str | None = None) -> list[metadata.Distribution]:
     """Installed distributions whose names match any fnmatch pattern, in pattern order, each once;
     a distribution in the `first` directory wins over one of the same name elsewhere."""

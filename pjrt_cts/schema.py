@@ -397,11 +397,131 @@ class Results:
         return {test.id: test for test in self.tests if test.id}
 
 
+
+# -- the run summary ------------------------------------------------------------------------------------------
+# summary.json: what `pjrt-cts matrix` needs of a run, small enough to check in (no per-test records). Written by
+# `pjrt-cts run` beside results.json and derived from any results.json by pjrt_cts.judgment.summary, which is the
+# only place its values are computed (the verdict is judge_results's).
+
+SUMMARY_SCHEMA_VERSION = 1
+SUMMARY_FORMAT = "pjrt-cts summary"  # tells a summary.json from a results.json
+
+
+@dataclass(frozen=True)
+class DefectCount:
+    """One named defect of a run (a row of results.json `defects`), its tests counted by how the verdict took
+    them."""
+
+    id: str = _doc("the catalogue id (`subnormals-flushed`), or `unclassified`")
+    title: str = _doc("the catalogue's one-line description")
+    scope: str = _doc("where the catalogue places it: `xla`, `plugin` or `unknown`")
+    tests: int = _doc("its tests")
+    bad: int = _doc("of them bad (FAIL, CRASH, TIMEOUT, XPASS, ERROR): the plugin's own, unwaived")
+    waived: int = _doc("of them XFAIL: accepted by the profile's expectations file")
+    shared: int = _doc("of them SHARED_DEVIATION: XLA itself does the same")
+
+    def to_json(self) -> dict[str, Any]:
+        return {item.name: getattr(self, item.name) for item in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DefectCount:
+        return cls(id=str(data.get("id") or ""), title=str(data.get("title") or ""),
+                   scope=str(data.get("scope") or "unknown"), tests=int(data.get("tests") or 0),
+                   bad=int(data.get("bad") or 0), waived=int(data.get("waived") or 0),
+                   shared=int(data.get("shared") or 0))
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """summary.json (schema_version 1): a run's identity, verdict and defects."""
+
+    format: str = _doc(f"always `{SUMMARY_FORMAT}`", default=SUMMARY_FORMAT)
+    schema_version: int = _doc("the summary's schema version: 1", default=SUMMARY_SCHEMA_VERSION)
+    distribution: str | None = _doc("the Python distribution that ships the plugin (`jax-cuda13-pjrt`), null when "
+                                    "unknown", default=None)
+    distribution_version: str | None = _doc("its version, null when unknown", default=None)
+    profile: str | None = _doc("the plugin profile (plugins/<profile>/), or null", default=None)
+    plugin_sha256: str | None = _doc("SHA-256 of the plugin binary", default=None)
+    api_version: str | None = _doc("the PJRT C API version the plugin reports (`0.115`)", default=None)
+    platform_name: str | None = _doc("PJRT_Client_PlatformName, null when no client was created", default=None)
+    platform_version: str | None = _doc("PJRT_Client_PlatformVersion", default=None)
+    device_kind: str | None = _doc("the first device's kind; kinds joined with `, ` when they differ", default=None)
+    device_count: int = _doc("the client's devices", default=0)
+    machine: str = _doc("the host, from results.json `environment`: architecture, CPUs, OS", default="")
+    python: str | None = _doc("the Python version of the run", default=None)
+    suite_version: str | None = _doc("the pjrt-cts version that ran the suite", default=None)
+    corpus_sha256: str | None = _doc("the golden corpus's hash (results.json `binding`)", default=None)
+    finished_at: str | None = _doc("ISO-8601 end of the run", default=None)
+    wall_seconds: float | None = _doc("the run's wall-clock seconds", default=None)
+    tests: int = _doc("tests in the run", default=0)
+    layers_run: tuple[str, ...] = _doc("the suite layers the run has tests of", default=())
+    outcomes: dict[str, int] = _doc("tests per final outcome", default_factory=dict)
+    verdict: str = _doc("CONFORMANT, NON_CONFORMANT or INCOMPLETE (pjrt_cts.judgment.verdict)", default="INCOMPLETE")
+    level: str | None = _doc("the highest level reached, or null", default=None)
+    levels: tuple[str, ...] = _doc("every level reached, lowest first", default=())
+    spec_mark: str | None = _doc("`spec ✓` / `spec ✗`, null when no spec case ran", default=None)
+    line: str = _doc("the verdict line as `pjrt-cts run` prints it", default="")
+    reasons: tuple[str, ...] = _doc("why NON_CONFORMANT or INCOMPLETE", default=())
+    defects: tuple[DefectCount, ...] = _doc("the run's named defects, as results.json `defects` orders them",
+                                            default=())
+
+    @property
+    def own_defects(self) -> int:
+        """Defects with a bad test: the plugin's own findings, neither waived nor shared with XLA."""
+        return sum(1 for defect in self.defects if defect.bad)
+
+    @property
+    def shared_defects(self) -> int:
+        """Defects with a SHARED_DEVIATION test: the verdict line's "deviations shared with XLA"."""
+        return sum(1 for defect in self.defects if defect.shared)
+
+    @property
+    def waived_defects(self) -> int:
+        """Defects with an XFAIL test: the verdict line's "waived defects"."""
+        return sum(1 for defect in self.defects if defect.waived)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name == "defects":
+                value = [defect.to_json() for defect in value]
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[item.name] = value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSummary:
+        """A summary.json's object; ValueError for another format, schema version or an unknown key."""
+        if data.get("format") != SUMMARY_FORMAT:
+            raise ValueError(f"not a pjrt-cts summary (format {data.get('format')!r})")
+        if data.get("schema_version") != SUMMARY_SCHEMA_VERSION:
+            raise ValueError(f"summary schema_version {data.get('schema_version')!r}: this pjrt-cts reads "
+                             f"{SUMMARY_SCHEMA_VERSION}")
+        known = {item.name for item in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:  # a checked-in summary must validate against the current schema, key by key
+            raise ValueError(f"summary keys this pjrt-cts does not know: {', '.join(unknown)}")
+        values = {key: value for key, value in data.items() if key in known}
+        values["defects"] = tuple(DefectCount.from_json(row) for row in data.get("defects") or ()
+                                  if isinstance(row, dict))
+        values["levels"] = tuple(str(level) for level in data.get("levels") or ())
+        values["layers_run"] = tuple(str(layer) for layer in data.get("layers_run") or ())
+        values["reasons"] = tuple(str(reason) for reason in data.get("reasons") or ())
+        values["outcomes"] = {str(key): int(count) for key, count in _object(data.get("outcomes")).items()}
+        return cls(**values)
+
+    def dumps(self) -> str:
+        """The file's text: indented, keys in field order, a final newline (byte-identical for equal summaries)."""
+        return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+
+
 # Key order of results.json: the fields' order (the order the runner has always written them); the sections written
 # even when null (a run without a profile says so).
 _RESULTS_ORDER = tuple(item.name for item in fields(Results) if item.name != "others")
 _RESULTS_ALWAYS = frozenset({"profile"})
-_SHAPES = frozenset({"TestRecord", "Expected", "Confirmation", "Observation"})
+_SHAPES = frozenset({"TestRecord", "Expected", "Confirmation", "Observation", "DefectCount"})
 
 
 def field_table(shape: type) -> str:
@@ -446,13 +566,19 @@ DOCUMENTED: tuple[tuple[str, type], ...] = (
     ("`confirmation` (`Confirmation`)", Confirmation),
     ("each of `details.observations` of a FLAKY record (`Observation`)", Observation),
 )
+# The shapes docs/conformance.md documents.
+SUMMARY_DOCUMENTED: tuple[tuple[str, type], ...] = (
+    ("summary.json (`RunSummary`)", RunSummary),
+    ("each of `defects` (`DefectCount`)", DefectCount),
+)
 DOC_BEGIN = "<!-- generated from pjrt_cts/schema.py by schema_doc(): edit the fields' docs there -->"
 DOC_END = "<!-- end of the generated schema -->"
 
 
-def schema_doc() -> str:
-    """The generated part of docs/ARCHITECTURE.md's "results.json" section, markers included."""
+def schema_doc(documented: tuple[tuple[str, type], ...] = DOCUMENTED) -> str:
+    """The generated part of docs/ARCHITECTURE.md's "results.json" section (or, given SUMMARY_DOCUMENTED, of
+    docs/conformance.md's summary.json section), markers included."""
     parts = [DOC_BEGIN]
-    for heading, shape in DOCUMENTED:
+    for heading, shape in documented:
         parts += ["", f"{heading}:", "", field_table(shape)]
     return "\n".join([*parts, "", DOC_END])

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "contract": "contract",
     "merge": "merge",
     "triage": "triage",
+    "matrix": "matrix",
 }
 
 

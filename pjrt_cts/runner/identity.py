@@ -17,6 +17,15 @@ def package_root() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
+def plugin_distribution(plugin_path: str) -> dict[str, str] | None:
+    """results.json `plugin.distribution`: {name, version} of the installed distribution that ships the plugin
+    file, None for a plugin no distribution lists (a build tree, a copied .so)."""
+    from pjrt_cts.profiles import distribution_of_file
+
+    found = distribution_of_file(plugin_path)
+    return {"name": found[0], "version": found[1]} if found else None
+
+
 def environment() -> dict[str, Any]:
     packages = {}
     for name in _PACKAGES:

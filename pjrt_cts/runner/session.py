@@ -32,6 +32,7 @@ from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
 from pjrt_cts.judgment.results import JsonlWriter, build_results, read_jsonl, write_results
+from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.schema import RunContext, UserSettings, context_environment
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
@@ -437,7 +438,7 @@ class Run:
 
     def _finish(self, meta: dict[str, Any], preflight: Preflight, controller: Controller, interrupted: bool) -> int:
         options = self.options
-        plugin = preflight.identity
+        plugin = dict(preflight.identity, distribution=identity.plugin_distribution(meta["plugin_path"]))
         records = self._judged_records()
         compatibility: dict[str, Any] = {}
         for record in records:
@@ -458,6 +459,7 @@ class Run:
                    "quick": dict(controller.collection.get("quick") or {}, note=QUICK_NOTE) if options.quick else None},
         )
         write_results(results, self.out / "results.json")
+        write_summary(run_summary(results), self.out / "summary.json")  # what `pjrt-cts matrix` tabulates
         write_junit(results.tests, self.out / "junit.xml")
         meta_out = {"started_at": meta["started_at"], "command": meta["command"], "plugin_path": meta["plugin_path"],
                     "wall_seconds": meta["wall_seconds"], "binding": meta["binding"]}

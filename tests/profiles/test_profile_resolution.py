@@ -204,3 +204,13 @@ def test_unresolvable_soname_is_reported_with_the_profiles_hint(plugins_tree, fa
     report = profiles.get_profile("fake").soname_report()
     assert report.unresolved == {"libgonefake.so.7": "apt-get install gonefake"}
     assert "libgonefake.so.7" not in report.resolved
+
+
+def test_the_distribution_of_a_plugin_file_is_the_one_whose_record_lists_it(fake_distribution, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site-packages"
+    fake_distribution(site, "fake-pjrt", {"fake_plugin/plugin.so": b"not really ELF"}, version="2.5")
+    fake_distribution(site, "fake-other", {"fake_plugin/other.so": b""}, version="1.0")
+    monkeypatch.setenv(profiles.SITE_PACKAGES_ENV, str(site))
+    assert profiles.distribution_of_file(site / "fake_plugin" / "plugin.so") == ("fake-pjrt", "2.5")
+    (site / "fake_plugin" / "copied.so").write_bytes(b"")
+    assert profiles.distribution_of_file(site / "fake_plugin" / "copied.so") is None  # no RECORD lists it

@@ -123,3 +123,24 @@ def test_report_is_readable_without_javascript(report_file: Path) -> None:
     assert page.by_id("verdict").text.strip() == "NON_CONFORMANT"
     entry = page.by_id(anchor_for(TANH_FAIL))
     assert "max_abs_err=0.0234" in entry.text and entry.visible_without_clicks()
+
+
+def test_conformance_matrix_renders_in_chromium(tmp_path: Path) -> None:
+    from pjrt_cts.judgment.summary import run_summary
+    from pjrt_cts.report.matrix import render_matrix_html
+
+    from .conftest import load_synthetic, make_clean
+
+    failing, clean = (run_summary(Results.from_json(data)) for data in (load_synthetic(), make_clean(load_synthetic())))
+    page = tmp_path / "matrix.html"
+    page.write_text(render_matrix_html([failing, clean], [(failing, clean)]), encoding="utf-8")
+    shot = tmp_path / "matrix.png"
+    run = chromium("--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert console_lines(run.stderr) == []
+    assert png_size_and_distinct_bytes(shot)[2] > 64, "the screenshot looks blank"
+    run = chromium("--dump-dom", page.as_uri())
+    dom = Probe(run.stdout)
+    assert dom.title == "PJRT plugin conformance matrix"
+    assert "NON_CONFORMANT" in dom.by_id("run-1").text + dom.by_id("run-2").text
+    assert dom.by_id("diffs").tag == "section"
