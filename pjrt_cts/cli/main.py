@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "contract": "contract",
     "merge": "merge",
     "triage": "triage",
+    "bundle": "bundle",
+    "verify": "verify",
 }
 
 
