@@ -45,6 +45,7 @@ EXPECTATIONS = "expectations.toml"
 CLAIM = "claim.json"
 _REQUIRED = (RESULTS, CLAIM)
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: no member carries the time it was packed
+_MAX_MEMBER_BYTES = 1 << 30  # a full run's results.json is ~12 MB: a larger member is no bundle's
 
 # The binding's facts a claim repeats; a bundle holds the rest of the binding in results.json.
 _CLAIMED_FACTS = ("plugin_sha256", "suite_version", "suites_sha256", "corpus_sha256", "expectations_sha256",
@@ -63,6 +64,8 @@ class BundleError(ValueError):
 
 def pack_bundle(out_dir: Path, bundle: Path) -> str:
     """Pack the run in `out_dir` into `bundle`; returns the bundle's digest (the SHA-256 of its manifest)."""
+    if bundle.resolve() in {(out_dir / name).resolve() for name in (RESULTS, SUMMARY)}:
+        raise BundleError(f"the bundle {bundle} would overwrite the run's own {bundle.name}: write it elsewhere")
     results_bytes = _read(out_dir / RESULTS)
     results = _parse_results(results_bytes, str(out_dir / RESULTS))
     binding = RunBinding.from_dict(results.binding or {})
@@ -126,9 +129,9 @@ def _sha256(data: bytes) -> str:
 def _write_zip(path: Path, members: dict[str, bytes]) -> None:
     """Members in the given order, each with the same time and mode; written whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    temporary = path.with_name(path.name + ".tmp")
     try:
-        with os.fdopen(handle, "wb") as stream, zipfile.ZipFile(stream, "w") as archive:
+        with zipfile.ZipFile(temporary, "w") as archive:
             for name, data in members.items():
                 info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
                 info.compress_type = zipfile.ZIP_DEFLATED
@@ -136,7 +139,7 @@ def _write_zip(path: Path, members: dict[str, bytes]) -> None:
                 archive.writestr(info, data)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
@@ -222,6 +225,9 @@ def _read_zip(path: Path) -> dict[str, bytes]:
             names = archive.namelist()
             if len(set(names)) != len(names):
                 raise BundleError("a member name occurs twice")
+            too_large = [info.filename for info in archive.infolist() if info.file_size > _MAX_MEMBER_BYTES]
+            if too_large:
+                raise BundleError(f"{too_large[0]} unpacks to more than {_MAX_MEMBER_BYTES >> 20} MiB")
             return {name: archive.read(name) for name in names}
     except (zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:  # not a zip, a damaged member
         raise BundleError(f"{path} is not a readable zip file: {exc}") from exc
