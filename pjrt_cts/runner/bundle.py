@@ -201,22 +201,28 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
         return found
     try:
         results = _parse_results(members[RESULTS], RESULTS)
-        claim = json.loads(members[CLAIM])
-        if not isinstance(claim, dict):
-            raise BundleError(f"{CLAIM} is not a JSON object")
+        claim = _json_object(members[CLAIM], CLAIM)
+        summary = _json_object(members[SUMMARY], SUMMARY) if SUMMARY in members else None
     except (BundleError, ValueError) as exc:
         found.checks.append(Check("bundle", FAILED, str(exc)))
         return found
     found.claim_line = str(claim.get("line") or claim.get("verdict"))
-    found.add("facts", _fact_problems(claim, results), "the claim's plugin, suite, corpus, expectations and "
-              "machine are the ones results.json records")
+    found.add("facts", _fact_problems(claim, results, summary), "the claim's plugin, suite, corpus, expectations "
+              "and machine are the ones results.json records")
     found.add("expectations", *_expectation_check(members.get(EXPECTATIONS), claim.get("expectations_sha256"), results))
-    found.add("verdict", *_verdict_check(claim, results, members.get(SUMMARY)))
+    found.add("verdict", *_verdict_check(claim, results, summary))
     found.checks.append(_plugin_check(claim.get("plugin_sha256"), plugin_binary))
     problems = _suite_problems(claim)
     found.add("suite", problems, f"judged by this pjrt-cts {__version__} (suites and golden corpus alike)",
               status=NOTE if other_suite_ok else FAILED)
     return found
+
+
+def _json_object(data: bytes, name: str) -> dict[str, Any]:
+    value = json.loads(data)
+    if not isinstance(value, dict):
+        raise BundleError(f"{name} is not a JSON object")
+    return value
 
 
 def _read_zip(path: Path) -> dict[str, bytes]:
@@ -245,8 +251,9 @@ def _manifest_problems(listed: Any, members: dict[str, bytes]) -> list[str]:
     return problems
 
 
-def _fact_problems(claim: dict[str, Any], results: Results) -> list[str]:
-    """The claim.json facts against results.json: its binding, the probe's plugin hash, the tool, the machine."""
+def _fact_problems(claim: dict[str, Any], results: Results, summary: dict[str, Any] | None) -> list[str]:
+    """The claim.json facts against results.json (its binding, the probe's plugin hash, the tool, the machine)
+    and against the facts summary.json repeats."""
     binding = results.binding or {}
     problems = [f"{name}: {short_fact(claim.get(name))} claimed, {short_fact(binding.get(name))} in results.json"
                 for name in _CLAIMED_FACTS if claim.get(name) != binding.get(name)]
@@ -259,6 +266,8 @@ def _fact_problems(claim: dict[str, Any], results: Results) -> list[str]:
         problems.append(f"suite_version: {claim.get('suite_version')!r} claimed, results.json written by {tool!r}")
     if claim.get("environment") != results.environment:
         problems.append("environment: the claimed machine is not the one results.json records")
+    problems += [f"{name}: {short_fact(claim.get(name))} claimed, {short_fact(summary[name])} in {SUMMARY}"
+                 for name in _CLAIMED_FACTS if summary is not None and name in summary and summary[name] != claim.get(name)]
     return problems
 
 
@@ -297,17 +306,13 @@ def _load_expectations(content: bytes) -> Expectations:
         return Expectations.load(path)
 
 
-def _verdict_check(claim: dict[str, Any], results: Results, summary_bytes: bytes | None) -> tuple[list[str], str]:
+def _verdict_check(claim: dict[str, Any], results: Results, summary: dict[str, Any] | None) -> tuple[list[str], str]:
     """The verdict, level and verdict line recomputed from the records (judge_results) against every place that
     claims them (a place without a line is held to the verdict and level)."""
     judged = judge_results(results)
-    summary = results.summary or {}
-    claims = {CLAIM: _claimed(claim), f"{RESULTS} summary": _claimed(summary)}
-    if summary_bytes is not None:
-        try:
-            claims[SUMMARY] = _summary_claim(json.loads(summary_bytes))
-        except ValueError as exc:
-            return [f"{SUMMARY} is not JSON: {exc}"], ""
+    claims = {CLAIM: _claimed(claim), f"{RESULTS} summary": _claimed(results.summary or {})}
+    if summary is not None:
+        claims[SUMMARY] = _claimed(summary)
     wrong = [f"{where} claims {_verdict_words(verdict, level, line)}" for where, (verdict, level, line) in claims.items()
              if (verdict, level) != (judged.verdict, judged.level) or line not in (None, judged.line())]
     if wrong:
@@ -317,14 +322,6 @@ def _verdict_check(claim: dict[str, Any], results: Results, summary_bytes: bytes
 
 def _claimed(data: dict[str, Any]) -> tuple[Any, Any, Any]:
     return data.get("verdict"), data.get("level"), data.get("line")
-
-
-def _summary_claim(data: Any) -> tuple[Any, Any, Any]:
-    """(verdict, level, line) of a summary.json: top-level keys, or a `verdict` object holding them."""
-    if not isinstance(data, dict):
-        return None, None, None
-    verdict = data.get("verdict")
-    return _claimed(verdict) if isinstance(verdict, dict) else _claimed(data)
 
 
 def _verdict_words(verdict: Any, level: Any, line: Any) -> str:

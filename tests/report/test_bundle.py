@@ -315,6 +315,33 @@ def test_a_claim_of_another_suite_fails_unless_accepted(conformant: Path, tmp_pa
     assert "note  suite:" in output
 
 
+def test_summary_json_is_bundled_and_held_to_the_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = synthetic_run(tmp_path / "run")
+    results = json.loads((out / RESULTS).read_text(encoding="utf-8"))
+    summary = {"format": "pjrt-cts summary", "schema_version": 1, "plugin_sha256": results["binding"]["plugin_sha256"],
+               **{key: results["summary"][key] for key in ("verdict", "level", "line")}}
+    (out / SUMMARY).write_text(json.dumps(summary), encoding="utf-8")
+    bundle = tmp_path / "b.zip"
+    pack_bundle(out, bundle)
+    assert members_of(bundle)[SUMMARY] == (out / SUMMARY).read_bytes()
+    assert verify(capsys, bundle)[0] == 0
+
+    def demote(data: dict[str, Any]) -> None:
+        data.update(verdict="INCOMPLETE", level=None, line="INCOMPLETE: no test passed")
+
+    code, output = verify(capsys, edited(bundle, tmp_path / "verdict.zip", edit_json(SUMMARY, demote),
+                                         rewrite_manifest=True))
+    assert code == 1
+    assert failed_checks(output) == ["verdict"]
+    assert "summary.json claims 'INCOMPLETE: no test passed'" in output
+    code, output = verify(capsys, edited(bundle, tmp_path / "plugin.zip",
+                                         edit_json(SUMMARY, lambda data: data.update(plugin_sha256="0" * 64)),
+                                         rewrite_manifest=True))
+    assert code == 1
+    assert failed_checks(output) == ["facts"]
+    assert "000000000000… in summary.json" in output
+
+
 # -- what is no bundle ----------------------------------------------------------------------------
 
 
