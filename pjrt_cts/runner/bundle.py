@@ -183,7 +183,8 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
     found = Verification()
     try:
         members = _read_zip(bundle)
-        manifest = json.loads(members.pop(MANIFEST))
+        manifest_bytes = members.pop(MANIFEST)
+        manifest = json.loads(manifest_bytes)
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise BundleError(f"{MANIFEST} is not a {FORMAT} manifest")
         if manifest.get("version") != FORMAT_VERSION:
@@ -192,7 +193,7 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
         reason = f"no {MANIFEST}" if isinstance(exc, KeyError) else str(exc)
         found.checks.append(Check("bundle", FAILED, reason))
         return found
-    found.digest = _sha256(_json_bytes(manifest))
+    found.digest = _sha256(manifest_bytes)  # the number `run --bundle` printed
     found.add("manifest", _manifest_problems(manifest.get("members"), members),
               f"{len(members)} members match their SHA-256")
     missing = [name for name in _REQUIRED if name not in members]

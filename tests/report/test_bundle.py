@@ -188,10 +188,14 @@ def test_the_bundle_of_a_real_run_holds_its_claim(real_run: tuple[Path, Path], c
     assert f"ok    plugin: {plugin} is the plugin the claim is about" in output
 
 
-def test_bundling_a_run_again_gives_the_same_bytes(real_run: tuple[Path, Path], tmp_path: Path) -> None:
+def test_bundling_a_run_again_gives_the_same_bytes(real_run: tuple[Path, Path], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     out, bundle = real_run
     assert main(["bundle", str(out), "-o", str(tmp_path / "again.zip")]) == 0
     assert (tmp_path / "again.zip").read_bytes() == bundle.read_bytes()
+    digest = hashlib.sha256(members_of(bundle)[MANIFEST]).hexdigest()
+    assert f"(manifest SHA-256 {digest})" in capsys.readouterr().out  # the number to publish beside the bundle
+    assert f"(manifest SHA-256 {digest})" in verify(capsys, bundle)[1]
 
 
 def test_a_conformant_claim_with_a_waiver_holds(conformant: Path, capsys: pytest.CaptureFixture[str]) -> None:
