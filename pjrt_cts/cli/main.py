@@ -19,6 +19,8 @@ COMMANDS: dict[str, str] = {
     "diff": "diff",
     "gate": "gate",
     "badge": "badge",
+    "bundle": "bundle",
+    "verify": "verify",
     "golden": "golden",
     "plugins": "plugins",
     "selftest": "selftest",

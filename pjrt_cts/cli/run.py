@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: a stratified sample (<= 10%% of the tests) of the mandatory contract; "
                              "never a conformance verdict (INCOMPLETE at best)")
+    parser.add_argument("--bundle", metavar="FILE",
+                        help="also pack a submission bundle (results, summary, hashes, machine) that "
+                             "`pjrt-cts verify` checks (docs/bundles.md)")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
     parser.add_argument("--suites-dir", metavar="DIR", help=argparse.SUPPRESS)
     # For the selftest's mutant runs, judged by their records alone: a run that skips confirming its findings is
@@ -103,6 +106,7 @@ def handle(args: argparse.Namespace) -> int:
         quick=args.quick,
         confirm=not args.no_confirmation,
         report=not args.no_report,
+        bundle=Path(args.bundle).expanduser().resolve() if args.bundle else None,
     )
     return run(options)
 

@@ -52,11 +52,12 @@ class RunBinding:
         for name, label in _NAMES.items():
             mine, theirs = getattr(self, name), getattr(other, name)
             if mine != theirs:
-                found.append(f"{label}: {_short(mine)} recorded, {_short(theirs)} now")
+                found.append(f"{label}: {short_fact(mine)} recorded, {short_fact(theirs)} now")
         return found
 
 
-def _short(value: Any) -> str:
+def short_fact(value: Any) -> str:
+    """A digest cut to 12 hex digits, anything else as repr: how a refusal names a fact."""
     text = str(value)
     return text[:12] + "…" if len(text) == 64 and all(c in "0123456789abcdef" for c in text) else repr(value)
 
@@ -82,10 +83,15 @@ def tree_digest(root: Path, pattern: str = "*.py") -> str:
     return digest.hexdigest()
 
 
+def corpus_digest(corpus_dir: Path) -> str | None:
+    """The golden corpus's SHA-256: its manifest's (the manifest holds every file's SHA-256)."""
+    from pjrt_cts.golden.corpus import MANIFEST_NAME  # numpy and the corpus reader only when a digest is asked for
+
+    return file_digest(corpus_dir / MANIFEST_NAME)
+
+
 def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, Any], expectations_sha256: str,
          suite_version: str, suites_dir: Path, corpus_dir: Path) -> RunBinding:
-    from pjrt_cts.golden.corpus import MANIFEST_NAME  # numpy and the corpus reader only when a run binds
-
     return RunBinding(
         plugin_sha256=file_digest(plugin_path),
         profile=profile,
@@ -93,5 +99,5 @@ def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, An
         expectations_sha256=expectations_sha256,
         suite_version=suite_version,
         suites_sha256=tree_digest(suites_dir),
-        corpus_sha256=file_digest(corpus_dir / MANIFEST_NAME),  # the manifest holds every file's SHA-256
+        corpus_sha256=corpus_digest(corpus_dir),
     )

@@ -22,6 +22,7 @@ from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.binding import RunBinding, bind
 from pjrt_cts.runner.blocks import BlockFile, blocked_summary
+from pjrt_cts.runner.bundle import BundleError, pack_bundle
 from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
                                           twin_observations)
 from pjrt_cts.runner.consistency import apply_consistency
@@ -76,6 +77,7 @@ class RunOptions:
     quick: bool = False  # `--quick`: a stratified sample of the mandatory contract (pjrt_cts.runner.quick)
     confirm: bool = True  # rerun every finding before the verdict (runner/confirmation.py); off: never CONFORMANT
     report: bool = True  # write report.html (off for the selftest's mutant runs, read through results.json)
+    bundle: Path | None = None  # `--bundle FILE`: pack a submission bundle at the end (runner/bundle.py)
 
 
 def now_iso() -> str:
@@ -494,6 +496,8 @@ class Run:
         if not records and not ran_something:
             self._say("error: no tests were collected or run" + self._first_log_tail())
         self._say(f"results: {self.out / 'results.json'}  junit: {self.out / 'junit.xml'}{report_note}")
+        if options.bundle is not None:
+            self._say(self._bundle(options.bundle, interrupted))
         for entry in expectations_summary["entries"]:
             if entry["passed"]:
                 self._say(f"warning: expectation {entry['pattern']} matches {entry['passed']} passing test(s) (XPASS): "
@@ -504,6 +508,16 @@ class Run:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
             return EXIT_INTERRUPTED
         return judged.exit_code
+
+    def _bundle(self, path: Path, interrupted: bool) -> str:
+        """Pack the finished run into a submission bundle; the line that says where, or why not."""
+        if interrupted:
+            return f"bundle: not written (the run was interrupted; `--resume --bundle {path}` finishes it)"
+        try:
+            digest = pack_bundle(self.out, path)
+        except BundleError as exc:
+            return f"error: bundle not written: {exc}"
+        return f"bundle: {path} (manifest SHA-256 {digest}; `pjrt-cts verify {path}` checks it)"
 
     def _selection_record(self) -> dict[str, Any]:
         """results.json `selection`: what the user asked to run (the verdict reads `layers`; deselected tests
