@@ -31,6 +31,7 @@ from typing import Any
 
 from pjrt_cts import __version__
 from pjrt_cts.judgment.results import ResultsError, check_schema
+from pjrt_cts.judgment.summary import run_summary
 from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.runner.binding import RunBinding, corpus_digest, file_digest, short_fact, tree_digest
 from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
@@ -212,6 +213,8 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
               "and machine are the ones results.json records")
     found.add("expectations", *_expectation_check(members.get(EXPECTATIONS), claim.get("expectations_sha256"), results))
     found.add("verdict", *_verdict_check(claim, results, summary))
+    if summary is not None:
+        found.add("summary", _summary_problems(summary, results), f"{SUMMARY} is the summary of the bundled records")
     found.checks.append(_plugin_check(claim.get("plugin_sha256"), plugin_binary))
     problems = _suite_problems(claim)
     found.add("suite", problems, f"judged by this pjrt-cts {__version__} (suites and golden corpus alike)",
@@ -319,6 +322,14 @@ def _verdict_check(claim: dict[str, Any], results: Results, summary: dict[str, A
     if wrong:
         return [f"the records give {judged.line()!r}, but " + ", ".join(wrong)], ""
     return [], f"recomputed from {len(results.tests)} records: {judged.line()}"
+
+
+def _summary_problems(summary: dict[str, Any], results: Results) -> list[str]:
+    """summary.json against the summary the records give (judgment.summary.run_summary): every field, so that
+    defect counts or identity edited in the summary alone (the file a matrix reads) are caught too."""
+    expected = run_summary(results).to_json()
+    differing = sorted(key for key in set(summary) | set(expected) if summary.get(key) != expected.get(key))
+    return [f"{SUMMARY} differs from the records' summary in {', '.join(differing)}"] if differing else []
 
 
 def _claimed(data: dict[str, Any]) -> tuple[Any, Any, Any]:

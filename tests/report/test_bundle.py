@@ -20,9 +20,10 @@ import pytest
 from pjrt_cts import __version__
 from pjrt_cts.cli.main import main
 from pjrt_cts.judgment.results import build_results, write_results
+from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.runner.bundle import CLAIM, MANIFEST, RESULTS, SUMMARY, installed_suite, pack_bundle, verify_bundle
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
-from pjrt_cts.schema import TestRecord
+from pjrt_cts.schema import Results, TestRecord
 
 from .conftest import load_synthetic, make_clean
 
@@ -224,7 +225,9 @@ def test_a_pass_turned_fail_contradicts_the_claimed_verdict(real_run: tuple[Path
                     rewrite_manifest=True)
     code, output = verify(capsys, bundle)
     assert code == 1
-    assert failed_checks(output) == ["verdict"]  # the manifest matches: only the recomputed verdict catches it
+    # the manifest matches: only what is recomputed from the records catches it (the verdict, and the summary
+    # a real run bundles)
+    assert failed_checks(output) == ["verdict", "summary"]
     assert "the records give 'NON_CONFORMANT: 1 bad result(s) (FAIL)" in output
 
 
@@ -285,6 +288,7 @@ def test_a_consistently_edited_plugin_hash_is_caught_by_the_binary(real_run: tup
         edit_json(CLAIM, lambda claim: claim.update(plugin_sha256=other))(members)
         edit_json(RESULTS, lambda results: (results["binding"].update(plugin_sha256=other),
                                             results["plugin"].update(sha256=other)))(members)
+        edit_json(SUMMARY, lambda summary: summary.update(plugin_sha256=other))(members)
 
     bundle = edited(real_run[1], tmp_path / "b.zip", everywhere, rewrite_manifest=True)
     plugin = json.loads((real_run[0] / RESULTS).read_text(encoding="utf-8"))["plugin"]["path"]
@@ -321,10 +325,7 @@ def test_a_claim_of_another_suite_fails_unless_accepted(conformant: Path, tmp_pa
 
 def test_summary_json_is_bundled_and_held_to_the_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = synthetic_run(tmp_path / "run")
-    results = json.loads((out / RESULTS).read_text(encoding="utf-8"))
-    summary = {"format": "pjrt-cts summary", "schema_version": 1, "plugin_sha256": results["binding"]["plugin_sha256"],
-               **{key: results["summary"][key] for key in ("verdict", "level", "line")}}
-    (out / SUMMARY).write_text(json.dumps(summary), encoding="utf-8")
+    write_summary(run_summary(Results.from_json(json.loads((out / RESULTS).read_text(encoding="utf-8")))), out / SUMMARY)
     bundle = tmp_path / "b.zip"
     pack_bundle(out, bundle)
     assert members_of(bundle)[SUMMARY] == (out / SUMMARY).read_bytes()
@@ -336,14 +337,20 @@ def test_summary_json_is_bundled_and_held_to_the_records(tmp_path: Path, capsys:
     code, output = verify(capsys, edited(bundle, tmp_path / "verdict.zip", edit_json(SUMMARY, demote),
                                          rewrite_manifest=True))
     assert code == 1
-    assert failed_checks(output) == ["verdict"]
+    assert failed_checks(output) == ["verdict", "summary"]
     assert "summary.json claims 'INCOMPLETE: no test passed'" in output
     code, output = verify(capsys, edited(bundle, tmp_path / "plugin.zip",
                                          edit_json(SUMMARY, lambda data: data.update(plugin_sha256="0" * 64)),
                                          rewrite_manifest=True))
     assert code == 1
-    assert failed_checks(output) == ["facts"]
+    assert failed_checks(output) == ["facts", "summary"]
     assert "000000000000… in summary.json" in output
+    code, output = verify(capsys, edited(bundle, tmp_path / "defects.zip",
+                                         edit_json(SUMMARY, lambda data: data.update(defects=[])),
+                                         rewrite_manifest=True))
+    assert code == 1
+    assert failed_checks(output) == ["summary"]
+    assert "summary.json differs from the records' summary in defects" in output
 
 
 # -- what is no bundle ----------------------------------------------------------------------------
