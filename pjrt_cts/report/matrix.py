@@ -161,10 +161,13 @@ def _seconds(value: float | None) -> str:
     return f"{minutes} min {seconds:02d} s" if minutes else f"{value:.1f} s"
 
 
-def _platform(summary: RunSummary) -> str:
-    """`cuda 12.8` (name and version), `cpu` when the version only repeats the name."""
+def platform_text(summary: RunSummary) -> str:
+    """`cuda 12.8` (name and version); the version alone when it starts with the name (`cuda 13000`), the name
+    alone when the version only repeats it (`cpu`)."""
     name, version = summary.platform_name, summary.platform_version
-    return " ".join(dict.fromkeys(part for part in (name, version) if part)) or "–"
+    if name and version and version.split()[0] == name:
+        return version
+    return " ".join(part for part in (name, version) if part) or "–"
 
 
 def _short_hash(value: str | None) -> str:
@@ -196,7 +199,7 @@ def _row_view(summary: RunSummary) -> RowView:
     return RowView(
         summary=summary, label=row_label(summary), plugin=plugin_name(summary),
         version=summary.distribution_version or "–", api=summary.api_version or "–",
-        platform=_platform(summary),
+        platform=platform_text(summary),
         devices=f"{summary.device_count}× {summary.device_kind}" if summary.device_count else "none",
         verdict_class=verdict_class(summary), level=summary.level or "–", spec=summary.spec_mark or "–",
         wall=_seconds(summary.wall_seconds), plugin_hash=_short_hash(summary.plugin_sha256),

@@ -13,7 +13,8 @@ from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import ResultsError
 from pjrt_cts.judgment.summary import load_summary, run_summary, write_summary
 from pjrt_cts.judgment.verdict import judge_results
-from pjrt_cts.report.matrix import defect_grid, diff_summaries, render_matrix_html, render_matrix_markdown, sorted_rows
+from pjrt_cts.report.matrix import (defect_grid, diff_summaries, platform_text, render_matrix_html, render_matrix_markdown,
+                                    sorted_rows)
 from pjrt_cts.schema import DefectCount, Results, RunSummary
 
 from .conftest import SYNTHETIC, make_clean, record_of
@@ -116,6 +117,16 @@ def test_rows_are_sorted_by_plugin_then_version_numerically() -> None:
     rows = sorted_rows(_three())
     assert [(r.distribution, r.distribution_version) for r in rows] == [
         ("jax-cuda13-pjrt", "0.11.2"), ("jax-cuda13-pjrt", "0.12.0.1"), ("xla-cpu-pjrt", "0.0.1")]
+
+
+def test_the_platform_column_names_the_platform_once() -> None:
+    def platform(name: str | None, version: str | None) -> str:
+        return platform_text(dataclasses.replace(_summary("p", "1"), platform_name=name, platform_version=version))
+
+    assert platform("cuda", "cuda 13000") == "cuda 13000"
+    assert platform("cuda", "12.8") == "cuda 12.8"
+    assert platform("cpu", "cpu") == "cpu"
+    assert platform(None, None) == "–"
 
 
 def test_the_grid_marks_a_defect_several_plugins_share() -> None:
