@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jinja2
 
+from pjrt_cts.judgment.defects.catalogue import UNCLASSIFIED
 from pjrt_cts.judgment.verdict import CONFORMANT, NON_CONFORMANT
 from pjrt_cts.schema import DefectCount, RunSummary
 
@@ -81,9 +82,15 @@ class GridRow:
         """How many rows have the defect."""
         return sum(1 for cell in self.cells if cell.kind)
 
+    @property
+    def shared_by_several(self) -> bool:
+        """Several plugins have this one defect; "unclassified" is no defect, so it is never shared."""
+        return self.plugins > 1 and self.defect != UNCLASSIFIED
+
 
 def defect_grid(rows: list[RunSummary]) -> list[GridRow]:
-    """One row per defect any run has, a cell per run; the defects most plugins share first, then by id."""
+    """One row per defect any run has, a cell per run; the defects most plugins share first, then by id;
+    unclassified findings (whatever their causes) last."""
     described: dict[str, DefectCount] = {}
     for summary in rows:
         for defect in summary.defects:
@@ -98,7 +105,7 @@ def defect_grid(rows: list[RunSummary]) -> list[GridRow]:
                 plugins.add(plugin_name(summary))
         grid.append(GridRow(defect=defect_id, title=first.title, scope=first.scope, cells=tuple(cells),
                             plugins=len(plugins)))
-    return sorted(grid, key=lambda row: (-row.plugins, -row.runs, row.defect))
+    return sorted(grid, key=lambda row: (row.defect == UNCLASSIFIED, -row.plugins, -row.runs, row.defect))
 
 
 @dataclass(frozen=True)

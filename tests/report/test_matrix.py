@@ -142,6 +142,15 @@ def test_the_grid_marks_a_defect_several_plugins_share() -> None:
     assert page.count('<tr class="several">') == 1
 
 
+def test_unclassified_findings_of_several_plugins_are_not_a_shared_defect_and_come_last() -> None:
+    rows = sorted_rows([_summary("a", "1", _defect("unclassified", bad=9), _defect("x", bad=1)),
+                        _summary("b", "1", _defect("unclassified", bad=5))])
+    grid = defect_grid(rows)
+    assert [row.defect for row in grid] == ["x", "unclassified"]
+    assert grid[1].plugins == 2 and not grid[1].shared_by_several
+    assert 'class="several"' not in render_matrix_html(rows)
+
+
 def test_diff_of_two_versions_lists_fixed_introduced_and_unchanged() -> None:
     old = _summary("p", "1", _defect("gone", bad=1), _defect("kept", waived=2))
     new = _summary("p", "2", _defect("kept", shared=3), _defect("new", bad=1))
