@@ -33,7 +33,7 @@ def _regenerate_commands() -> list[list[str]]:
     block = re.search(r"```(?:bash|sh)\n(.*?)```", section, re.S)
     assert block, f"docs/conformance/README.md: no ```bash block under {REGENERATE_HEADING!r}"
     commands = []
-    for line in block.group(1).splitlines():
+    for line in block.group(1).replace("\\\n", " ").splitlines():  # a command goes on after a backslash-newline
         words = shlex.split(line, comments=True)
         if words[:2] != ["pjrt-cts", "matrix"]:
             continue
