@@ -132,13 +132,22 @@ class SummaryDiff:
 
     @property
     def caveat(self) -> str:
-        """Why a defect may come or go without a change of the plugin: the runs covered different layers."""
+        """Why a defect may come or go without a change of the plugin: the runs covered different layers, or one
+        of them had no device (its device layers never ran), or they had different devices."""
+        notes = []
         old, new = set(self.old.layers_run), set(self.new.layers_run)
-        if old == new:
-            return ""
-        parts = [f"{label} only: {', '.join(sorted(layers))}" for label, layers in (("old", old - new), ("new", new - old))
-                 if layers]
-        return "the runs covered different layers (" + "; ".join(parts) + "): a defect of those layers may be unseen, not fixed or new"
+        if old != new:
+            parts = [f"{label} only: {', '.join(sorted(layers))}"
+                     for label, layers in (("old", old - new), ("new", new - old)) if layers]
+            notes.append("the runs covered different layers (" + "; ".join(parts) + "): a defect of those layers may "
+                         "be unseen, not fixed or new")
+        without = [label for label, summary in (("old", self.old), ("new", self.new)) if not summary.device_count]
+        if len(without) == 1:
+            notes.append(f"the {without[0]} run had no device: a defect its device tests would show is unseen there, "
+                         "not fixed or new")
+        elif not without and _devices(self.old) != _devices(self.new):
+            notes.append(f"the runs had different devices ({_devices(self.old)}, {_devices(self.new)})")
+        return "; ".join(notes)
 
 
 def diff_summaries(old: RunSummary, new: RunSummary) -> SummaryDiff:
@@ -151,6 +160,11 @@ def diff_summaries(old: RunSummary, new: RunSummary) -> SummaryDiff:
 
     return SummaryDiff(old=old, new=new, fixed=changes(set(before) - set(after)),
                        introduced=changes(set(after) - set(before)), unchanged=changes(set(before) & set(after)))
+
+
+def _devices(summary: RunSummary) -> str:
+    """`2× NVIDIA H200`, `no device`."""
+    return f"{summary.device_count}× {summary.device_kind}" if summary.device_count else "no device"
 
 
 def _count(number: int, noun: str) -> str:

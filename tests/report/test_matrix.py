@@ -170,6 +170,16 @@ def test_the_diff_says_when_the_runs_covered_different_layers() -> None:
     assert "new only: execute" in diff_summaries(old, new).caveat
 
 
+def test_the_diff_says_when_one_run_had_no_device_or_the_runs_had_different_devices() -> None:
+    on_gpu = dataclasses.replace(_summary("p", "1", _defect("gone", bad=1)), device_kind="GPU", device_count=1)
+    no_device = dataclasses.replace(_summary("p", "2"), device_kind=None, device_count=0)
+    assert "the new run had no device" in diff_summaries(on_gpu, no_device).caveat
+    assert "the old run had no device" in diff_summaries(no_device, on_gpu).caveat
+    two_gpus = dataclasses.replace(on_gpu, distribution_version="2", device_count=2)
+    assert diff_summaries(on_gpu, two_gpus).caveat == "the runs had different devices (1× GPU, 2× GPU)"
+    assert "Note: the new run had no device" in render_matrix_markdown([on_gpu, no_device], [(on_gpu, no_device)])
+
+
 def test_the_page_is_deterministic_and_self_contained() -> None:
     summaries = _three()
     pairs = [(summaries[2], summaries[1])]
