@@ -131,6 +131,12 @@ class SummaryDiff:
     unchanged: tuple[DefectChange, ...]
 
     @property
+    def api_change(self) -> str:
+        """`0.115 → 0.116` when the two versions report different PJRT C API versions, else ""."""
+        old, new = self.old.api_version, self.new.api_version
+        return f"{old or '–'} → {new or '–'}" if old != new else ""
+
+    @property
     def caveat(self) -> str:
         """Why a defect may come or go without a change of the plugin: the runs covered different layers, or one
         of them had no device (its device layers never ran), or they had different devices."""
@@ -290,6 +296,8 @@ def render_matrix_markdown(summaries: list[RunSummary], diffs: Pairs = ()) -> st
                              for g in view.grid])
     for diff, old_label, new_label in view.diffs:
         lines += ["", f"## {old_label} → {new_label}", "", f"Verdict: {diff.old.line} → {diff.new.line}", ""]
+        if diff.api_change:
+            lines += [f"PJRT API: {diff.api_change}", ""]
         if diff.caveat:
             lines += [f"Note: {diff.caveat}.", ""]
         for heading, changes in (("fixed", diff.fixed), ("introduced", diff.introduced),

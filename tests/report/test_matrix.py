@@ -180,6 +180,14 @@ def test_the_diff_says_when_one_run_had_no_device_or_the_runs_had_different_devi
     assert "Note: the new run had no device" in render_matrix_markdown([on_gpu, no_device], [(on_gpu, no_device)])
 
 
+def test_the_diff_names_the_pjrt_api_versions_when_they_differ() -> None:
+    old, new = _summary("p", "1"), dataclasses.replace(_summary("p", "2"), api_version="0.116")
+    assert diff_summaries(old, new).api_change == "0.115 → 0.116"
+    assert diff_summaries(old, old).api_change == ""
+    assert "PJRT API: 0.115 → 0.116" in render_matrix_markdown([old, new], [(old, new)])
+    assert "PJRT API: 0.115 → 0.116" in render_matrix_html([old, new], [(old, new)])
+
+
 def test_the_page_is_deterministic_and_self_contained() -> None:
     summaries = _three()
     pairs = [(summaries[2], summaries[1])]
