@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jinja2
 
+from pjrt_cts.judgment.defects.catalogue import UNCLASSIFIED
 from pjrt_cts.judgment.verdict import CONFORMANT, NON_CONFORMANT
 from pjrt_cts.schema import DefectCount, RunSummary
 
@@ -81,9 +82,15 @@ class GridRow:
         """How many rows have the defect."""
         return sum(1 for cell in self.cells if cell.kind)
 
+    @property
+    def shared_by_several(self) -> bool:
+        """Several plugins have this one defect; "unclassified" is no defect, so it is never shared."""
+        return self.plugins > 1 and self.defect != UNCLASSIFIED
+
 
 def defect_grid(rows: list[RunSummary]) -> list[GridRow]:
-    """One row per defect any run has, a cell per run; the defects most plugins share first, then by id."""
+    """One row per defect any run has, a cell per run; the defects most plugins share first, then by id;
+    unclassified findings (whatever their causes) last."""
     described: dict[str, DefectCount] = {}
     for summary in rows:
         for defect in summary.defects:
@@ -98,7 +105,7 @@ def defect_grid(rows: list[RunSummary]) -> list[GridRow]:
                 plugins.add(plugin_name(summary))
         grid.append(GridRow(defect=defect_id, title=first.title, scope=first.scope, cells=tuple(cells),
                             plugins=len(plugins)))
-    return sorted(grid, key=lambda row: (-row.plugins, -row.runs, row.defect))
+    return sorted(grid, key=lambda row: (row.defect == UNCLASSIFIED, -row.plugins, -row.runs, row.defect))
 
 
 @dataclass(frozen=True)
@@ -124,14 +131,29 @@ class SummaryDiff:
     unchanged: tuple[DefectChange, ...]
 
     @property
+    def api_change(self) -> str:
+        """`0.115 → 0.116` when the two versions report different PJRT C API versions, else ""."""
+        old, new = self.old.api_version, self.new.api_version
+        return f"{old or '–'} → {new or '–'}" if old != new else ""
+
+    @property
     def caveat(self) -> str:
-        """Why a defect may come or go without a change of the plugin: the runs covered different layers."""
+        """Why a defect may come or go without a change of the plugin: the runs covered different layers, or one
+        of them had no device (its device layers never ran), or they had different devices."""
+        notes = []
         old, new = set(self.old.layers_run), set(self.new.layers_run)
-        if old == new:
-            return ""
-        parts = [f"{label} only: {', '.join(sorted(layers))}" for label, layers in (("old", old - new), ("new", new - old))
-                 if layers]
-        return "the runs covered different layers (" + "; ".join(parts) + "): a defect of those layers may be unseen, not fixed or new"
+        if old != new:
+            parts = [f"{label} only: {', '.join(sorted(layers))}"
+                     for label, layers in (("old", old - new), ("new", new - old)) if layers]
+            notes.append("the runs covered different layers (" + "; ".join(parts) + "): a defect of those layers may "
+                         "be unseen, not fixed or new")
+        without = [label for label, summary in (("old", self.old), ("new", self.new)) if not summary.device_count]
+        if len(without) == 1:
+            notes.append(f"the {without[0]} run had no device: a defect its device tests would show is unseen there, "
+                         "not fixed or new")
+        elif not without and _devices(self.old) != _devices(self.new):
+            notes.append(f"the runs had different devices ({_devices(self.old)}, {_devices(self.new)})")
+        return "; ".join(notes)
 
 
 def diff_summaries(old: RunSummary, new: RunSummary) -> SummaryDiff:
@@ -144,6 +166,11 @@ def diff_summaries(old: RunSummary, new: RunSummary) -> SummaryDiff:
 
     return SummaryDiff(old=old, new=new, fixed=changes(set(before) - set(after)),
                        introduced=changes(set(after) - set(before)), unchanged=changes(set(before) & set(after)))
+
+
+def _devices(summary: RunSummary) -> str:
+    """`2× NVIDIA H200`, `no device`."""
+    return f"{summary.device_count}× {summary.device_kind}" if summary.device_count else "no device"
 
 
 def _count(number: int, noun: str) -> str:
@@ -161,10 +188,13 @@ def _seconds(value: float | None) -> str:
     return f"{minutes} min {seconds:02d} s" if minutes else f"{value:.1f} s"
 
 
-def _platform(summary: RunSummary) -> str:
-    """`cuda 12.8` (name and version), `cpu` when the version only repeats the name."""
+def platform_text(summary: RunSummary) -> str:
+    """`cuda 12.8` (name and version); the version alone when it starts with the name (`cuda 13000`), the name
+    alone when the version only repeats it (`cpu`)."""
     name, version = summary.platform_name, summary.platform_version
-    return " ".join(dict.fromkeys(part for part in (name, version) if part)) or "–"
+    if name and version and version.split()[0] == name:
+        return version
+    return " ".join(part for part in (name, version) if part) or "–"
 
 
 def _short_hash(value: str | None) -> str:
@@ -196,7 +226,7 @@ def _row_view(summary: RunSummary) -> RowView:
     return RowView(
         summary=summary, label=row_label(summary), plugin=plugin_name(summary),
         version=summary.distribution_version or "–", api=summary.api_version or "–",
-        platform=_platform(summary),
+        platform=platform_text(summary),
         devices=f"{summary.device_count}× {summary.device_kind}" if summary.device_count else "none",
         verdict_class=verdict_class(summary), level=summary.level or "–", spec=summary.spec_mark or "–",
         wall=_seconds(summary.wall_seconds), plugin_hash=_short_hash(summary.plugin_sha256),
@@ -266,6 +296,8 @@ def render_matrix_markdown(summaries: list[RunSummary], diffs: Pairs = ()) -> st
                              for g in view.grid])
     for diff, old_label, new_label in view.diffs:
         lines += ["", f"## {old_label} → {new_label}", "", f"Verdict: {diff.old.line} → {diff.new.line}", ""]
+        if diff.api_change:
+            lines += [f"PJRT API: {diff.api_change}", ""]
         if diff.caveat:
             lines += [f"Note: {diff.caveat}.", ""]
         for heading, changes in (("fixed", diff.fixed), ("introduced", diff.introduced),

@@ -13,7 +13,8 @@ from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import ResultsError
 from pjrt_cts.judgment.summary import load_summary, run_summary, write_summary
 from pjrt_cts.judgment.verdict import judge_results
-from pjrt_cts.report.matrix import defect_grid, diff_summaries, render_matrix_html, render_matrix_markdown, sorted_rows
+from pjrt_cts.report.matrix import (defect_grid, diff_summaries, platform_text, render_matrix_html, render_matrix_markdown,
+                                    sorted_rows)
 from pjrt_cts.schema import DefectCount, Results, RunSummary
 
 from .conftest import SYNTHETIC, make_clean, record_of
@@ -118,6 +119,16 @@ def test_rows_are_sorted_by_plugin_then_version_numerically() -> None:
         ("jax-cuda13-pjrt", "0.11.2"), ("jax-cuda13-pjrt", "0.12.0.1"), ("xla-cpu-pjrt", "0.0.1")]
 
 
+def test_the_platform_column_names_the_platform_once() -> None:
+    def platform(name: str | None, version: str | None) -> str:
+        return platform_text(dataclasses.replace(_summary("p", "1"), platform_name=name, platform_version=version))
+
+    assert platform("cuda", "cuda 13000") == "cuda 13000"
+    assert platform("cuda", "12.8") == "cuda 12.8"
+    assert platform("cpu", "cpu") == "cpu"
+    assert platform(None, None) == "–"
+
+
 def test_the_grid_marks_a_defect_several_plugins_share() -> None:
     rows = sorted_rows(_three())
     grid = {row.defect: row for row in defect_grid(rows)}
@@ -129,6 +140,15 @@ def test_the_grid_marks_a_defect_several_plugins_share() -> None:
     assert [row.defect for row in defect_grid(rows)] == ["subnormals-flushed", "cuda-own", "old-only"]
     page = render_matrix_html(_three())
     assert page.count('<tr class="several">') == 1
+
+
+def test_unclassified_findings_of_several_plugins_are_not_a_shared_defect_and_come_last() -> None:
+    rows = sorted_rows([_summary("a", "1", _defect("unclassified", bad=9), _defect("x", bad=1)),
+                        _summary("b", "1", _defect("unclassified", bad=5))])
+    grid = defect_grid(rows)
+    assert [row.defect for row in grid] == ["x", "unclassified"]
+    assert grid[1].plugins == 2 and not grid[1].shared_by_several
+    assert 'class="several"' not in render_matrix_html(rows)
 
 
 def test_diff_of_two_versions_lists_fixed_introduced_and_unchanged() -> None:
@@ -148,6 +168,24 @@ def test_the_diff_says_when_the_runs_covered_different_layers() -> None:
     old = dataclasses.replace(_summary("p", "1"), layers_run=("abi", "client"))
     new = dataclasses.replace(_summary("p", "2"), layers_run=("abi", "client", "execute"))
     assert "new only: execute" in diff_summaries(old, new).caveat
+
+
+def test_the_diff_says_when_one_run_had_no_device_or_the_runs_had_different_devices() -> None:
+    on_gpu = dataclasses.replace(_summary("p", "1", _defect("gone", bad=1)), device_kind="GPU", device_count=1)
+    no_device = dataclasses.replace(_summary("p", "2"), device_kind=None, device_count=0)
+    assert "the new run had no device" in diff_summaries(on_gpu, no_device).caveat
+    assert "the old run had no device" in diff_summaries(no_device, on_gpu).caveat
+    two_gpus = dataclasses.replace(on_gpu, distribution_version="2", device_count=2)
+    assert diff_summaries(on_gpu, two_gpus).caveat == "the runs had different devices (1× GPU, 2× GPU)"
+    assert "Note: the new run had no device" in render_matrix_markdown([on_gpu, no_device], [(on_gpu, no_device)])
+
+
+def test_the_diff_names_the_pjrt_api_versions_when_they_differ() -> None:
+    old, new = _summary("p", "1"), dataclasses.replace(_summary("p", "2"), api_version="0.116")
+    assert diff_summaries(old, new).api_change == "0.115 → 0.116"
+    assert diff_summaries(old, old).api_change == ""
+    assert "PJRT API: 0.115 → 0.116" in render_matrix_markdown([old, new], [(old, new)])
+    assert "PJRT API: 0.115 → 0.116" in render_matrix_html([old, new], [(old, new)])
 
 
 def test_the_page_is_deterministic_and_self_contained() -> None:

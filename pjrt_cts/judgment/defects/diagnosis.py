@@ -27,6 +27,10 @@ def attribute(record: TestRecord) -> str | None:
         return _attribute_flaky(record)
     if actual not in _DIAGNOSED_AS:
         return None
+    if record.details.get("blocked_by"):
+        # It never ran (another finding blocked it): nothing it would have tested is observed, so no rule of the
+        # catalogue, all of which describe what a test saw, applies to it.
+        return UNCLASSIFIED
     deviation = record.details.get("deviation")
     known = catalogue_by_id()
     if isinstance(deviation, str) and deviation in known:
