@@ -62,6 +62,17 @@ def png_size_and_distinct_bytes(path: Path) -> tuple[int, int, int]:
     return width, height, len(set(zlib.decompress(idat)))
 
 
+def assert_renders(page: Path, shot: Path, window: str = "1400,2000") -> tuple[int, int]:
+    """Chromium screenshots `page` into `shot`: it exits cleanly, logs nothing on the console and the picture is
+    not blank. The screenshot's (width, height)."""
+    run = chromium(f"--window-size={window}", f"--screenshot={shot}", page.as_uri())
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert console_lines(run.stderr) == []
+    width, height, distinct = png_size_and_distinct_bytes(shot)
+    assert distinct > 64, f"the screenshot of {page.name} looks blank"
+    return width, height
+
+
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> Path:
     from .conftest import load_synthetic
@@ -82,13 +93,7 @@ def test_detects_console_errors(tmp_path: Path) -> None:
 
 
 def test_report_renders_in_chromium(report_file: Path) -> None:
-    shot = report_file.with_name("report.png")
-    run = chromium("--window-size=1400,2000", f"--screenshot={shot}", report_file.as_uri())
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert console_lines(run.stderr) == []
-    width, height, distinct = png_size_and_distinct_bytes(shot)
-    assert (width, height) == (1400, 2000)
-    assert distinct > 64, "the screenshot looks blank"
+    assert assert_renders(report_file, report_file.with_name("report.png")) == (1400, 2000)
 
 
 def test_report_dom_after_scripts_ran(report_file: Path) -> None:
@@ -134,11 +139,7 @@ def test_conformance_matrix_renders_in_chromium(tmp_path: Path) -> None:
     failing, clean = (run_summary(Results.from_json(data)) for data in (load_synthetic(), make_clean(load_synthetic())))
     page = tmp_path / "matrix.html"
     page.write_text(render_matrix_html([failing, clean], [(failing, clean)]), encoding="utf-8")
-    shot = tmp_path / "matrix.png"
-    run = chromium("--window-size=1400,1000", f"--screenshot={shot}", page.as_uri())
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert console_lines(run.stderr) == []
-    assert png_size_and_distinct_bytes(shot)[2] > 64, "the screenshot looks blank"
+    assert_renders(page, tmp_path / "matrix.png", window="1400,1000")
     run = chromium("--dump-dom", page.as_uri())
     dom = Probe(run.stdout)
     assert dom.title == "PJRT plugin conformance matrix"
