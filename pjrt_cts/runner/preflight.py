@@ -98,26 +98,8 @@ def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Map
     if result.death is not None and not result.death.reached_plugin:
         identity["error"] = f"the preflight child failed before loading the plugin: {result.death.one_line()}"
         return Preflight(result, identity, None, None)
-    finding: TestRecord | None
-    block: Block | None
-    if result.load_error and result.death is None:
-        finding, block = _load_failure(result.load_error, plugin_path, repro)
-    else:
-        finding, block = _finding(result, plugin_path, repro)
+    finding, block = _finding(result, plugin_path, repro)
     return Preflight(result, identity, finding, block)
-
-
-def _load_failure(error: str, plugin_path: Path, repro: str) -> tuple[TestRecord, Block]:
-    """The plugin could not be loaded (dlopen or GetPjrtApi failed, the child lived): one FAIL of the load step,
-    naming the loader's error, and every test that needs the plugin blocked by it, so that a run (and its matrix
-    row) says how the plugin fails to start instead of thousands of tests each hitting the same error."""
-    test = STEP_TESTS["load"]
-    record = make_record(test.nodeid, PhaseResult(Outcome.FAIL, message=f"the plugin does not load: {error}",
-                                                  details={"preflight_step": "load", "function": test.function},
-                                                  tags=["preflight"]), repro, test_id=test.test_id)
-    block = Block(finding=test.test_id, reason=f"the plugin does not load: {error}", fixtures=test.fixtures,
-                  functions=(test.function,), plugin_path=str(Path(plugin_path).resolve()), kind="preflight")
-    return record, block
 
 
 def _finding(result: ProbeResult, plugin_path: Path, repro: str) -> tuple[TestRecord | None, Block | None]:

@@ -110,20 +110,6 @@ def test_preflight_of_a_healthy_plugin_records_nothing_and_blocks_nothing(tmp_pa
     assert BlockFile.read(tmp_path / "blocks.json").blocks == []
 
 
-def test_a_plugin_that_does_not_load_is_one_finding_and_blocks_every_plugin_test(tmp_path: Path) -> None:
-    """dlopen fails (here: not an ELF file) and the child lives: one FAIL of the load step naming the loader's
-    error, every test needing the plugin blocked by it (not thousands of tests each hitting the error)."""
-    not_a_library = tmp_path / "plugin.so"
-    not_a_library.write_bytes(b"not a shared library")
-    preflight = run_preflight(not_a_library, CPU_OPTIONS, dict(os.environ), step_timeout=60, repro="r")
-    finding, block = preflight.finding, preflight.block
-    assert finding is not None and block is not None
-    assert (finding.id, finding.outcome) == (STEP_TESTS["load"].test_id, "FAIL")
-    assert finding.message.startswith("the plugin does not load: ") and str(not_a_library) in finding.message
-    assert preflight.identity["error"] in finding.message
-    assert block.fixtures == ("plugin",) and block.functions == (STEP_TESTS["load"].function,)
-
-
 def test_preflight_turns_a_compile_abort_into_one_finding_and_a_call_block(hostile: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     _env(monkeypatch, "Client_Compile", "abort")
