@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.judgment.defects import defect_table
-from pjrt_cts.judgment.results import ResultsError, check_schema, ordered_layers
+from pjrt_cts.judgment.results import ResultsError, check_schema, ordered_layers, outcome_counts
 from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.schema import SUMMARY_FORMAT, DefectCount, Results, RunSummary
 
@@ -27,9 +27,6 @@ def run_summary(results: Results) -> RunSummary:
     devices = [device for device in plugin.get("devices") or () if isinstance(device, dict)]
     kinds = list(dict.fromkeys(str(device.get("kind")) for device in devices if device.get("kind")))
     distribution = _distribution(plugin, environment)
-    totals: dict[str, int] = {}
-    for test in results.tests:
-        totals[test.outcome.value] = totals.get(test.outcome.value, 0) + 1
     return RunSummary(
         distribution=distribution[0] if distribution else None,
         distribution_version=distribution[1] if distribution else None,
@@ -48,7 +45,7 @@ def run_summary(results: Results) -> RunSummary:
         wall_seconds=results.wall_seconds,
         tests=len(results.tests),
         layers_run=tuple(ordered_layers(test.layer for test in results.tests)),
-        outcomes=dict(sorted(totals.items())),
+        outcomes=dict(sorted((outcome.value, count) for outcome, count in outcome_counts(results.tests).items())),
         verdict=judged.verdict,
         level=judged.level,
         levels=tuple(result.level.name for result in judged.levels if result.reached),

@@ -261,10 +261,10 @@ def diff_runs(old: Results, new: Results) -> RunDiff:
     return RunDiff(old=RunStats.of(old), new=RunStats.of(new), changes=changes, defects=diff_defects(old, new))
 
 
-def _cell(text: str, width: int = 140, markdown: bool = False) -> str:
-    """One table cell: single line, bounded; in Markdown, no table breakers."""
+def table_cell(text: object, width: int | None = 140, markdown: bool = False) -> str:
+    """One table cell: single line, bounded to `width` (None: whole); in Markdown, no table breakers."""
     line = " ".join(str(text).split())
-    if len(line) > width:
+    if width is not None and len(line) > width:
         line = line[: width - 1] + "…"
     return line.replace("|", "\\|") if markdown else line
 
@@ -277,11 +277,11 @@ def changes_table(changes: list[Change], tablefmt: str, limit: int | None = None
     code = "`" if markdown else ""
     rows = [
         [
-            f"{code}{_cell(change.test_id, 200, markdown)}{code}",
+            f"{code}{table_cell(change.test_id, 200, markdown)}{code}",
             change.old.value if change.old else "—",
             change.new.value if change.new else "—",
             change.kind.value,
-            _cell(change.message, 120 if markdown else 80, markdown),
+            table_cell(change.message, 120 if markdown else 80, markdown),
         ]
         for change in shown
     ]
@@ -335,7 +335,7 @@ def defects_table(changes: list[DefectChange], tablefmt: str, limit: int | None 
     markdown = tablefmt == "github"
     code = "`" if markdown else ""
     rows = [[f"{code}{change.defect}{code}", change.status, change.scope, _defect_cell(change.old),
-             _defect_cell(change.new), _cell(change.title, 80, markdown)] for change in shown]
+             _defect_cell(change.new), table_cell(change.title, 80, markdown)] for change in shown]
     table = tabulate(rows, headers=["defect", "status", "scope", "old tests", "new tests", "title"],
                      tablefmt=tablefmt, disable_numparse=True)
     if limit is not None and len(changes) > limit:

@@ -17,6 +17,7 @@ import jinja2
 
 from pjrt_cts.judgment.defects.catalogue import UNCLASSIFIED
 from pjrt_cts.judgment.verdict import CONFORMANT, NON_CONFORMANT
+from pjrt_cts.report.diff import table_cell
 from pjrt_cts.schema import DefectCount, RunSummary
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -263,14 +264,9 @@ def render_matrix_html(summaries: list[RunSummary], diffs: Pairs = ()) -> str:
                                                      verdict_class=verdict_class)
 
 
-def _cell(text: object) -> str:
-    """A Markdown table cell: pipes escaped, one line."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 def _table(header: list[str], body: list[list[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in body]
+    lines += ["| " + " | ".join(table_cell(value, width=None, markdown=True) for value in row) + " |" for row in body]
     return lines
 
 
