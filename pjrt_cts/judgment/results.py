@@ -195,11 +195,16 @@ def load_results(path: Path | str) -> Results:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ResultsError(f"cannot read {path}: {exc.strerror}") from exc
+    return parse_results(text, str(path))
+
+
+def parse_results(text: str | bytes, origin: str) -> Results:
+    """A results.json's text (from a file, a bundle member ...); ResultsError names `origin` otherwise."""
     try:
         results = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path} is not JSON: {exc}") from exc
-    check_schema(results, str(path))
+    except ValueError as exc:  # JSONDecodeError, and UnicodeDecodeError for bytes
+        raise ResultsError(f"{origin} is not JSON: {exc}") from exc
+    check_schema(results, origin)
     return Results.from_json(results)
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts import __version__
-from pjrt_cts.judgment.results import ResultsError, check_schema
+from pjrt_cts.judgment.results import ResultsError, parse_results
 from pjrt_cts.judgment.summary import run_summary
 from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.runner.binding import RunBinding, corpus_digest, file_digest, short_fact, tree_digest
@@ -100,11 +100,9 @@ def _read(path: Path) -> bytes:
 
 def _parse_results(data: bytes, origin: str) -> Results:
     try:
-        raw = json.loads(data)
-        check_schema(raw, origin)
-    except (ValueError, ResultsError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return parse_results(data, origin)
+    except ResultsError as exc:
         raise BundleError(f"{origin} is not a readable results file: {exc}") from exc
-    return Results.from_json(raw)
 
 
 def _expectations_bytes(results: Results, digest: str) -> bytes:
