@@ -183,6 +183,28 @@ def id_matches(test_id: str, pattern: str) -> bool:
     return _compiled_pattern(pattern).fullmatch(test_id) is not None
 
 
+def id_prefix_may_match(prefix: str, pattern: str) -> bool:
+    """Whether some test id that starts with `prefix` can match `pattern` (same syntax as `id_matches`): the
+    pattern's literal characters agree with `prefix` up to its first `*` or up to the prefix's end. Exact: past a
+    `*` the rest of the prefix and any suffix can be absorbed."""
+    for position, char in enumerate(pattern):
+        if char == "*":
+            return True
+        if position == len(prefix):
+            return True
+        if char != "?" and char != prefix[position]:
+            return False
+    return len(pattern) >= len(prefix)
+
+
+def module_id_prefix(path: str) -> str | None:
+    """The id prefix every test of the suite module at `path` shares (`suites/client/test_devices.py` ->
+    `client.devices.`); None for a path that is not a suite test module."""
+    nodeid = path.replace("\\", "/") + "::_"
+    test_id = test_id_from_nodeid(nodeid)
+    return None if test_id == nodeid else test_id[:-1]
+
+
 @functools.lru_cache(maxsize=4096)
 def _compiled_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)

@@ -133,6 +133,11 @@ def partial_selection(results: Results) -> str | None:
     shard = results.shard or {}
     if shard:
         parts.append(f"shard {shard.get('index')}/{shard.get('count')}")
+    # A module no --id pattern can reach is not collected, so its tests have no SKIP record to count: the patterns
+    # themselves make the run partial (unless one of them is `*`, which selects everything).
+    ids = [str(pattern) for pattern in selection.get("ids") or []]
+    if ids and "*" not in ids:
+        parts.append(f"{len(ids)} --id pattern{'s' if len(ids) != 1 else ''}")
     kinds = Counter(by for by in map(deselected_by, tests) if by is not None)
     parts += [f"{count} deselected by {by}" for by, count in sorted(kinds.items())]
     if not parts:

@@ -301,6 +301,22 @@ class WorkerPlugin:
                 session.config.args = list(self.spec.suite_paths)
             self.timer.start(max(COLLECTION_TIMEOUT_SECONDS, self.spec.timeout))
 
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        """A selection (`--id`, a confirmation pass's node ids) leaves out every suite module none of its tests can
+        belong to: such a module is not imported, and its tests get no record, as with `--layers`. Collecting the
+        golden-case module alone is ~14,000 items (seconds per worker) for a run that selects none of them."""
+        if self.role != "worker" or self.spec is None or collection_path.suffix != ".py":
+            return None
+        prefix = outcomes.module_id_prefix(str(collection_path))
+        if prefix is None:
+            return None
+        if self.spec.only_nodeids:
+            wanted = (test_id_from_nodeid(nodeid) for nodeid in self.spec.only_nodeids)
+            return None if any(test_id.startswith(prefix) for test_id in wanted) else True
+        if self.spec.select_ids and not any(outcomes.id_prefix_may_match(prefix, p) for p in self.spec.select_ids):
+            return True
+        return None
+
     @pytest.hookimpl(trylast=True)  # after the suites' own conftest adjustments
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:

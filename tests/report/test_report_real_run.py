@@ -14,8 +14,8 @@ from pjrt_cts.judgment.results import anchor_for, check_schema
 from .html_probe import Probe
 from .test_report_browser import CHROMIUM, assert_renders, chromium, console_lines
 
-# A few seconds of real work: the StableHLO-text compile tests and the golden add cases, if present.
-SUBSET = ["--layers", "compile,execute", "--id", "compile.stablehlo_text.*", "--id", "execute.*add*"]
+# A few seconds of real work: the StableHLO-text compile tests and the golden compare cases (two packs).
+SUBSET = ["--layers", "compile,execute", "--id", "compile.stablehlo_text.*", "--id", "execute.golden_cases.*[compare.*]"]
 
 pytestmark = [
     pytest.mark.slow,
