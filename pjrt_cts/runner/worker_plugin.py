@@ -262,6 +262,7 @@ class WorkerPlugin:
         self.findings: dict[str, None] = {}  # node ids of this worker's findings, in the order they ran
         self.isolated: set[str] = set()  # not rerun here: their twins or the confirmation pass confirm them
         self.items: dict[str, pytest.Item] = {}
+        self.selected_ids = outcomes.IdPatterns(spec.select_ids if spec else ())  # --id
         self._phases: dict[str, dict[str, pytest.TestReport]] = {}  # the phase reports of the test under way
         if role == "worker":
             self._redirect_output()
@@ -313,7 +314,7 @@ class WorkerPlugin:
         if self.spec.only_nodeids:
             wanted = (test_id_from_nodeid(nodeid) for nodeid in self.spec.only_nodeids)
             return None if any(test_id.startswith(prefix) for test_id in wanted) else True
-        if self.spec.select_ids and not any(outcomes.id_prefix_may_match(prefix, p) for p in self.spec.select_ids):
+        if self.selected_ids and not self.selected_ids.may_match_prefix(prefix):
             return True
         return None
 
@@ -379,7 +380,7 @@ class WorkerPlugin:
     def _deselection_reason(self, test_id: str) -> tuple[str | None, str]:
         """(why the test is left out, by what: "--id" / "expectations"), or (None, "") when it runs."""
         assert self.spec is not None
-        if self.spec.select_ids and not any(id_matches(test_id, p) for p in self.spec.select_ids):
+        if self.selected_ids and not self.selected_ids.matches(test_id):
             return "not selected by --id", "--id"
         for pattern, reason in self.spec.expectation_skips:
             if id_matches(test_id, pattern):
