@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pjrt_cts.judgment.levels import all_mandatory_ids
+from pjrt_cts.judgment.outcomes import IdPatterns
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
 from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
 from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
 from pjrt_cts.selftest.judging import (
-    Baseline, MutantJudgement, judge, matches_any, mutation_score, proxy_differences,
+    Baseline, MutantJudgement, judge, mutation_score, proxy_differences,
 )
 from pjrt_cts.judgment.verdict import CONFORMANT
 
@@ -66,6 +67,30 @@ class SelftestReport:
     @property
     def run_hatches_caught(self) -> bool:
         return all(hatch.caught for hatch in self.run_hatches)
+
+    @property
+    def escape_hatches_missed(self) -> list[str]:
+        """Escape-hatch defects (ways to look CONFORMANT without working) the suite did not catch: never allowed."""
+        return [v.defect.name for v in self.verdicts if v.defect.escape_hatch and not v.correct]
+
+    def problems(self, min_score: float) -> list[str]:
+        """Why this selftest fails its gate (empty: it passes): the score, the passthrough, an escape hatch (the
+        catalogue's or the runner's) not caught, a wrong judgement without an explanation."""
+        found: list[str] = []
+        if self.score < min_score:
+            found.append(f"mutation score {self.score:.1%} < {min_score:.0%}")
+        if self.passthrough.error is not None:
+            found.append(f"the passthrough baseline produced no results: {self.passthrough.error}")
+        elif not self.passthrough_green:
+            found.append("the passthrough proxy is not green (outcomes differ from the real plugin's, or its verdict "
+                         f"is not CONFORMANT: {self.baseline.passthrough_verdict.line()})")
+        if self.escape_hatches_missed:
+            found.append(f"escape-hatch defect(s) not caught: {', '.join(self.escape_hatches_missed)}")
+        found += [f"the runner's escape hatch {hatch.name} is not caught ({hatch.evidence})"
+                  for hatch in self.run_hatches if not hatch.caught]
+        found += [f"{v.defect.name} is {v.status} without an explanation" for v in self.verdicts
+                  if not v.correct and not v.explanation]
+        return found
 
     @property
     def passthrough_green(self) -> bool:
@@ -128,6 +153,24 @@ def selection_for(defects: list[Defect], layers_present: list[str], full: bool) 
     return SuiteSelection(layers=layers, patterns=patterns)
 
 
+# Golden-case tests: each is judged against its reference values in the passthrough's own run (a proxy that changed
+# one fails it there), and together they are most of a comparison run's compile time.
+GOLDEN_CASE_PREFIXES = ("execute.golden_cases.", "compile.golden_programs.", "multidevice.golden.")
+
+
+def comparison_selection(defects: list[Defect], layers_present: list[str], full: bool) -> SuiteSelection:
+    """What the real plugin runs to be compared with the passthrough: the defects' selections, golden cases
+    excepted (GOLDEN_CASE_PREFIXES); `abi` when nothing else is left."""
+    union = selection_for(defects, layers_present, full)
+    if union is None:
+        return SuiteSelection(["abi"], ["abi.*"])
+    if full:
+        return union
+    patterns = [p for p in union.patterns if not p.startswith(GOLDEN_CASE_PREFIXES)]
+    layers = [layer for layer in union.layers if any(p.split(".", 1)[0] == layer for p in patterns)]
+    return SuiteSelection(layers, patterns) if layers else SuiteSelection(["abi"], ["abi.*"])
+
+
 def baseline_selection(defects: list[Defect], layers_present: list[str], full: bool,
                        mandatory: list[str]) -> SuiteSelection:
     """Every defect's selection plus every mandatory test id: the records each mutant's are laid over."""
@@ -150,9 +193,9 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
                          suites_dir=options.suites_dir)
     mandatory = all_mandatory_ids()
     union = baseline_selection(options.defects, layers_present, options.full, mandatory)
-    # The real plugin is compared over the defects' selections; the mandatory rest of the passthrough run is
-    # held to its verdict (it must be CONFORMANT).
-    compared = selection_for(options.defects, layers_present, options.full) or SuiteSelection(["abi"], ["abi.*"])
+    # The real plugin is compared over the defects' selections but their golden cases; those and the mandatory
+    # rest of the passthrough run are held to its verdict (it must be CONFORMANT).
+    compared = comparison_selection(options.defects, layers_present, options.full)
 
     say(f"selftest: proxy {proxy}")
     say(f"selftest: passthrough baseline over {'the whole suite' if options.full else f'{len(union.patterns)} id patterns'}"
@@ -206,9 +249,10 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
 
 def _within(outcomes: dict[str, str], selection: SuiteSelection) -> dict[str, str]:
     """The outcomes of the tests `selection` selects."""
+    patterns = IdPatterns(selection.patterns)
     return {test_id: outcome for test_id, outcome in outcomes.items()
             if (not selection.layers or test_id.split(".", 1)[0] in selection.layers)
-            and (not selection.patterns or matches_any(test_id, selection.patterns))}
+            and (not patterns or patterns.matches(test_id))}
 
 
 def _confirm_differences(runner: SuiteRunner, options: SelftestOptions, proxy: Path,
@@ -233,5 +277,5 @@ def default_parallelism() -> int:
     return max(1, min(4, (os.cpu_count() or 1)))
 
 
-__all__ = ["SelftestOptions", "SelftestReport", "baseline_selection", "default_parallelism", "present_layers",
-           "run_selftest", "selection_for"]
+__all__ = ["SelftestOptions", "SelftestReport", "baseline_selection", "comparison_selection", "default_parallelism",
+           "present_layers", "run_selftest", "selection_for"]

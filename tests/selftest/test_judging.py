@@ -210,6 +210,34 @@ def test_table_prints_status_verdict_and_level_per_defect() -> None:
     assert "passthrough proxy: green" in render_table(report)
 
 
+def test_the_gate_fails_on_a_low_score_an_escape_hatch_or_a_runner_hatch_and_says_why() -> None:
+    """What `pjrt-cts selftest` exits 1 for (the mutation gate CI runs after pytest)."""
+    from pjrt_cts.selftest import SelftestOptions, SelftestReport
+    from pjrt_cts.selftest.run_hatches import HatchResult
+
+    hatch = Defect("hatch_demo", "transfer", "demo", (OPTIONAL,), ("transfer",), breaks=FULL, escape_hatch=True)
+    caught = judge(_defect(), _run({OPTIONAL: "FAIL"}), BASELINE, ["transfer"])
+    hatch_caught = judge(hatch, _run({OPTIONAL: "FAIL"}), BASELINE, ["transfer"])
+    hatch_missed = judge(hatch, _run({OPTIONAL: "NOT_SUPPORTED"}), BASELINE, ["transfer"])
+    passthrough = _run({test_id: "PASS" for test_id in BASELINE.records})
+    runner_hatch = HatchResult("resume_over_another_binary", "demo", True, "exit 2")
+
+    def report(verdicts: list, hatches: list[HatchResult]) -> SelftestReport:
+        return SelftestReport(verdicts, passthrough, BASELINE, None, {}, 1.0,
+                              SelftestOptions(target=Path("x.so"), out_dir=Path(".")), ["transfer"], hatches)
+
+    assert report([caught, hatch_caught], [runner_hatch]).problems(0.95) == []
+    problems = report([caught, hatch_missed], [runner_hatch]).problems(0.4)
+    assert problems == ["escape-hatch defect(s) not caught: hatch_demo"]
+    assert report([caught, hatch_missed], [runner_hatch]).problems(0.95)[0] == "mutation score 50.0% < 95%"
+    uncaught = HatchResult("mandatory_only_selection", "demo", False, "CONFORMANT")
+    assert report([caught], [runner_hatch, uncaught]).problems(0.95) == [
+        "the runner's escape hatch mandatory_only_selection is not caught (CONFORMANT)"]
+    broken = SelftestReport([caught], _run({}, error="no results"), BASELINE, None, {}, 1.0,
+                            SelftestOptions(target=Path("x.so"), out_dir=Path(".")), ["transfer"], [runner_hatch])
+    assert broken.problems(0.95) == ["the passthrough baseline produced no results: no results"]
+
+
 def test_a_mandatory_only_selection_is_caught_as_a_runner_escape_hatch(tmp_path) -> None:
     """run_hatches.mandatory_only_selection judges the passthrough baseline's own results.json: a --id selection
     holding the mandatory tests must read INCOMPLETE and fail the gate (issue 28)."""
