@@ -40,6 +40,18 @@ def test_plan_packs_by_family_and_class_in_id_order_within_bounds() -> None:
     assert [len(plan[p]) for p in plan if p.startswith("conv.")] == [32, 8]  # a convolution weighs 4
 
 
+def test_mandatory_cases_come_first_in_their_packs() -> None:
+    """Core's golden selection (core op families in f32) first, then the rest, each in id order: the mandatory cases
+    fill as few packs as they can."""
+    entries = [_entry(f"dot.a{i:03d}.s32", ["s32"]) for i in range(MAX_CASES)]
+    entries += [_entry("dot.z.f32", ["f32"]), _entry("dot.y.f32", ["f32"]), _entry("spec.add.f32", ["f32"]),
+                _entry("spec.mul.s32", ["s32"])]
+    plan = dict(plan_packs(entries))
+    assert plan["dot.pack_common_0"][:3] == ["dot.y.f32", "dot.z.f32", "dot.a000.s32"]
+    assert plan["dot.pack_common_1"] == ["dot.a126.s32", "dot.a127.s32"]
+    assert plan["spec.pack_common_0"] == ["spec.add.f32", "spec.mul.s32"]  # spec is no core op family: id order
+
+
 def test_what_is_never_packed() -> None:
     assert not packable(_entry("spmd.x.f32", ["f32"], num_partitions=2))
     assert not packable(_entry("dot.d.f32", ["f32"], donation={"kinds": ["tf.aliasing_output"]}))

@@ -15,6 +15,10 @@ so a full regeneration and `--repack` over an existing corpus give the same prog
   counts FAMILY_WEIGHT units): one rejected pack costs its members' own compiles, about one pack's worth. Packs of
   the classes plugins most often reject or crash on are smaller (CLASS_MAX_CASES: on jax-cuda13-pjrt a 4-bit pack
   aborts the compiler, and each of its members then costs a compile of its own).
+- **Mandatory cases first.** Within a family and class, the cases a level contract makes mandatory
+  (`mandatory_case_ids`: the golden selections of pjrt_cts.judgment.levels) come first, then the rest, each in id
+  order: a run of the mandatory tests alone (the selftest's baseline, a vendor's first look) compiles the few packs
+  that hold them instead of every pack that holds one.
 - **Not packed.** Multi-device, donating, layout-fixing and large cases (their programs cannot be shared), spec
   cases XLA cannot compile or run (in a pack they would fail every XLA-based plugin's pack), and a member whose
   value XLA computes differently inside the pack than alone (the pack is checked on JAX's CPU
@@ -78,12 +82,23 @@ def pack_key(entry: dict[str, Any]) -> tuple[str, str]:
     return family, type_class(entry["dtypes"])
 
 
+def mandatory_case_ids(entries: Iterable[dict[str, Any]]) -> set[str]:
+    """The ids of the cases some level's golden selection makes mandatory (any of its tests)."""
+    from pjrt_cts.judgment.levels import LEVELS
+
+    chosen = list(entries)
+    selections = [feature.golden for level in LEVELS for feature in level.features if feature.golden is not None]
+    return {test_id.split("[", 1)[1][:-1] for selection in selections for test_id in selection.select(chosen)}
+
+
 def plan_packs(entries: Sequence[dict[str, Any]], excluded: Iterable[str] = ()) -> list[tuple[str, list[str]]]:
     """(pack id, member case ids) for every pack of two or more members, in a fixed order: packable cases
-    (minus `excluded`) by family, class and id, cut at MAX_CASES / MAX_WEIGHT."""
+    (minus `excluded`) by family and class, the mandatory ones first, each part in id order, cut at MAX_CASES /
+    MAX_WEIGHT."""
     left_out = set(excluded)
+    mandatory = mandatory_case_ids(entries)
     by_key: dict[tuple[str, str], list[dict[str, Any]]] = collections.defaultdict(list)
-    for entry in sorted(entries, key=lambda e: e["id"]):
+    for entry in sorted(entries, key=lambda e: (e["id"] not in mandatory, e["id"])):
         if packable(entry) and entry["id"] not in left_out:
             by_key[pack_key(entry)].append(entry)
     plan: list[tuple[str, list[str]]] = []
