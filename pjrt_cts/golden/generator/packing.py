@@ -2,7 +2,7 @@
 
 A plugin pays a fixed cost per compiled program (XLA's pass pipeline, executable setup) on top of the work per
 op, so the corpus's cases are compiled as packs: one program per family and element-type class that takes every
-member's arguments and returns every member's results, in member (id) order, combined from the members' own
+member's arguments and returns every member's results, in member order (below), combined from the members' own
 programs (`core.combine_programs`). The plan is a pure function of the manifest's case entries (`plan_packs`),
 so a full regeneration and `--repack` over an existing corpus give the same programs.
 
