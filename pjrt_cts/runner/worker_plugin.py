@@ -263,6 +263,9 @@ class WorkerPlugin:
         self.isolated: set[str] = set()  # not rerun here: their twins or the confirmation pass confirm them
         self.items: dict[str, pytest.Item] = {}
         self.selected_ids = outcomes.IdPatterns(spec.select_ids if spec else ())  # --id
+        # a confirmation pass's modules, by id prefix (each node id's module path names its module)
+        self.wanted_modules = {outcomes.module_id_prefix(nodeid.split("::", 1)[0])
+                               for nodeid in (spec.only_nodeids if spec else ())}
         self._phases: dict[str, dict[str, pytest.TestReport]] = {}  # the phase reports of the test under way
         if role == "worker":
             self._redirect_output()
@@ -312,8 +315,7 @@ class WorkerPlugin:
         if prefix is None:
             return None
         if self.spec.only_nodeids:
-            wanted = (test_id_from_nodeid(nodeid) for nodeid in self.spec.only_nodeids)
-            return None if any(test_id.startswith(prefix) for test_id in wanted) else True
+            return None if prefix in self.wanted_modules else True
         if self.selected_ids and not self.selected_ids.may_match_prefix(prefix):
             return True
         return None

@@ -65,10 +65,6 @@ class SelftestReport:
         return mutation_score(self.verdicts)
 
     @property
-    def run_hatches_caught(self) -> bool:
-        return all(hatch.caught for hatch in self.run_hatches)
-
-    @property
     def escape_hatches_missed(self) -> list[str]:
         """Escape-hatch defects (ways to look CONFORMANT without working) the suite did not catch: never allowed."""
         return [v.defect.name for v in self.verdicts if v.defect.escape_hatch and not v.correct]

@@ -53,8 +53,7 @@ def render_table(report: "SelftestReport") -> str:
     hatches = [v.defect.name for v in report.verdicts if v.defect.escape_hatch]
     hatches += [hatch.name for hatch in report.run_hatches]
     if hatches:
-        escaped = [v.defect.name for v in report.verdicts if v.defect.escape_hatch and not v.correct]
-        escaped += [hatch.name for hatch in report.run_hatches if not hatch.caught]
+        escaped = report.escape_hatches_missed + [hatch.name for hatch in report.run_hatches if not hatch.caught]
         lines.append(f"escape hatches caught: {len(hatches) - len(escaped)}/{len(hatches)}"
                      + (f" (not caught: {', '.join(escaped)})" if escaped else "")
                      + (f"; the runner's own: {', '.join(h.name for h in report.run_hatches)}" if report.run_hatches else ""))
