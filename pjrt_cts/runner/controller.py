@@ -8,6 +8,12 @@ Crash storms: CRASH_STORM_THRESHOLD consecutive CRASH/TIMEOUT records of one tes
 that module recorded in between; expected crashes, XFAIL, do not count) make the rest of the module FAIL
 "blocked by <the first of those crashes>" without running (a nodeid-prefix Block, pjrt_cts.runner.blocks,
 that workers read before each test); the run's warnings say so.
+
+A death confirmed in a child, not in a second session: a test a worker died in is rerun by a worker that ends later,
+in a process forked from it (worker_plugin.WorkerPlugin.confirm_findings), when `reruns_in_workers`: its node id
+joins the dead worker's findings list. A test rescheduled after a death (a grouped program's crash met by a case, a
+death between tests) runs in a forked child (worker_plugin.CONTAINED_NODEIDS): dying again costs a child, not another
+worker start.
 """
 from __future__ import annotations
 
@@ -48,9 +54,11 @@ class Controller:
         done_ids: list[str],
         blocks: BlockFile | None = None,
         out_dir: Path | None = None,
+        reruns_in_workers: bool = False,
     ) -> None:
         self.log_dir = log_dir
         self.out_dir = out_dir  # the run's --out: where workers mark grouped-program attempts
+        self.reruns_in_workers = reruns_in_workers  # workers rerun findings after their last test (the main session)
         self.writer = writer
         self.expectations = expectations
         self.progress = progress
@@ -181,6 +189,7 @@ class Controller:
         returncode = self._returncode(node)
         _, words = crashlog.describe_death(returncode, segment)
         self.progress.note(f"warning: worker {node.gateway.id} {words} between tests; rescheduling {crashitem}")
+        self._contain(crashitem)
         sched.mark_test_pending(crashitem)
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -242,14 +251,38 @@ class Controller:
             crash = self._crash_result(crashitem, node)
             crash.details["met_by"] = test_id_from_nodeid(crashitem)
             self.collected_ids.add(test_id_from_nodeid(program_nodeid))
-            self._emit(make_record(program_nodeid, crash, self.repro(program_nodeid)))
+            self._leave_for_rerun(self._emit(make_record(program_nodeid, crash, self.repro(program_nodeid))), node)
         self.progress.note(f"warning: {test_id_from_nodeid(crashitem)} met the crash of its grouped program; "
                            "recorded for the program, running the case on its own program")
+        self._contain(crashitem)
         sched.mark_test_pending(crashitem)
 
     def _record_worker_crash(self, report: pytest.TestReport) -> None:
         node = getattr(report, "node", None)
-        self._emit(make_record(report.nodeid, self._crash_result(report.nodeid, node), self.repro(report.nodeid)))
+        record = self._emit(make_record(report.nodeid, self._crash_result(report.nodeid, node), self.repro(report.nodeid)))
+        self._leave_for_rerun(record, node)
+
+    def _leave_for_rerun(self, record: TestRecord | None, node: Any) -> None:
+        """A finding a worker died in joins that worker's findings list (`<worker>-<pid>.findings`), which a worker
+        ending later claims and reruns in a forked child: the second observation, without a second session."""
+        from pjrt_cts.runner.confirmation import needs_confirmation
+        from pjrt_cts.runner.worker_plugin import FINDINGS_SUFFIX
+
+        if not self.reruns_in_workers or record is None or node is None or not needs_confirmation(record):
+            return
+        popen = getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
+        pid = getattr(popen, "pid", None)
+        if pid is None:
+            return  # the confirmation pass reruns it
+        with open(self.log_dir / f"{node.gateway.id}-{pid}{FINDINGS_SUFFIX}", "a", encoding="utf-8") as handle:
+            handle.write(record.nodeid + "\n")
+
+    def _contain(self, nodeid: str) -> None:
+        """Workers run `nodeid` in a forked child from now on (worker_plugin.CONTAINED_NODEIDS)."""
+        from pjrt_cts.runner.worker_plugin import CONTAINED_NODEIDS
+
+        with open(self.log_dir / CONTAINED_NODEIDS, "a", encoding="utf-8") as handle:
+            handle.write(nodeid + "\n")
 
     def _crash_result(self, nodeid: str, node: Any) -> PhaseResult:
         """CRASH (or TIMEOUT) of the test `nodeid` that was running when `node`'s worker died."""
@@ -273,9 +306,10 @@ class Controller:
         return PhaseResult(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
                        details=details, tags=partial.tags, compatibility=partial.compatibility)
 
-    def _emit(self, record: TestRecord, progress_made: bool = True) -> None:
+    def _emit(self, record: TestRecord, progress_made: bool = True) -> TestRecord | None:
+        """Write `record` (its expectation applied) unless its test has one already; the record written, or None."""
         if record.nodeid in self.recorded:
-            return
+            return None
         record = apply_expectation(record, self.expectations)
         self.writer.write(record)
         self.recorded.add(record.nodeid)
@@ -284,6 +318,7 @@ class Controller:
             self.deaths_without_progress = 0
         self.progress.add(record)
         self._watch_for_storm(record)
+        return record
 
     def _watch_for_storm(self, record: TestRecord) -> None:
         module = record.nodeid.split("::", 1)[0]

@@ -175,9 +175,14 @@ def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
     worker: Any = manager.get_plugin(PLUGIN_NAME)
     worker.role = "child"
     worker.child_reports = reports_path
+    from pjrt_cts.runner import crashlog
+
     try:
         for item, nextitem in zip(items, [*items[1:], None]):
+            # Each test's part of the log is its own: a death reads its tail from its start marker (crashlog).
+            os.write(2, crashlog.start_marker(item.nodeid))
             item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            os.write(2, crashlog.end_marker(item.nodeid))
     except BaseException:  # noqa: BLE001 - pytest's own failure, not the test's: the worker reports an ERROR
         import traceback
 

@@ -90,11 +90,19 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
     elapsed = time.time() - began
     events = read_child_events(reports_path)
     reports_path.unlink(missing_ok=True)
-    started, reports = item.nodeid in events.started, list(events.reports.get(item.nodeid, {}).values())
-    phases = {report.when for report in reports}
-    if "teardown" in phases and returncode >= 0:
+    reports = list(events.reports.get(item.nodeid, {}).values())
+    if "teardown" in {report.when for report in reports} and returncode >= 0:
         return reports
+    return death_reports(item, reports, started=item.nodeid in events.started, returncode=returncode, killed=killed,
+                         elapsed=elapsed, timeout=timeout, log_path=log_path, began=began)
 
+
+def death_reports(item: pytest.Item, reports: list[pytest.TestReport], *, started: bool, returncode: int,
+                  killed: bool, elapsed: float, timeout: float, log_path: Path, began: float) -> list[pytest.TestReport]:
+    """The reports of a test whose process died under it (or was killed for overrunning `timeout`): the phases it
+    finished, then one failed report for the phase that never ended, whose record is CRASH or TIMEOUT with the
+    signal and the tail of the process's output (its part of `log_path`)."""
+    phases = {report.when for report in reports}
     segment = crashlog.read_segment(log_path, item.nodeid)
     signal_name, words = crashlog.describe_death(returncode, segment)
     details: dict[str, Any] = {"isolated": True, "exit_status": returncode, "signal": signal_name,

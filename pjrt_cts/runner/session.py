@@ -121,7 +121,7 @@ class Run:
             log_dir=self.log_dir, writer=writer, expectations=options.expectations, progress=progress,
             repro=self.repro, timeout=options.timeout, workers=options.workers,
             done_nodeids={r.nodeid for r in done}, done_ids=[r.id for r in done],
-            blocks=BlockFile.read(self.run_dir / "blocks.json"), out_dir=self.out,
+            blocks=BlockFile.read(self.run_dir / "blocks.json"), out_dir=self.out, reruns_in_workers=options.confirm,
         )
         interrupted = False
         try:

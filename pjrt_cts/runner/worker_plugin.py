@@ -43,6 +43,9 @@ _MACHINERY_MARKERS = frozenset(
 ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
 CONFIRMATIONS_SUFFIX = ".confirmations.jsonl"  # a worker's reruns of its findings, in the log directory
 FINDINGS_SUFFIX = ".findings"  # `<worker>-<pid>.findings`: the node ids of a worker process's findings, as they come
+# In the log directory: node ids the controller rescheduled after a worker died in (or just before) them. A worker runs
+# them in a forked child, as isolated tests, so that dying again costs a child, not another worker.
+CONTAINED_NODEIDS = "contained.nodeids"
 COLLECTION_TIMEOUT_SECONDS = 600.0  # a worker stuck importing suites dies with a stack dump
 PLUGIN_NAME = "pjrt-cts-worker"
 
@@ -260,7 +263,11 @@ class WorkerPlugin:
         self.quick_sample: dict[str, int] | None = None
         self.timer = TestTimer()
         self.findings: dict[str, None] = {}  # node ids of this worker's findings, in the order they ran
-        self.isolated: set[str] = set()  # not rerun here: their twins or the confirmation pass confirm them
+        self.isolated: set[str] = set()  # marked isolated: each runs in a forked child
+        self._contained: frozenset[str] = frozenset()  # CONTAINED_NODEIDS as last read
+        self._contained_stamp: tuple[int, int] | None = None
+        # findings of tests marked isolated: (outcome, cause), to tell which have an isolated twin that found the same
+        self.child_findings: dict[str, tuple[Outcome, str]] = {}
         self.items: dict[str, pytest.Item] = {}
         self.selected_ids = outcomes.IdPatterns(spec.select_ids if spec else ())  # --id
         # a confirmation pass's modules, by id prefix (each node id's module path names its module)
@@ -437,12 +444,35 @@ class WorkerPlugin:
 
     # -- running ------------------------------------------------------------------------------
 
+    def runs_in_child(self, item: pytest.Item) -> bool:
+        """Whether the worker runs `item` in a forked child: marked isolated, or rescheduled by the controller after a
+        worker died in it (CONTAINED_NODEIDS)."""
+        return is_isolated(item) or item.nodeid in self.contained()
+
+    def contained(self) -> frozenset[str]:
+        """CONTAINED_NODEIDS, read again only when the controller has written to it (one stat per test)."""
+        if self.spec is None:
+            return self._contained
+        path = Path(self.spec.log_dir) / CONTAINED_NODEIDS
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return self._contained
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp != self._contained_stamp:
+            try:
+                self._contained = frozenset(path.read_text(encoding="utf-8").split())
+                self._contained_stamp = stamp
+            except OSError:
+                pass
+        return self._contained
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
         if self.role not in ("worker", "child") or self.spec is None:
             return (yield)
         timeout = timeout_for(item, self.spec)
-        if self.role == "worker" and is_isolated(item):
+        if self.role == "worker" and self.runs_in_child(item):
             timeout += ISOLATION_GRACE_SECONDS * 2  # backstop only: the child has its own timer
         if self.role == "worker":
             os.write(2, crashlog.start_marker(item.nodeid))
@@ -510,12 +540,15 @@ class WorkerPlugin:
         if report.when != "teardown":
             return
         del self._phases[report.nodeid]
-        if report.nodeid in self.isolated or all(phase.passed for phase in phases.values()):
+        if all(phase.passed for phase in phases.values()):
             return
-        from pjrt_cts.runner.confirmation import needs_confirmation
+        from pjrt_cts.runner.confirmation import cause_class, needs_confirmation
         from pjrt_cts.runner.records import make_record, result_of_phases
 
-        if needs_confirmation(make_record(report.nodeid, result_of_phases(phases), repro="")):
+        record = make_record(report.nodeid, result_of_phases(phases), repro="")
+        if needs_confirmation(record):
+            if report.nodeid in self.isolated:  # marked isolated (so tagged): its twin's may be its second observation
+                self.child_findings[report.nodeid] = (record.actual_outcome, cause_class(record))
             # Also on disk: if a later test kills this worker, another worker reruns these (_claim_orphans).
             with open(self._findings_path(), "a", encoding="utf-8") as handle:
                 handle.write(report.nodeid + "\n")
@@ -554,7 +587,10 @@ class WorkerPlugin:
         """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
         was after collection (no plugin loaded, nothing run: a fresh worker that runs only them), reports to
         `<worker>.confirmations.jsonl`, which the controller folds in as the findings' second observations. A
-        rerun that kills its process is left to the confirmation pass; the others go on in a new forked process."""
+        rerun that kills its process runs again first in a new one, and that death is its second observation (as an
+        isolated test's is: nothing ran before it there); the others go on in a new forked process. Then the
+        findings of workers that died meanwhile (their lists, and the tests they died in), until none is left.
+        Two isolated twins that found the same thing confirm each other (confirmation.twin_observations): no rerun."""
         from pjrt_cts.runner import forkserver
 
         server = forkserver.server()
@@ -562,17 +598,54 @@ class WorkerPlugin:
         if server is None:
             return
         path = Path(self.spec.log_dir) / f"{self.worker_id}{CONFIRMATIONS_SUFFIX}"
-        remaining = list(dict.fromkeys([nodeid for nodeid in self.findings if nodeid in self.items]
-                                       + self._claim_orphans()))
+        own = [nodeid for nodeid in self.findings if nodeid in self.items and not self._twin_confirms(nodeid)]
+        remaining = list(dict.fromkeys(own + self._claim_orphans()))
         while remaining:
             os.write(2, f"[pjrt-cts] confirming {len(remaining)} finding(s) in a forked process\n".encode())
             budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in remaining) + ISOLATION_GRACE_SECONDS
+            began = time.time()
             ended = server.run(remaining, path, budget)
-            if ended is None or ended == (0, False):
-                return
-            finished = read_child_events(path).finished()
-            left = [nodeid for nodeid in remaining if nodeid not in finished]
-            remaining = left[1:]  # the first not finished is the one its process died in
+            if ended is None:
+                return  # no fork server: the confirmation pass reruns what is left
+            events = read_child_events(path)
+            left = [nodeid for nodeid in remaining if nodeid not in events.finished()]
+            if left and ended == (0, False):
+                return  # ended well without running them all: pytest's own trouble, left to the confirmation pass
+            if left and left[0] != remaining[0]:
+                remaining = left  # it died after other reruns: run it again, first in a new process
+                continue
+            if left:  # ran first in its process, so nothing before it there caused the death: its observation
+                self._record_death(left[0], events, ended, began, path)
+            remaining = left[1:] or list(dict.fromkeys(self._claim_orphans()))
+
+    def _twin_confirms(self, nodeid: str) -> bool:
+        """Whether `nodeid` and its twin (confirmation.twin_of) both found the same thing here, each in a child."""
+        from pjrt_cts.runner.confirmation import twin_of
+
+        found = self.child_findings.get(nodeid)
+        return found is not None and self.child_findings.get(twin_of(nodeid) or "") == found
+
+    def _record_death(self, nodeid: str, events: ChildEvents, ended: tuple[int, bool], began: float,
+                      path: Path) -> None:
+        """The rerun of `nodeid` killed its forked process: that death (CRASH, or TIMEOUT when it overran) is the
+        finding's second observation, written to the reruns' file as the reports an isolated test's death gets."""
+        from pjrt_cts.runner import isolation
+
+        assert self.spec is not None and self.log_path is not None
+        item = self.items[nodeid]
+        returncode, killed = ended
+        reports = list(events.reports.get(nodeid, {}).values())
+        # from the end of the last test this process finished (the reruns before it) to now
+        since = max((report.stop for phases in events.reports.values() for report in phases.values()
+                     if report.stop >= began), default=began)
+        elapsed = time.time() - since
+        died = isolation.death_reports(item, reports, started=nodeid in events.started, returncode=returncode,
+                                       killed=killed, elapsed=elapsed, timeout=timeout_for(item, self.spec),
+                                       log_path=self.log_path, began=began)
+        data = self.config.hook.pytest_report_to_serializable(config=self.config, report=died[-1])
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"event": "report", "data": data}, default=str) + "\n")
+            handle.write(json.dumps({"event": "died", "nodeid": nodeid}) + "\n")
 
     def _child_event(self, event: dict[str, Any]) -> None:
         assert self.child_reports is not None
@@ -588,9 +661,10 @@ class ChildEvents:
 
     started: set[str] = field(default_factory=set)
     reports: dict[str, dict[str, pytest.TestReport]] = field(default_factory=dict)  # node id -> phase -> report
+    died: set[str] = field(default_factory=set)  # ended by their process's death (WorkerPlugin._record_death)
 
     def finished(self) -> set[str]:
-        return {nodeid for nodeid, phases in self.reports.items() if "teardown" in phases}
+        return {nodeid for nodeid, phases in self.reports.items() if "teardown" in phases} | self.died
 
 
 def read_child_events(path: Path) -> ChildEvents:
@@ -608,6 +682,8 @@ def read_child_events(path: Path) -> ChildEvents:
             continue
         if event.get("event") == "logstart":
             found.started.add(str(event.get("nodeid")))
+        elif event.get("event") == "died":
+            found.died.add(str(event.get("nodeid")))
         elif event.get("event") == "report" and event["data"].get("$report_type") == "TestReport":
             report = pytest.TestReport._from_json(event["data"])
             found.reports.setdefault(report.nodeid, {})[report.when] = report
@@ -623,7 +699,7 @@ class IsolationPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
         worker = self.worker
-        if worker.role != "worker" or worker.spec is None or not is_isolated(item):
+        if worker.role != "worker" or worker.spec is None or not worker.runs_in_child(item):
             return None
         from pjrt_cts.runner import isolation
 
