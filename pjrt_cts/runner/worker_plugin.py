@@ -528,31 +528,31 @@ class WorkerPlugin:
             data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
             self._child_event({"event": "report", "data": data})
         elif self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
-            self._note_finding(report)
+            self._phases.setdefault(report.nodeid, {})[report.when] = report
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
+            self._note_finding(nodeid, self._phases.pop(nodeid, {}))
 
     # -- worker: rerun its findings -------------------------------------------------------------
 
-    def _note_finding(self, report: pytest.TestReport) -> None:
-        """At a test's last phase: whether its record will need a second observation is the controller's own rule
-        (confirmation.needs_confirmation), applied to the record the controller will make of these reports."""
-        phases = self._phases.setdefault(report.nodeid, {})
-        phases[report.when] = report
-        if report.when != "teardown":
-            return
-        del self._phases[report.nodeid]
-        if all(phase.passed for phase in phases.values()):
+    def _note_finding(self, nodeid: str, phases: dict[str, pytest.TestReport]) -> None:
+        """When a test has finished (its phase reports, a death's in a child included): whether its record will need a
+        second observation is the controller's own rule (confirmation.needs_confirmation), applied to the record the
+        controller will make of these reports."""
+        if not phases or all(phase.passed for phase in phases.values()):
             return
         from pjrt_cts.runner.confirmation import cause_class, needs_confirmation
         from pjrt_cts.runner.records import make_record, result_of_phases
 
-        record = make_record(report.nodeid, result_of_phases(phases), repro="")
+        record = make_record(nodeid, result_of_phases(phases), repro="")
         if needs_confirmation(record):
-            if report.nodeid in self.isolated:  # marked isolated (so tagged): its twin's may be its second observation
-                self.child_findings[report.nodeid] = (record.actual_outcome, cause_class(record))
+            if nodeid in self.isolated:  # marked isolated (so tagged): its twin's may be its second observation
+                self.child_findings[nodeid] = (record.actual_outcome, cause_class(record))
             # Also on disk: if a later test kills this worker, another worker reruns these (_claim_orphans).
             with open(self._findings_path(), "a", encoding="utf-8") as handle:
-                handle.write(report.nodeid + "\n")
-            self.findings[report.nodeid] = None
+                handle.write(nodeid + "\n")
+            self.findings[nodeid] = None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
@@ -617,6 +617,8 @@ class WorkerPlugin:
             if left:  # ran first in its process, so nothing before it there caused the death: its observation
                 self._record_death(left[0], events, ended, began, path)
             remaining = left[1:] or list(dict.fromkeys(self._claim_orphans()))
+        # Done: a worker ending later must not take this list for a dead worker's (the process exits soon).
+        self._findings_path().unlink(missing_ok=True)
 
     def _twin_confirms(self, nodeid: str) -> bool:
         """Whether `nodeid` and its twin (confirmation.twin_of) both found the same thing here, each in a child."""

@@ -63,15 +63,22 @@ def test_a_rerun_that_dies_is_observed_by_its_worker_first_in_a_process(confirme
     assert [seen["outcome"] for seen in test["details"]["observations"]] == ["FAIL", "CRASH"]
     assert "SIGABRT" in test["details"]["observations"][1]["message"]
     confirmation = confirmed_run["results"]["confirmation"]
-    assert confirmation["in_workers"] == 4  # all four, and no second session: a worker goes on past a rerun that died
+    assert confirmation["in_workers"] == 5  # all five, and no second session: a worker goes on past a rerun that died
     assert "0 in a second session" in confirmed_run["proc"].stdout
+
+
+def test_an_isolated_test_that_died_is_confirmed_by_its_workers_rerun(confirmed_run: dict) -> None:
+    test = confirmed_run["tests"][T + "test_isolated_and_aborts_every_time"]
+    assert test["outcome"] == "CRASH" and test["confirmation"]["confirmed"] is True
+    assert "SIGABRT" in test["confirmation"]["message"]
+    assert _runs(confirmed_run, "isolated_aborts") in (2, 3)
 
 
 def test_the_summary_reports_the_cost_and_flaky_is_bad(confirmed_run: dict) -> None:
     results, proc = confirmed_run["results"], confirmed_run["proc"]
-    assert results["confirmation"]["rerun"] == 4 and results["confirmation"]["flaky"] == 3
-    assert results["confirmation"]["confirmed"] == 1
-    assert "confirmation: 4 non-PASS test(s) rerun in fresh processes" in proc.stdout
+    assert results["confirmation"]["rerun"] == 5 and results["confirmation"]["flaky"] == 3
+    assert results["confirmation"]["confirmed"] == 2
+    assert "confirmation: 5 non-PASS test(s) rerun in fresh processes" in proc.stdout
     assert results["summary"]["verdict"] == "NON_CONFORMANT" and proc.returncode == 1
 
 

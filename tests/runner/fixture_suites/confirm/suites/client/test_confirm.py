@@ -41,3 +41,10 @@ def test_fails_then_aborts_its_reruns(count):
     if count("aborts_rerun") >= 2:
         os.abort()
     raise AssertionError("the plugin returned 3 for 1 + 1")
+
+
+@pytest.mark.isolated
+def test_isolated_and_aborts_every_time(count):
+    """Its child dies, and it has no twin: its worker reruns it, and that rerun's death is the second observation."""
+    count("isolated_aborts")
+    os.abort()
