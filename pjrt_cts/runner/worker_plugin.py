@@ -566,11 +566,14 @@ class WorkerPlugin:
         return Path(self.spec.log_dir) / f"{self.worker_id}-{os.getpid()}{FINDINGS_SUFFIX}"
 
     def _claim_orphans(self) -> list[str]:
-        """The findings of workers that died (a later test crashed them): each list is claimed by one worker (an
-        atomic rename) and rerun with its own. A worker that dies after this one ends leaves its list to the
-        confirmation pass."""
+        """The findings of one worker that died (a later test crashed it; the test it died in is on its list too,
+        controller.Controller._leave_for_rerun), claimed by an atomic rename: one list at a time, so that workers
+        ending one after the other share the dead workers' lists. Two tests marked isolated that are each other's
+        twin (confirmation.twin_of) are left to confirm each other. A worker that dies after the last one ends leaves
+        its list to the confirmation pass."""
+        from pjrt_cts.runner.confirmation import twin_of
+
         assert self.spec is not None
-        claimed: list[str] = []
         for path in sorted(Path(self.spec.log_dir).glob(f"*{FINDINGS_SUFFIX}")):
             pid = path.name[:-len(FINDINGS_SUFFIX)].rsplit("-", 1)[-1]
             if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
@@ -580,8 +583,14 @@ class WorkerPlugin:
                 os.rename(path, mine)
             except OSError:  # another worker claimed it first
                 continue
-            claimed += mine.read_text(encoding="utf-8").split()
-        return [nodeid for nodeid in claimed if nodeid in self.items]
+            claimed = [nodeid for nodeid in dict.fromkeys(mine.read_text(encoding="utf-8").split())
+                       if nodeid in self.items]
+            paired = {nodeid for nodeid in claimed
+                      if nodeid in self.isolated and twin_of(nodeid) in self.isolated and twin_of(nodeid) in claimed}
+            left = [nodeid for nodeid in claimed if nodeid not in paired]
+            if left:
+                return left
+        return []
 
     def confirm_findings(self) -> None:
         """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
@@ -599,7 +608,7 @@ class WorkerPlugin:
             return
         path = Path(self.spec.log_dir) / f"{self.worker_id}{CONFIRMATIONS_SUFFIX}"
         own = [nodeid for nodeid in self.findings if nodeid in self.items and not self._twin_confirms(nodeid)]
-        remaining = list(dict.fromkeys(own + self._claim_orphans()))
+        remaining = list(dict.fromkeys(own)) or self._claim_orphans()
         while remaining:
             os.write(2, f"[pjrt-cts] confirming {len(remaining)} finding(s) in a forked process\n".encode())
             budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in remaining) + ISOLATION_GRACE_SECONDS
@@ -616,7 +625,7 @@ class WorkerPlugin:
                 continue
             if left:  # ran first in its process, so nothing before it there caused the death: its observation
                 self._record_death(left[0], events, ended, began, path)
-            remaining = left[1:] or list(dict.fromkeys(self._claim_orphans()))
+            remaining = left[1:] or self._claim_orphans()
         # Done: a worker ending later must not take this list for a dead worker's (the process exits soon).
         self._findings_path().unlink(missing_ok=True)
 
