@@ -105,7 +105,7 @@ class ConfirmationSummary:
     seconds: float = 0.0
     by_twin: int = 0  # confirmed by the isolated twin test of the same program, without a rerun (twin_observations)
     skipped: int = 0  # findings not rerun because the run said --no-confirmation (the verdict is then INCOMPLETE)
-    in_workers: int = 0  # of `rerun`: by the worker that found them, after its last test, in a forked process
+    in_workers: int = 0  # of `rerun`: by workers after their last test, in forked processes (theirs, dead workers')
 
     def to_dict(self) -> dict[str, Any]:
         found = {"rerun": self.rerun, "confirmed": self.confirmed, "flaky": len(self.flaky),
@@ -114,7 +114,7 @@ class ConfirmationSummary:
         return {**found, "skipped": self.skipped} if self.skipped else found
 
     def line(self) -> str:
-        where = (f" ({self.in_workers} by their own workers after their last test, {self.rerun - self.in_workers} in a "
+        where = (f" ({self.in_workers} by workers after their last test, {self.rerun - self.in_workers} in a "
                  f"second session of {self.seconds:.1f}s)" if self.in_workers else f" in {self.seconds:.1f}s")
         text = (f"confirmation: {self.rerun} non-PASS test(s) rerun in fresh processes{where}: "
                 f"{self.confirmed} confirmed, {len(self.flaky)} FLAKY")

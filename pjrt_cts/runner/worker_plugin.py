@@ -3,7 +3,8 @@
 It is loaded in four roles:
   worker      an xdist worker: stderr/stdout go to out/logs/<worker>.log, each test is bracketed by
               marker lines and armed with a faulthandler timer (dump + exit on timeout); tests marked
-              `@pytest.mark.isolated` run in a fresh subprocess (see isolation.py).
+              `@pytest.mark.isolated`, and tests the controller rescheduled after a worker died in them
+              (CONTAINED_NODEIDS), run in a forked child (see isolation.py).
   child       that fresh subprocess: runs one test, streams its reports to a file for the worker.
   controller  the `pjrt-cts run` process: only registers markers and options (it runs no test).
   plain       a bare `pytest suites/` (no runner): outcome mapping and fixtures still work.
