@@ -32,7 +32,8 @@ def _dead_worker(worker_id: str, pid: int) -> Any:
 
 def _worker(log_dir: Path) -> WorkerPlugin:
     spec = RunSpec(out_dir=str(log_dir.parent), log_dir=str(log_dir), rootdir=str(log_dir), timeout=60.0, child_args=[])
-    return WorkerPlugin(SimpleNamespace(), "plain", spec, None)  # type: ignore[arg-type]
+    config: Any = SimpleNamespace()  # a worker that reads the controller's file needs no pytest config
+    return WorkerPlugin(config, "plain", spec, None)
 
 
 def test_the_test_a_worker_died_in_joins_that_workers_findings(tmp_path: Path) -> None:
@@ -54,12 +55,12 @@ def test_only_findings_and_only_when_workers_rerun_them(tmp_path: Path) -> None:
 
 def test_a_rescheduled_test_runs_in_a_child_from_the_controllers_next_write(tmp_path: Path) -> None:
     worker = _worker(tmp_path)
-    item = SimpleNamespace(nodeid=NODEID, get_closest_marker=lambda name: None)
-    assert not worker.runs_in_child(item)  # type: ignore[arg-type]
+    item: Any = SimpleNamespace(nodeid=NODEID, get_closest_marker=lambda name: None)  # a collected item, unmarked
+    assert not worker.runs_in_child(item)
     controller = _controller(tmp_path, reruns_in_workers=True)
     controller._contain(NODEID)
-    assert worker.runs_in_child(item)  # type: ignore[arg-type]
-    other = SimpleNamespace(nodeid=NODEID + "2", get_closest_marker=lambda name: None)
-    assert not worker.runs_in_child(other)  # type: ignore[arg-type]
+    assert worker.runs_in_child(item)
+    other: Any = SimpleNamespace(nodeid=NODEID + "2", get_closest_marker=lambda name: None)
+    assert not worker.runs_in_child(other)
     controller._contain(other.nodeid)
-    assert worker.runs_in_child(other) and worker.runs_in_child(item)  # type: ignore[arg-type]
+    assert worker.runs_in_child(other) and worker.runs_in_child(item)
