@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+from itertools import takewhile
 from pathlib import Path
 from typing import Any, Callable, Generator, Iterator
 
@@ -534,6 +535,7 @@ class WorkerPlugin:
     def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
             self._note_finding(nodeid, self._phases.pop(nodeid, {}))
+            self._rerun_long_finding(nodeid)
 
     # -- worker: rerun its findings -------------------------------------------------------------
 
@@ -600,35 +602,67 @@ class WorkerPlugin:
         rerun that kills its process runs again first in a new one, and that death is its second observation (as an
         isolated test's is: nothing ran before it there); the others go on in a new forked process. Then the
         findings of workers that died meanwhile (their lists, and the tests they died in), until none is left.
-        Two isolated twins that found the same thing confirm each other (confirmation.twin_observations): no rerun."""
+        Two isolated twins that found the same thing confirm each other (confirmation.twin_observations): no rerun.
+        Findings of long tests were rerun right after them (_rerun_long_finding)."""
+        from pjrt_cts.runner import forkserver
+
+        if forkserver.server() is None:
+            return  # no process to fork reruns from: the confirmation pass reruns them all
+        own = [nodeid for nodeid in self.findings if nodeid in self.items and not self._twin_confirms(nodeid)]
+        batch = own or self._claim_orphans()
+        while batch:
+            if not self._rerun(batch):
+                return  # what is left goes to the confirmation pass
+            batch = self._claim_orphans()
+        # Done: a worker ending later must not take this list for a dead worker's (the process exits soon).
+        self._findings_path().unlink(missing_ok=True)
+
+    def _rerun_long_finding(self, nodeid: str) -> None:
+        """A finding of a test that declares its own timeout (a long one: spread_long_tests puts those in the first
+        half of the order) is rerun right away, where the other workers' tests balance it, not at this worker's tail
+        while the others have ended (the known-hang regression input waits its bound in each run)."""
+        item = self.items.get(nodeid)
+        if nodeid not in self.findings or item is None or item.get_closest_marker("timeout") is None:
+            return
+        if self._rerun([nodeid]):
+            del self.findings[nodeid]
+
+    def _rerun(self, nodeids: list[str]) -> bool:
+        """Rerun `nodeids`, in order, in processes forked from the fork server, reports to
+        `<worker>.confirmations.jsonl`. A test that runs in a child of its own reruns alone in one. A rerun that kills
+        its process runs again first in a new one, and that death is its second observation; the rest go on in another. False when it could not finish (no fork server, or the
+        process ended well without running them all: pytest's own trouble): the rest is the confirmation pass's."""
         from pjrt_cts.runner import forkserver
 
         server = forkserver.server()
         assert self.spec is not None
         if server is None:
-            return
+            return False
         path = Path(self.spec.log_dir) / f"{self.worker_id}{CONFIRMATIONS_SUFFIX}"
-        own = [nodeid for nodeid in self.findings if nodeid in self.items and not self._twin_confirms(nodeid)]
-        remaining = list(dict.fromkeys(own)) or self._claim_orphans()
+        remaining = list(dict.fromkeys(nodeids))
         while remaining:
-            os.write(2, f"[pjrt-cts] confirming {len(remaining)} finding(s) in a forked process\n".encode())
-            budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in remaining) + ISOLATION_GRACE_SECONDS
+            # A test that ran in a child of its own (isolated, or contained after a death) reruns alone in one too:
+            # the same conditions as its first observation (a process's state can decide what such a test sees).
+            chunk = remaining[:1] if self.runs_in_child(self.items[remaining[0]]) else list(takewhile(
+                lambda nodeid: not self.runs_in_child(self.items[nodeid]), remaining))
+            later = remaining[len(chunk):]
+            os.write(2, f"[pjrt-cts] confirming {len(chunk)} finding(s) in a forked process\n".encode())
+            budget = sum(timeout_for(self.items[nodeid], self.spec) for nodeid in chunk) + ISOLATION_GRACE_SECONDS
             began = time.time()
-            ended = server.run(remaining, path, budget)
+            ended = server.run(chunk, path, budget)
             if ended is None:
-                return  # no fork server: the confirmation pass reruns what is left
+                return False
             events = read_child_events(path)
-            left = [nodeid for nodeid in remaining if nodeid not in events.finished()]
+            left = [nodeid for nodeid in chunk if nodeid not in events.finished()]
             if left and ended == (0, False):
-                return  # ended well without running them all: pytest's own trouble, left to the confirmation pass
-            if left and left[0] != remaining[0]:
-                remaining = left  # it died after other reruns: run it again, first in a new process
+                return False
+            if left and left[0] != chunk[0]:
+                remaining = left + later  # it died after other reruns: run it again, first in a new process
                 continue
             if left:  # ran first in its process, so nothing before it there caused the death: its observation
                 self._record_death(left[0], events, ended, began, path)
-            remaining = left[1:] or self._claim_orphans()
-        # Done: a worker ending later must not take this list for a dead worker's (the process exits soon).
-        self._findings_path().unlink(missing_ok=True)
+            remaining = left[1:] + later
+        return True
 
     def _twin_confirms(self, nodeid: str) -> bool:
         """Whether `nodeid` and its twin (confirmation.twin_of) both found the same thing here, each in a child."""

@@ -104,3 +104,27 @@ def test_the_findings_of_a_worker_that_died_are_rerun_by_the_next(fake_plugin: P
     assert [seen["outcome"] for seen in killer["details"]["observations"]] == ["CRASH", "PASS"]
     assert (tmp_path / "killer.count").read_text() == "2"
     assert results["confirmation"]["in_workers"] == 2  # both by the worker that replaced the one that died
+
+
+def test_a_finding_of_a_long_test_is_rerun_right_after_it(fake_plugin: Path, tmp_path: Path) -> None:
+    """Not at its worker's tail, where the other workers may have ended (the known-hang input waits its bound)."""
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", "client.long_rerun.*",
+                   "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
+    results = load_json(tmp_path / "out" / "results.json")
+    test = by_id(results)["client.long_rerun.test_long_and_fails"]
+    assert test["outcome"] == "FAIL" and test["confirmation"]["confirmed"] is True, proc.stdout
+    assert (tmp_path / "long_runs_seen_by_the_next_test.txt").read_text() == "2"  # its rerun came before the next test
+    assert (tmp_path / "long.count").read_text() == "2"  # and it was not rerun again at the end
+    assert results["confirmation"]["in_workers"] == 1
+
+
+def test_an_isolated_finding_reruns_alone_in_its_process(fake_plugin: Path, tmp_path: Path) -> None:
+    run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", "client.rerun_alone.*",
+            "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
+    results = load_json(tmp_path / "out" / "results.json")
+    assert all(test["confirmation"]["confirmed"] for test in results["tests"])
+    pids = {name: (tmp_path / f"{name}.pids").read_text().split() for name in ("plain_first", "isolated", "plain_last")}
+    assert all(len(seen) == 2 for seen in pids.values()), pids  # a first run and a rerun each
+    reruns = {name: seen[1] for name, seen in pids.items()}
+    assert reruns["isolated"] not in (reruns["plain_first"], reruns["plain_last"])  # alone in a process of its own
+    assert reruns["plain_first"] != reruns["plain_last"]  # the isolated rerun between them split the process
