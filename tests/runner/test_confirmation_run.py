@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,10 +93,15 @@ def test_without_confirmation_the_run_is_never_conformant(fake_plugin: Path, tmp
     assert any("1 finding(s) not confirmed by a second run" in reason for reason in results["summary"]["reasons"])
 
 
-def test_the_findings_of_a_worker_that_died_are_rerun_by_the_next(fake_plugin: Path, tmp_path: Path) -> None:
-    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", "client.orphans.*",
+def _one_worker_run(fake_plugin: Path, tmp_path: Path, module: str) -> tuple[Any, dict]:
+    """`pjrt-cts run -n 1` of one fixture module (`client.<module>.*`): the process and its results.json."""
+    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", f"client.{module}.*",
                    "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
-    results = load_json(tmp_path / "out" / "results.json")
+    return proc, load_json(tmp_path / "out" / "results.json")
+
+
+def test_the_findings_of_a_worker_that_died_are_rerun_by_the_next(fake_plugin: Path, tmp_path: Path) -> None:
+    proc, results = _one_worker_run(fake_plugin, tmp_path, "orphans")
     test = by_id(results)["client.orphans.test_a_finding_of_the_first_worker"]
     assert test["outcome"] == "FAIL" and test["confirmation"]["confirmed"] is True, proc.stdout
     assert (tmp_path / "first.count").read_text() == "2"
@@ -108,9 +114,7 @@ def test_the_findings_of_a_worker_that_died_are_rerun_by_the_next(fake_plugin: P
 
 def test_a_finding_of_a_long_test_is_rerun_right_after_it(fake_plugin: Path, tmp_path: Path) -> None:
     """Not at its worker's tail, where the other workers may have ended (the known-hang input waits its bound)."""
-    proc = run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", "client.long_rerun.*",
-                   "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
-    results = load_json(tmp_path / "out" / "results.json")
+    proc, results = _one_worker_run(fake_plugin, tmp_path, "long_rerun")
     test = by_id(results)["client.long_rerun.test_long_and_fails"]
     assert test["outcome"] == "FAIL" and test["confirmation"]["confirmed"] is True, proc.stdout
     assert (tmp_path / "long_runs_seen_by_the_next_test.txt").read_text() == "2"  # its rerun came before the next test
@@ -119,9 +123,7 @@ def test_a_finding_of_a_long_test_is_rerun_right_after_it(fake_plugin: Path, tmp
 
 
 def test_an_isolated_finding_reruns_alone_in_its_process(fake_plugin: Path, tmp_path: Path) -> None:
-    run_cli("run", str(fake_plugin), "--suites-dir", str(CONFIRM), "-n", "1", "--id", "client.rerun_alone.*",
-            "--out", str(tmp_path / "out"), env={"RUNNER_TEST_TRACE": str(tmp_path / "trace.txt")})
-    results = load_json(tmp_path / "out" / "results.json")
+    _, results = _one_worker_run(fake_plugin, tmp_path, "rerun_alone")
     assert all(test["confirmation"]["confirmed"] for test in results["tests"])
     pids = {name: (tmp_path / f"{name}.pids").read_text().split() for name in ("plain_first", "isolated", "plain_last")}
     assert all(len(seen) == 2 for seen in pids.values()), pids  # a first run and a rerun each
