@@ -224,9 +224,14 @@ class Controller:
         return self.log_dir / f"{node.gateway.id}.log"
 
     @staticmethod
-    def _returncode(node: Any) -> int | None:
+    def _popen(node: Any) -> Any:
+        """The worker's process as execnet started it (None when execnet does not say)."""
+        return getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
+
+    @classmethod
+    def _returncode(cls, node: Any) -> int | None:
         """The dead worker's exit status (negative: killed by that signal), from execnet's Popen."""
-        popen = getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
+        popen = cls._popen(node)
         if popen is None:
             return None
         try:
@@ -270,8 +275,7 @@ class Controller:
 
         if not self.reruns_in_workers or record is None or node is None or not needs_confirmation(record):
             return
-        popen = getattr(getattr(getattr(node, "gateway", None), "_io", None), "popen", None)
-        pid = getattr(popen, "pid", None)
+        pid = getattr(self._popen(node), "pid", None)
         if pid is None:
             return  # the confirmation pass reruns it
         with open(self.log_dir / f"{node.gateway.id}-{pid}{FINDINGS_SUFFIX}", "a", encoding="utf-8") as handle:

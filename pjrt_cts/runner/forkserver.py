@@ -29,6 +29,7 @@ from typing import Any, Sequence
 import pytest
 
 from pjrt_cts.fuzz.harness import LineReader
+from pjrt_cts.runner import crashlog
 
 _server: ForkServer | None = None
 _FORK_ANSWER_SECONDS = 120.0  # the server forks at once; no pid by then means it is stuck
@@ -175,8 +176,6 @@ def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
     worker: Any = manager.get_plugin(PLUGIN_NAME)
     worker.role = "child"
     worker.child_reports = reports_path
-    from pjrt_cts.runner import crashlog
-
     try:
         for item, nextitem in zip(items, [*items[1:], None]):
             # Each test's part of the log is its own: a death reads its tail from its start marker (crashlog).

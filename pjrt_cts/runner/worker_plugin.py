@@ -598,12 +598,11 @@ class WorkerPlugin:
     def confirm_findings(self) -> None:
         """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
         was after collection (no plugin loaded, nothing run: a fresh worker that runs only them), reports to
-        `<worker>.confirmations.jsonl`, which the controller folds in as the findings' second observations. A
-        rerun that kills its process runs again first in a new one, and that death is its second observation (as an
-        isolated test's is: nothing ran before it there); the others go on in a new forked process. Then the
-        findings of workers that died meanwhile (their lists, and the tests they died in), until none is left.
-        Two isolated twins that found the same thing confirm each other (confirmation.twin_observations): no rerun.
-        Findings of long tests were rerun right after them (_rerun_long_finding)."""
+        `<worker>.confirmations.jsonl`, which the controller folds in as the findings' second observations (_rerun
+        says how a death counts). Then the findings of workers that died meanwhile (their lists, and the tests they
+        died in), until none is left. Two isolated twins that found the same thing confirm each other
+        (confirmation.twin_observations): no rerun. Findings of long tests were rerun right after them
+        (_rerun_long_finding)."""
         from pjrt_cts.runner import forkserver
 
         if forkserver.server() is None:
@@ -630,8 +629,10 @@ class WorkerPlugin:
     def _rerun(self, nodeids: list[str]) -> bool:
         """Rerun `nodeids`, in order, in processes forked from the fork server, reports to
         `<worker>.confirmations.jsonl`. A test that runs in a child of its own reruns alone in one. A rerun that kills
-        its process runs again first in a new one, and that death is its second observation; the rest go on in another. False when it could not finish (no fork server, or the
-        process ended well without running them all: pytest's own trouble): the rest is the confirmation pass's."""
+        its process runs again first in a new one, and that death is its second observation (as an isolated test's
+        is: nothing ran before it there); the rest go on in another. False when it could not finish (no fork server,
+        or the process ended well without running them all: pytest's own trouble): the rest is the confirmation
+        pass's."""
         from pjrt_cts.runner import forkserver
 
         server = forkserver.server()

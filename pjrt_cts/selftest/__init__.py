@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pjrt_cts.judgment.levels import all_mandatory_ids
-from pjrt_cts.judgment.outcomes import IdPatterns
-from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.judgment.outcomes import IdPatterns, Outcome
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
 from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
