@@ -58,7 +58,7 @@ def test_expectations_file_has_the_documented_format(path) -> None:
 
 
 def test_gpu_profiles_use_their_plugins_create_options() -> None:
-    assert profiles.get_profile("cuda").create_options == {"platform_name": "cuda", "preallocate": False, "allocator": "platform"}
+    assert profiles.get_profile("cuda").create_options == {"platform_name": "cuda", "preallocate": False, "allocator": "bfc"}
     assert profiles.get_profile("intel-gpu").create_options == {"platform_name": "SYCL"}
     assert profiles.get_profile("cpu").create_options == {"cpu_device_count": 4}
 
