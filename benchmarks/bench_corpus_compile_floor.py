@@ -82,7 +82,7 @@ def _compile_from(args: argparse.Namespace, first: int, progress: Path) -> int:
     return 0
 
 
-def _measure(args: argparse.Namespace, argv: list[str], programs: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+def _measure(argv: list[str], programs: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """Run the compiles in a child, and after a child that dies (a program that aborts the plugin's compiler here
     but did not abort XLA:CPU at generation), in a new one from the next program. (records, ids that died)."""
     records: list[dict[str, Any]] = []
@@ -124,7 +124,7 @@ def main(argv: list[str]) -> int:
         return _compile_from(args, args.child_from, args.child_progress)
 
     programs, aborting = _programs(args)
-    records, died = _measure(args, argv, programs)
+    records, died = _measure(argv, programs)
     per_family: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])  # programs, wall, cpu
     rejected = [f"{programs[r['done']].id}: {r['status'].split(': ', 1)[1]}" for r in records
                 if r["status"] != "compiled"]
