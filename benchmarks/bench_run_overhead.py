@@ -11,7 +11,10 @@ loads the plugin accounts the seconds spent inside each PJRT function), then rep
   references, comparisons, Python binding), outside tests (workers x wall minus test durations:
   process start, collection, corpus loading, result recording, idle workers at the end), isolation
   children (processes that load the plugin besides the workers: their count and plugin time);
-- per layer: tests, summed test seconds, and the plugin seconds of the top functions.
+- per layer: tests, summed test seconds, and the plugin seconds of the top functions;
+- CPU: the run's CPU seconds (user + sys of every process it waited for) and its compiles' (the process CPU
+  while each compile call ran, workers and children), each divided by the machine's cores: the lowest wall time
+  the run, and its compiles alone, could have on this machine.
 
     python benchmarks/bench_run_overhead.py [--out DIR] [-- RUN ARGS...]   # e.g. -- -n 2 --plugin cpu
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -41,18 +45,20 @@ FLOOR_FUNCTIONS = {
 FLOOR_KINDS = ("compile", "execute", "wait", "transfer")
 
 
-def run_suite(out: Path, run_args: list[str]) -> tuple[float, Path, Path]:
+def run_suite(out: Path, run_args: list[str]) -> tuple[float, tuple[float, float], Path, Path]:
+    """(wall, (user, sys) CPU seconds of the run's processes, results.json, call-times directory)."""
     times_dir = out / "calltimes"
     run_dir = out / "run"
     shutil.rmtree(times_dir, ignore_errors=True)
     env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(times_dir)}
     command = [sys.executable, "-m", "pjrt_cts.cli.main", "run", "--no-progress", "--out", str(run_dir), *run_args]
-    start = time.monotonic()
+    start, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    wall = time.monotonic() - start
+    wall, after = time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
     if not (run_dir / "results.json").is_file():
         raise SystemExit(f"pjrt-cts run wrote no results.json (exit {done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    return wall, run_dir / "results.json", times_dir
+    return wall, cpu, run_dir / "results.json", times_dir
 
 
 def load_call_times(times_dir: Path) -> list[dict[str, Any]]:
@@ -68,11 +74,12 @@ def seconds_by_kind(functions: dict[str, dict[str, float]]) -> dict[str, float]:
 
 
 def merged_functions(processes: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    merged: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "seconds": 0.0})
+    merged: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "seconds": 0.0, "cpu_seconds": 0.0})
     for process in processes:
         for name, entry in process["functions"].items():
             merged[name]["calls"] += entry["calls"]
             merged[name]["seconds"] += entry["seconds"]
+            merged[name]["cpu_seconds"] += entry.get("cpu_seconds", 0.0)
     return dict(merged)
 
 
@@ -93,8 +100,20 @@ def phases(run_dir: Path, results: dict[str, Any]) -> dict[str, float | None]:
     }
 
 
+def cpu_budget(run_cpu: tuple[float, float], processes: list[dict[str, Any]]) -> dict[str, float]:
+    """The run's CPU seconds and its compiles', and the lowest wall time each allows on this machine's cores."""
+    cores = len(os.sched_getaffinity(0))
+    everything = merged_functions(processes)
+    compile_cpu = sum(everything.get(name, {}).get("cpu_seconds", 0.0) for name in FLOOR_FUNCTIONS["compile"])
+    run_total = run_cpu[0] + run_cpu[1]
+    return {"cores": cores, "run_user_seconds": round(run_cpu[0], 1), "run_sys_seconds": round(run_cpu[1], 1),
+            "run_cpu_seconds": round(run_total, 1), "run_lowest_wall": round(run_total / cores, 1),
+            "compile_cpu_seconds": round(compile_cpu, 1), "compile_lowest_wall": round(compile_cpu / cores, 1)}
+
+
 def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, Any]],
-              run_phases: dict[str, float | None] | None = None) -> dict[str, Any]:
+              run_phases: dict[str, float | None] | None = None,
+              run_cpu: tuple[float, float] | None = None) -> dict[str, Any]:
     command = results.get("command", [])
     workers = next((int(command[i + 1]) for i, arg in enumerate(command[:-1]) if arg in ("-n", "--workers")),
                    min(4, os.cpu_count() or 1))
@@ -125,6 +144,7 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
         "isolation_children": {"processes": len(children), "plugin_seconds": {k: round(v, 2) for k, v in in_children.items()},
                                "process_seconds": round(sum(p.get("process_seconds", 0.0) for p in children), 1)},
         "phases": run_phases or {},
+        "cpu": cpu_budget(run_cpu, processes) if run_cpu else {},
         "top_functions_in_workers": [{"function": name, **entry} for name, entry in top],
         "layers": {layer: {"tests": int(v["tests"]), "seconds": round(v["seconds"], 1)}
                    for layer, v in sorted(by_layer.items(), key=lambda item: -item[1]["seconds"])},
@@ -149,6 +169,11 @@ def markdown(summary: dict[str, Any]) -> str:
         f"deserialize children, multi-process nodes), plugin time "
         f"{sum(summary['isolation_children']['plugin_seconds'].values()):.1f} s |",
     ]
+    c = summary.get("cpu") or {}
+    if c:
+        lines.append(f"| CPU | the run {c['run_cpu_seconds']} CPU-s (user {c['run_user_seconds']} + sys "
+                     f"{c['run_sys_seconds']}) = at least {c['run_lowest_wall']} s on {c['cores']} cores; its compiles "
+                     f"{c['compile_cpu_seconds']} CPU-s = at least {c['compile_lowest_wall']} s |")
     p = summary.get("phases") or {}
     if p:
         lines.append(f"| phases | preflight child {p['preflight_child']} s; every worker collected after "
@@ -156,8 +181,9 @@ def markdown(summary: dict[str, Any]) -> str:
                      f"results/junit/report written in {p['finish_after_last_record']} s |")
     lines += ["", "| layer | tests | Σ test seconds |", "| --- | --- | --- |"]
     lines += [f"| {layer} | {v['tests']} | {v['seconds']} |" for layer, v in summary["layers"].items()]
-    lines += ["", "| PJRT function (workers) | calls | seconds |", "| --- | --- | --- |"]
-    lines += [f"| {e['function']} | {e['calls']} | {e['seconds']:.1f} |" for e in summary["top_functions_in_workers"]]
+    lines += ["", "| PJRT function (workers) | calls | seconds | process CPU seconds |", "| --- | --- | --- | --- |"]
+    lines += [f"| {e['function']} | {e['calls']} | {e['seconds']:.1f} | {e.get('cpu_seconds', 0.0):.1f} |"
+              for e in summary["top_functions_in_workers"]]
     return "\n".join(lines)
 
 
@@ -169,9 +195,9 @@ def main() -> int:
     run_args = [a for a in args.run_args if a != "--"]
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    wall, results_path, times_dir = run_suite(out, run_args)
+    wall, run_cpu, results_path, times_dir = run_suite(out, run_args)
     results = json.loads(results_path.read_text(encoding="utf-8"))
-    summary = summarize(wall, results, load_call_times(times_dir), phases(results_path.parent, results))
+    summary = summarize(wall, results, load_call_times(times_dir), phases(results_path.parent, results), run_cpu)
     (out / "overhead.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(markdown(summary))
     return 0

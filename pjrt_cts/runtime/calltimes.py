@@ -2,9 +2,10 @@
 
 With `PJRT_CTS_CALL_TIMES=DIR` in the environment, every process that imports the runtime adds a call hook
 (pjrt_cts.runtime.hooks) that wraps each slot function it obtains through `Plugin.function` in a timer, and at
-exit the process writes `DIR/calltimes-<pid>.json`: calls and seconds per PJRT function, whether it was a
-pytest-xdist worker, and how long it lived. Without the variable no hook is added (no cost). Time of calls made
-concurrently from several threads adds up, as CPU-side plugin work does.
+exit the process writes `DIR/calltimes-<pid>.json`: calls, seconds and the process's CPU seconds during them per
+PJRT function, whether it was a pytest-xdist worker, and how long it lived. Without the variable no hook is added
+(no cost). Time of calls made concurrently from several threads adds up, as CPU-side plugin work does. The CPU
+seconds are the whole process's (every thread) while the call ran: a plugin compiles with threads of its own.
 
 An environment variable, not the run context: it must reach every process that loads a plugin (the preflight
 probe, reproduction-script children), including those that read no run context, and the runtime imports
@@ -32,7 +33,7 @@ ENV = "PJRT_CTS_CALL_TIMES"
 # a Destroy slot, itself timed) on this thread inside any allocation, and a plain Lock then deadlocks the process
 # (seen as a worker hanging "in PJRT_LoadedExecutable_Destroy" during CUDA bench runs).
 _lock = threading.RLock()
-_totals: dict[str, list[float]] = {}  # function -> [calls, seconds]
+_totals: dict[str, list[float]] = {}  # function -> [calls, seconds, process CPU seconds]
 _started = time.monotonic()
 _exit_registered = False
 
@@ -69,25 +70,26 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     """`function` (a ctypes slot callable) with its calls counted and timed under `name`."""
     _register_exit()
     with _lock:
-        entry = _totals.setdefault(name, [0, 0.0])  # created here, not per call (see _lock)
+        entry = _totals.setdefault(name, [0, 0.0, 0.0])  # created here, not per call (see _lock)
 
     def call(*args: Any) -> Any:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return function(*args)
         finally:
-            elapsed = time.perf_counter() - start
+            elapsed, cpu_spent = time.perf_counter() - start, time.process_time() - cpu
             with _lock:
                 entry[0] += 1
                 entry[1] += elapsed
+                entry[2] += cpu_spent
 
     return call
 
 
 def snapshot() -> dict[str, Any]:
     with _lock:
-        functions = {name: {"calls": int(calls), "seconds": round(seconds, 6)}
-                     for name, (calls, seconds) in dict(_totals).items() if calls}  # a copy: a finalizer may add a name
+        functions = {name: {"calls": int(calls), "seconds": round(seconds, 6), "cpu_seconds": round(cpu, 6)}
+                     for name, (calls, seconds, cpu) in dict(_totals).items() if calls}  # a copy: a finalizer may add a name
     # Children a worker starts (isolated tests, fuzz and robustness scripts) inherit PYTEST_XDIST_WORKER; only
     # the worker itself talks to the controller through execnet.
     worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules else None
