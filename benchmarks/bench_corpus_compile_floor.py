@@ -71,12 +71,12 @@ def _compile_from(args: argparse.Namespace, first: int, progress: Path) -> int:
             out.write(json.dumps({"begin": index}) + "\n")
             out.flush()
             wall, cpu = time.perf_counter(), _cpu_seconds()
-            status = "compiled"
+            rejected_with = None
             try:
                 client.compile(code).close()
             except PjrtError as error:
-                status = f"rejected: {error.code}"
-            out.write(json.dumps({"done": index, "family": program.family, "status": status,
+                rejected_with = error.code
+            out.write(json.dumps({"done": index, "family": program.family, "rejected_with": rejected_with,
                                   "wall": time.perf_counter() - wall, "cpu": _cpu_seconds() - cpu}) + "\n")
             out.flush()
     return 0
@@ -126,10 +126,9 @@ def main(argv: list[str]) -> int:
     programs, aborting = _programs(args)
     records, died = _measure(argv, programs)
     per_family: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])  # programs, wall, cpu
-    rejected = [f"{programs[r['done']].id}: {r['status'].split(': ', 1)[1]}" for r in records
-                if r["status"] != "compiled"]
+    rejected = [f"{programs[r['done']].id}: {r['rejected_with']}" for r in records if r["rejected_with"]]
     for record in records:
-        if record["status"] == "compiled":
+        if not record["rejected_with"]:
             entry = per_family[record["family"]]
             entry[0] += 1
             entry[1] += record["wall"]
