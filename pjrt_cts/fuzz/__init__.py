@@ -6,7 +6,7 @@
   saves each such input (`fuzz-<seed>-<n>.mlir` / `fuzz-bc-<seed>-<n>.mlirbc` + `.json`).
 - `isolate`: run one risky call in a child script and classify answered / crashed / hung.
 """
-from pjrt_cts.fuzz.harness import FuzzSummary, Finding, plugin_child_command, reproduce_command, run_inputs
+from pjrt_cts.fuzz.harness import CpuBound, FuzzSummary, Finding, plugin_child_command, reproduce_command, run_inputs
 from pjrt_cts.fuzz.mutate import BYTECODE_MUTATIONS, MUTATIONS, Mutant, mutant, mutants
 from pjrt_cts.schema import DEFAULT_FUZZ_SEED as DEFAULT_SEED
 from pjrt_cts.schema import run_context
@@ -18,6 +18,6 @@ def fuzz_seed() -> int:
 
 
 __all__ = [
-    "BYTECODE_MUTATIONS", "DEFAULT_SEED", "Finding", "FuzzSummary", "MUTATIONS", "Mutant", "fuzz_seed", "mutant", "mutants",
+    "BYTECODE_MUTATIONS", "CpuBound", "DEFAULT_SEED", "Finding", "FuzzSummary", "MUTATIONS", "Mutant", "fuzz_seed", "mutant", "mutants",
     "plugin_child_command", "reproduce_command", "run_inputs",
 ]

@@ -53,9 +53,11 @@ class Finding:
     report_file: Path
     stderr_tail: str
     reproduces_alone: bool | None = None  # re-run alone in a fresh process: same ending? None = not checked
+    hang_bound: str = ""  # for a hang: the bound it passed without an answer
 
     def one_line(self) -> str:
-        how = self.signal or (f"exit {self.returncode}" if self.returncode is not None else "no answer")
+        how = self.signal or (f"exit {self.returncode}" if self.returncode is not None else
+                              f"no answer {self.hang_bound}".rstrip())
         alone = {True: ", reproduces alone", False: ", only after earlier inputs of its batch", None: ""}
         return (f"input {self.index} ({self.program}: {'+'.join(self.mutations)}) -> {self.status} [{how}]"
                 f"{alone[self.reproduces_alone]}, saved {self.input_file}")
@@ -127,6 +129,40 @@ class LineReader:
         return line.decode(errors="replace")
 
 
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process `pid`, all its threads (Linux /proc); None where not readable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14 and 15
+
+
+class CpuBound:
+    """Hang by CPU: an input whose compile has used more than `factor` x the CPU of the costliest input compiled
+    before it in this run (at least `floor` CPU-seconds) without an answer is a hang, as one with no answer within the
+    wall bound. Decided on the child's own CPU time, which a loaded machine does not inflate as it does wall time, so
+    a plugin spinning on an input is stopped after about a second instead of the wall bound. Before any input has
+    compiled there is no measure of the plugin's cost: only the wall bound applies."""
+
+    POLL_SECONDS = 0.2
+
+    def __init__(self, factor: float, floor: float) -> None:
+        self.factor, self.floor = factor, floor
+        self.costliest: float | None = None  # CPU-seconds of the costliest compiled input so far
+
+    def limit(self) -> float | None:
+        return None if self.costliest is None else max(self.floor, self.factor * self.costliest)
+
+    def compiled(self, cpu_seconds: float) -> None:
+        self.costliest = max(self.costliest or 0.0, cpu_seconds)
+
+    def describe(self, used: float) -> str:
+        return (f"after {used:.1f} CPU-s ({self.factor:g}x the {self.costliest:.2f} CPU-s of the costliest valid "
+                f"compile before it, at least {self.floor:g} CPU-s)")
+
+
 def _kill(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, 9)  # its own session: only the child we started and its threads
@@ -143,6 +179,26 @@ def _tail(handle: Any) -> str:
     return handle.read().decode(errors="replace")[-STDERR_TAIL_CHARS:]
 
 
+def _next_line(reader: LineReader, pid: int, timeout: float, cpu_bound: CpuBound | None,
+               cpu_at_start: float | None) -> str | None:
+    """The child's next line within `timeout` seconds; with a CPU bound for the input being compiled, the child's CPU
+    is checked every POLL_SECONDS as well. Raises TimeoutError, with the bound passed as its message."""
+    limit = cpu_bound.limit() if cpu_bound is not None else None
+    if cpu_bound is None or limit is None or cpu_at_start is None:
+        return reader.readline(timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        try:
+            return reader.readline(min(left, CpuBound.POLL_SECONDS))
+        except TimeoutError:
+            now = process_cpu_seconds(pid)
+            if now is not None and now - cpu_at_start > limit:
+                raise TimeoutError(cpu_bound.describe(now - cpu_at_start)) from None
+
+
 def run_inputs(
     inputs: Sequence[Mutant],
     child_command: ChildCommand,
@@ -153,8 +209,10 @@ def run_inputs(
     env: Mapping[str, str] | None = None,
     context: Mapping[str, Any] | None = None,
     reproduce: Callable[[Path], list[str]] | None = None,
+    cpu_bound: CpuBound | None = None,
 ) -> FuzzSummary:
-    """Compile every input in a child; crashes and hangs are saved under `save_dir` and skipped."""
+    """Compile every input in a child; crashes and hangs are saved under `save_dir` and skipped. A hang is no answer
+    within `input_timeout` seconds, or (with `cpu_bound`) more CPU on one input than the bound allows."""
     began = time.monotonic()
     seed = inputs[0].seed if inputs else 0
     results: list[InputResult] = []
@@ -182,13 +240,16 @@ def run_inputs(
             child_first = position
             reader = LineReader(read_fd)
             ready = ended = hung = False
+            hang_bound = ""
             current: int | None = None
+            cpu_at_start: float | None = None  # the child's CPU when the current input started
             try:
                 while True:
                     try:
-                        line = reader.readline(input_timeout if ready else startup_timeout)
-                    except TimeoutError:
-                        hung = True
+                        line = _next_line(reader, proc.pid, input_timeout if ready else startup_timeout,
+                                          cpu_bound if current is not None else None, cpu_at_start)
+                    except TimeoutError as timeout:
+                        hung, hang_bound = True, str(timeout) or f"in {input_timeout:g} s"
                         _kill(proc)
                         break
                     if line is None:
@@ -202,11 +263,16 @@ def run_inputs(
                         ready = True
                     elif kind == "start":
                         current = position_of[event["n"]]
+                        cpu_at_start = process_cpu_seconds(proc.pid) if cpu_bound is not None else None
                     elif kind == "done":
                         done = position_of[event["n"]]
-                        results.append(InputResult(event["n"], event.get("status", "error"), event.get("code"),
-                                                   event.get("message", "")))
-                        position, current = done + 1, None
+                        status = event.get("status", "error")
+                        results.append(InputResult(event["n"], status, event.get("code"), event.get("message", "")))
+                        if cpu_bound is not None and status == "compiled" and cpu_at_start is not None:
+                            now = process_cpu_seconds(proc.pid)
+                            if now is not None:
+                                cpu_bound.compiled(now - cpu_at_start)
+                        position, current, cpu_at_start = done + 1, None, None
                     elif kind == "end":
                         ended = True
             finally:
@@ -229,7 +295,8 @@ def run_inputs(
             status = "hang" if hung else "crash"
             mutant = inputs[victim]
             findings.append(_save_finding(mutant, status, None if hung else returncode, tail, save_dir, context,
-                                          reproduce, input_timeout, first_input=inputs[child_first].index))
+                                          reproduce, input_timeout, first_input=inputs[child_first].index,
+                                          hang_bound=hang_bound))
             results.append(InputResult(mutant.index, status))
             position = victim + 1
     return FuzzSummary(seed=seed, results=results, findings=findings, child_starts=starts,
@@ -238,7 +305,7 @@ def run_inputs(
 
 def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_tail: str, save_dir: Path,
                   context: Mapping[str, Any] | None, reproduce: Callable[[Path], list[str]] | None,
-                  input_timeout: float, first_input: int) -> Finding:
+                  input_timeout: float, first_input: int, hang_bound: str = "") -> Finding:
     save_dir.mkdir(parents=True, exist_ok=True)
     input_file = save_dir / f"{mutant.name}{mutant.suffix}"
     report_file = save_dir / f"{mutant.name}.json"
@@ -248,6 +315,7 @@ def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_ta
         "program": mutant.program,
         "mutations": list(mutant.mutations), "returncode": returncode,
         "signal": signal_name(returncode) if returncode is not None else None, "stderr_tail": stderr_tail,
+        "hang_bound": hang_bound or None,
         "input_file": str(input_file), **dict(context or {}),
     }
     alone: bool | None = None
@@ -264,4 +332,4 @@ def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_ta
     report_file.write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
     return Finding(index=mutant.index, status=status, signal=report["signal"], returncode=returncode,
                    program=mutant.program, mutations=mutant.mutations, input_file=input_file, report_file=report_file,
-                   stderr_tail=stderr_tail, reproduces_alone=alone)
+                   stderr_tail=stderr_tail, reproduces_alone=alone, hang_bound=hang_bound)

@@ -199,7 +199,9 @@ class GoldenCase(_ProgramFiles):
         return dict(self.raw)
 
 
-@functools.lru_cache(maxsize=64)
+# Room for two packs of the largest size (128 cases): a pack's cases are read for its program's arguments, then each
+# case again for its own test's expected values; a smaller cache read every npz twice.
+@functools.lru_cache(maxsize=256)
 def _load_rows_cached(root: str, data_path: str, specs_json: str) -> tuple:
     arrays = load_npz_bytes(read_member(Path(root), data_path))
     specs = json.loads(specs_json)

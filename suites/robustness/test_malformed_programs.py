@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pjrt_cts.fuzz import fuzz_seed, mutants, plugin_child_command, reproduce_command, run_inputs
+from pjrt_cts.fuzz import CpuBound, Mutant, fuzz_seed, mutants, plugin_child_command, reproduce_command, run_inputs
 from pjrt_cts.fuzz.isolate import last_words
 from pjrt_cts.judgment.outcomes import HardeningFinding
 from pjrt_cts.fuzz.seeds import bytecode_corpus, seed_programs
@@ -26,6 +26,9 @@ TEXT_BATCHES = 10
 BYTECODE_BATCHES = 5
 INPUTS_PER_BATCH = 100  # 1,000 text + 500 bytecode inputs per run
 INPUT_TIMEOUT = 10.0  # a tiny program compiles in ~50 ms; no answer in 10 s is a hang
+# Known inputs: 20x the CPU of compiling the valid program they come from (at least 1 CPU-s) is a hang too.
+HANG_CPU_FACTOR = 20.0
+HANG_CPU_FLOOR = 1.0
 
 
 @pytest.fixture(autouse=True)
@@ -140,9 +143,19 @@ def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_o
     case = mutant(corpus, known.seed, known.mutant_index, family="bytecode")
     if hashlib.sha256(case.data).hexdigest()[:16] != known.digest:
         environment_lacks(f"{name}: the regenerated input differs from the one found (another jaxlib serializer?)")
-    summary = run_inputs([case], plugin_child_command(plugin_path, create_options), repro_dir,
-                         input_timeout=INPUT_TIMEOUT, context={"plugin": str(plugin_path), "found": known.found})
+    # Control: the artifact the input was mutated from compiles, in the same child, first. Its CPU also calibrates
+    # the hang bound: an input that spins is stopped after HANG_CPU_FACTOR x that CPU, not after INPUT_TIMEOUT.
+    control = Mutant(seed=case.seed, index=-1, program=case.program, mutations=(), data=dict(corpus)[case.program],
+                     family="bytecode")
+    summary = run_inputs([control, case], plugin_child_command(plugin_path, create_options), repro_dir,
+                         input_timeout=INPUT_TIMEOUT, context={"plugin": str(plugin_path), "found": known.found},
+                         cpu_bound=CpuBound(HANG_CPU_FACTOR, HANG_CPU_FLOOR))
     record.details(summary.as_details(), found=known.found)
+    control_result = next(result for result in summary.results if result.index == control.index)
+    assert control_result.status == "compiled", (
+        f"control: PJRT_Client_Compile of {case.program} as a StableHLO {'.'.join(map(str, REGRESSION_VERSION))} "
+        f"portable artifact (the input {name} was mutated from) must succeed; got {control_result.status}"
+        + (f" {control_result.code}: {control_result.message[:300]}" if control_result.code else ""))
     if summary.findings:
         finding = summary.findings[0]
         command = reproduce_command(plugin_path, create_options, finding.input_file)

@@ -1,6 +1,7 @@
 """A stand-in for `python -m pjrt_cts.fuzz.child run`: same protocol, no plugin.
 
-Inputs containing CRASH abort the process, HANG sleeps forever, COMPILE "compiles"; others error.
+Inputs containing CRASH abort the process, HANG sleeps forever, SPIN loops on the CPU forever, COMPILE "compiles";
+others error.
 STATEFUL crashes only when run after other inputs (not alone).
 argv: INPUTS_JSONL START RESULT_FD [--fail-startup]   or   --reproduce FILE
 """
@@ -47,6 +48,8 @@ def main() -> None:
                 os.abort()
             if b"HANG" in data:
                 time.sleep(600)
+            while b"SPIN" in data:
+                pass
             if b"COMPILE" in data:
                 emit({"event": "done", "n": entry["n"], "status": "compiled"})
             else:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.fuzz.harness import FuzzHarnessError, run_inputs
+from pjrt_cts.fuzz.harness import CpuBound, FuzzHarnessError, run_inputs
 from pjrt_cts.fuzz.isolate import ChildHarnessError, run_command
 from pjrt_cts.fuzz.mutate import Mutant
 
@@ -41,6 +41,27 @@ def test_crash_and_hang_are_classified_saved_and_skipped(tmp_path: Path) -> None
     assert "Check failed: CRASH input" in report["stderr_tail"]
     assert (hang.status, hang.index) == ("hang", 103)
     assert json.loads(hang.report_file.read_text())["classification"] == "hang"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the CPU bound reads /proc")
+def test_an_input_spinning_on_the_cpu_is_a_hang_long_before_the_wall_bound(tmp_path: Path) -> None:
+    import time
+
+    began = time.monotonic()
+    summary = run_inputs(inputs(b"COMPILE", b"SPIN", b"COMPILE"), fake_command(), tmp_path, input_timeout=60.0,
+                         cpu_bound=CpuBound(factor=20.0, floor=0.5))
+    assert [(r.index, r.status) for r in sorted(summary.results, key=lambda r: r.index)] == [
+        (100, "compiled"), (101, "hang"), (102, "compiled")]
+    spin = summary.findings[0].one_line()
+    assert "-> hang [no answer after" in spin and "at least 0.5 CPU-s" in spin
+    assert time.monotonic() - began < 30.0  # the wall bound (60 s) did not decide
+
+
+def test_without_a_compiled_input_only_the_wall_bound_applies(tmp_path: Path) -> None:
+    summary = run_inputs(inputs(b"SPIN"), fake_command(), tmp_path, input_timeout=1.5,
+                         cpu_bound=CpuBound(factor=20.0, floor=0.1))
+    assert [f.status for f in summary.findings] == ["hang"]
+    assert "in 1.5 s" in summary.findings[0].one_line()
 
 
 def test_findings_are_rerun_alone_to_tell_input_from_state(tmp_path: Path) -> None:
