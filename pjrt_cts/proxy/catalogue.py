@@ -427,6 +427,14 @@ DEFECTS: tuple[Defect, ...] = (
        breaks="Core",
        note="every golden dot_general/reduce case is tiny (arguments of at most 120 elements) but large.row_sum.f32, "
             "of exactly 16 Mi: the whole golden corpus passes under it; only the mid-size tests catch it"),
+    # ---- malformed programs (the robustness layer's fuzzer) ---------------------------------------------------------
+    _d("compile_aborts_on_unreadable_program", "compile",
+       "PJRT_Client_Compile calls abort() where it would reject a program with INVALID_ARGUMENT or UNKNOWN (XLA's "
+       "parse errors: a parser that trusts its input); valid programs compile",
+       ["compile.compile_errors.test_invalid_mlir_is_rejected[*]",
+        "robustness.malformed_programs.test_malformed_program_text_is_rejected_cleanly[batch00]"],
+       layers=["compile", "robustness"],
+       note="the fuzz batch restarts its child after each crash and reruns each crashing input alone: ~100 children"),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

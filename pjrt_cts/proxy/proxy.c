@@ -305,6 +305,7 @@ enum {
     D_UNIMPLEMENTED_FOR_ONE_CASE,
     D_FAILS_EVERY_OTHER_TIME,
     D_MID_SIZE_DOT_REDUCE_OFF,
+    D_COMPILE_ABORTS_ON_UNREADABLE_PROGRAM,
     D_COUNT
 };
 
@@ -381,6 +382,7 @@ static const char *const g_defect_names[D_COUNT] = {
     "unimplemented_for_one_case",
     "fails_every_other_time",
     "mid_size_dot_reduce_off",
+    "compile_aborts_on_unreadable_program",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -932,6 +934,17 @@ static unsigned long next_marked_execution(void) {
     return call;
 }
 
+/* The code of a PJRT error (ERR_UNKNOWN when it cannot be read). */
+static int error_code(void *error) {
+    int code = ERR_UNKNOWN;
+    ARGS(c, PJRT_Error_GetCode_Args);
+    F(c, PJRT_Error_GetCode_Args, error, void *) = error;
+    void *nested = CALL(Error_GetCode, c);
+    if (!nested) code = F(c, PJRT_Error_GetCode_Args, code, int);
+    destroy_error(nested);
+    return code;
+}
+
 static void *w_client_compile(void *args) {
     const void *program = F(args, PJRT_Client_Compile_Args, program, const void *);
     if (g_defect == D_UNIMPLEMENTED_FOR_ONE_CASE && program_sorts_by_absolute_value(program))
@@ -954,16 +967,15 @@ static void *w_client_compile(void *args) {
         return make_error(ERR_INVALID_ARGUMENT, message);
     }
     void *error = CALL(Client_Compile, args);
+    if (g_defect == D_COMPILE_ABORTS_ON_UNREADABLE_PROGRAM && error &&
+        (error_code(error) == ERR_INVALID_ARGUMENT || error_code(error) == ERR_UNKNOWN)) {
+        /* what a parser that trusts its input does with a malformed program (XLA's parse errors are UNKNOWN or
+           INVALID_ARGUMENT): the fuzz layer's defect class */
+        fprintf(stderr, "pjrt-cts proxy defect compile_aborts_on_unreadable_program: abort()\n");
+        abort();
+    }
     if (g_defect == D_COMPILE_ACCEPTS_GARBAGE_OPTIONS) {
-        int code = ERR_UNKNOWN;
-        if (error) {
-            ARGS(c, PJRT_Error_GetCode_Args);
-            F(c, PJRT_Error_GetCode_Args, error, void *) = error;
-            void *nested = CALL(Error_GetCode, c);
-            if (!nested) code = F(c, PJRT_Error_GetCode_Args, code, int);
-            destroy_error(nested);
-        }
-        if (error && code == ERR_INVALID_ARGUMENT) {
+        if (error && error_code(error) == ERR_INVALID_ARGUMENT) {
             const char *options = F(args, PJRT_Client_Compile_Args, compile_options, const char *);
             size_t options_size = F(args, PJRT_Client_Compile_Args, compile_options_size, size_t);
             F(args, PJRT_Client_Compile_Args, compile_options, const void *) = k_minimal_compile_options;
@@ -1616,7 +1628,8 @@ static void install_defect(void) {
         case D_ON_READY_FIRES_TWICE: WRAP(Event_OnReady, w_event_on_ready); break;
         case D_EVENT_ERROR_SWALLOWED: WRAP(Event_Await, w_event_await); WRAP(Event_Error, w_event_error); break;
         case D_EVENT_READY_TOO_EARLY: WRAP(Event_IsReady, w_event_is_ready); break;
-        case D_COMPILE_ACCEPTS_GARBAGE_OPTIONS: WRAP(Client_Compile, w_client_compile); break;
+        case D_COMPILE_ACCEPTS_GARBAGE_OPTIONS: case D_COMPILE_ABORTS_ON_UNREADABLE_PROGRAM:
+            WRAP(Client_Compile, w_client_compile); break;
         case D_EXECUTE_ABORTS_THIRD_CALL: case D_NON_DONATABLE_IGNORED: case D_DONATION_KEEPS_INPUT:
         case D_EXECUTE_DEVICE_IGNORED: case D_RESULTS_REORDERED_BETWEEN_DEVICES:
             WRAP(LoadedExecutable_Execute, w_execute); break;
