@@ -242,12 +242,12 @@ def run_inputs(
             ready = ended = hung = False
             hang_bound = ""
             current: int | None = None
-            cpu_at_start: float | None = None  # the child's CPU when the current input started
+            cpu_at_start: float | None = None  # the child's CPU when the current input started; None between inputs
             try:
                 while True:
                     try:
-                        line = _next_line(reader, proc.pid, input_timeout if ready else startup_timeout,
-                                          cpu_bound if current is not None else None, cpu_at_start)
+                        line = _next_line(reader, proc.pid, input_timeout if ready else startup_timeout, cpu_bound,
+                                          cpu_at_start)
                     except TimeoutError as timeout:
                         hung, hang_bound = True, str(timeout) or f"in {input_timeout:g} s"
                         _kill(proc)

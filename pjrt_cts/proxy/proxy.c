@@ -967,12 +967,14 @@ static void *w_client_compile(void *args) {
         return make_error(ERR_INVALID_ARGUMENT, message);
     }
     void *error = CALL(Client_Compile, args);
-    if (g_defect == D_COMPILE_ABORTS_ON_UNREADABLE_PROGRAM && error &&
-        (error_code(error) == ERR_INVALID_ARGUMENT || error_code(error) == ERR_UNKNOWN)) {
+    if (g_defect == D_COMPILE_ABORTS_ON_UNREADABLE_PROGRAM && error) {
         /* what a parser that trusts its input does with a malformed program (XLA's parse errors are UNKNOWN or
            INVALID_ARGUMENT): the fuzz layer's defect class */
-        fprintf(stderr, "pjrt-cts proxy defect compile_aborts_on_unreadable_program: abort()\n");
-        abort();
+        int code = error_code(error);
+        if (code == ERR_INVALID_ARGUMENT || code == ERR_UNKNOWN) {
+            fprintf(stderr, "pjrt-cts proxy defect compile_aborts_on_unreadable_program: abort()\n");
+            abort();
+        }
     }
     if (g_defect == D_COMPILE_ACCEPTS_GARBAGE_OPTIONS) {
         if (error && error_code(error) == ERR_INVALID_ARGUMENT) {
