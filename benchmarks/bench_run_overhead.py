@@ -4,8 +4,9 @@ Runs `pjrt-cts run` once with PJRT_CTS_CALL_TIMES set (pjrt_cts/runtime/calltime
 loads the plugin accounts the seconds spent inside each PJRT function), then reports:
 
 - wall: the run's wall time; workers: its -n;
-- plugin floor: seconds inside compile, execute and wait calls in the worker processes, summed, and as
-  wall-equivalent (divided by the number of workers: the best a perfectly balanced run could do);
+- plugin floor: seconds inside compile, execute and wait calls in the worker processes and in the processes
+  they fork to run their own tests (findings' reruns, isolated tests), summed, and as wall-equivalent
+  (divided by the number of workers: the best a perfectly balanced run could do);
 - overhead = wall / floor-per-worker (the suite's cost over the plugin floor);
 - where the rest goes: inside tests but outside the plugin (test durations minus plugin time: numpy
   references, comparisons, Python binding), outside tests (workers x wall minus test durations:
@@ -119,7 +120,9 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
                    min(4, os.cpu_count() or 1))
     worker_processes = [p for p in processes if p.get("worker")]
     children = [p for p in processes if not p.get("worker")]
+    forked = [p for p in worker_processes if p.get("forked")]
     in_workers = seconds_by_kind(merged_functions(worker_processes))
+    in_forked = seconds_by_kind(merged_functions(forked))
     in_children = seconds_by_kind(merged_functions(children))
     floor = sum(in_workers[kind] for kind in FLOOR_KINDS)
     test_seconds = sum(float(test.get("duration") or 0.0) for test in results["tests"])
@@ -138,9 +141,13 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
         "plugin_floor_seconds": round(floor, 2),
         "plugin_floor_per_worker": round(floor / workers, 2),
         "overhead_ratio": round(wall / (floor / workers), 2) if floor else None,
-        "inside_tests_outside_plugin_seconds": round(test_seconds - floor - in_workers["other"], 2),
+        # Reruns are not in the tests' durations: only the workers' own plugin time is inside them.
+        "inside_tests_outside_plugin_seconds": round(
+            test_seconds - sum(in_workers[kind] - in_forked[kind] for kind in (*FLOOR_KINDS, "other")), 2),
         "test_seconds": round(test_seconds, 2),
         "outside_tests_seconds": round(workers * wall - test_seconds, 2),
+        "forked_from_workers": {"processes": len(forked),
+                                "floor_seconds": round(sum(in_forked[kind] for kind in FLOOR_KINDS), 2)},
         "isolation_children": {"processes": len(children), "plugin_seconds": {k: round(v, 2) for k, v in in_children.items()},
                                "process_seconds": round(sum(p.get("process_seconds", 0.0) for p in children), 1)},
         "phases": run_phases or {},
@@ -157,7 +164,9 @@ def markdown(summary: dict[str, Any]) -> str:
         f"| run | {summary['tests']} tests, {summary['workers']} workers, verdict {summary['verdict']} |",
         "| --- | --- |",
         f"| wall | {summary['wall_seconds']} s |",
-        f"| plugin floor (compile + execute + wait + transfer, in workers) | {summary['plugin_floor_seconds']} s "
+        f"| plugin floor (compile + execute + wait + transfer, in workers and the "
+        f"{summary['forked_from_workers']['processes']} processes they forked for reruns and isolated tests, "
+        f"{summary['forked_from_workers']['floor_seconds']} s of it) | {summary['plugin_floor_seconds']} s "
         f"(compile {w['compile']}, execute {w['execute']}, wait {w['wait']}, transfer {w['transfer']}); "
         f"{summary['plugin_floor_per_worker']} s per worker |",
         f"| overhead: wall / floor per worker | **{summary['overhead_ratio']}×** |",

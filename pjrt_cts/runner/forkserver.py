@@ -30,6 +30,7 @@ import pytest
 
 from pjrt_cts.fuzz.harness import LineReader
 from pjrt_cts.runner import crashlog
+from pjrt_cts.runtime import calltimes
 
 _server: ForkServer | None = None
 _FORK_ANSWER_SECONDS = 120.0  # the server forks at once; no pid by then means it is stuck
@@ -194,6 +195,7 @@ def _exit_process(code: int) -> None:
     """Leave as a fresh process would at its end: the C library's exit runs the plugin's exit handlers (a crash
     there is the test's "crashed at exit"), without finalizing the interpreter copied from the worker."""
     try:
+        calltimes.write_now()  # Python's exit handlers do not run here (benchmarks only: PJRT_CTS_CALL_TIMES)
         sys.stdout.flush()
         sys.stderr.flush()
         ctypes.CDLL(None).exit(code)

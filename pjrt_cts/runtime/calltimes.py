@@ -36,6 +36,19 @@ _lock = threading.RLock()
 _totals: dict[str, list[float]] = {}  # function -> [calls, seconds, process CPU seconds]
 _started = time.monotonic()
 _exit_registered = False
+_forked = False  # a copy of another process made by fork(): a worker's fork server child (reruns, isolated tests)
+
+
+def _after_fork_in_child() -> None:
+    """A forked process accounts its own calls from its own start (the parent writes the parent's). In place: each
+    timed function holds its entry."""
+    global _started, _forked
+    for entry in _totals.values():
+        entry[:] = [0, 0.0, 0.0]
+    _started, _forked = time.monotonic(), True
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def enabled() -> bool:
@@ -91,10 +104,17 @@ def snapshot() -> dict[str, Any]:
         functions = {name: {"calls": int(calls), "seconds": round(seconds, 6), "cpu_seconds": round(cpu, 6)}
                      for name, (calls, seconds, cpu) in dict(_totals).items() if calls}  # a copy: a finalizer may add a name
     # Children a worker starts (isolated tests, fuzz and robustness scripts) inherit PYTEST_XDIST_WORKER; only
-    # the worker itself talks to the controller through execnet.
+    # the worker itself talks to the controller through execnet. A process forked from the worker keeps its label
+    # (it runs the worker's own tests: reruns, isolated tests) and says it was forked.
     worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules else None
-    return {"pid": os.getpid(), "worker": worker, "argv0": sys.argv[0] if sys.argv else "",
+    return {"pid": os.getpid(), "worker": worker, "forked": _forked, "argv0": sys.argv[0] if sys.argv else "",
             "process_seconds": round(time.monotonic() - _started, 3), "functions": functions}
+
+
+def write_now() -> None:
+    """Write this process's figures now: for a process that leaves without Python's exit handlers (the fork server's
+    children end through the C library's exit), which would otherwise lose them."""
+    _write()
 
 
 def _write() -> None:

@@ -400,3 +400,34 @@ def test_call_time_accounting_survives_a_finalizer_that_calls_the_plugin(tmp_pat
     assert done.returncode == 0, done.stderr
     functions = json.loads(done.stdout)
     assert functions["Event_Await"]["calls"] == 1 and functions["LoadedExecutable_Destroy"]["calls"] == 1
+
+
+_FORKED_ACCOUNTING = """
+import os
+from pjrt_cts.runtime import calltimes
+
+compile_ = calltimes.timed("Client_Compile", lambda: None)
+compile_()
+pid = os.fork()
+if pid == 0:  # as the fork server's children leave: no Python exit handlers
+    compile_()
+    compile_()
+    calltimes.write_now()
+    os._exit(0)
+os.waitpid(pid, 0)
+print(pid)
+"""
+
+
+def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_path: Path) -> None:
+    """The fork server's children (findings' reruns, isolated tests) end through the C library's exit: they write
+    their call times themselves, counted from the fork (not the parent's calls again), and say they were forked."""
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _FORKED_ACCOUNTING], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    child = json.loads((tmp_path / f"calltimes-{int(done.stdout)}.json").read_text(encoding="utf-8"))
+    assert child["forked"] is True and child["functions"]["Client_Compile"]["calls"] == 2
+    parents = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
+               if path.name != f"calltimes-{int(done.stdout)}.json"]
+    assert [(p["forked"], p["functions"]["Client_Compile"]["calls"]) for p in parents] == [(False, 1)]
