@@ -41,8 +41,9 @@ _forked = False  # a copy of another process made by fork(): a worker's fork ser
 
 def _after_fork_in_child() -> None:
     """A forked process accounts its own calls from its own start (the parent writes the parent's). In place: each
-    timed function holds its entry."""
-    global _started, _forked
+    timed function holds its entry. A new lock: one another thread held at the fork stays held in the copy."""
+    global _lock, _started, _forked
+    _lock = threading.RLock()
     for entry in _totals.values():
         entry[:] = [0, 0.0, 0.0]
     _started, _forked = time.monotonic(), True
@@ -112,12 +113,8 @@ def snapshot() -> dict[str, Any]:
 
 
 def write_now() -> None:
-    """Write this process's figures now: for a process that leaves without Python's exit handlers (the fork server's
-    children end through the C library's exit), which would otherwise lose them."""
-    _write()
-
-
-def _write() -> None:
+    """Write this process's figures (at exit; a process that leaves without Python's exit handlers, as the fork
+    server's children do through the C library's exit, calls it itself)."""
     directory = os.environ.get(ENV)
     if not directory or not _totals:
         return
@@ -133,5 +130,5 @@ def _register_exit() -> None:
     global _exit_registered
     with _lock:
         if not _exit_registered:
-            atexit.register(_write)
+            atexit.register(write_now)
             _exit_registered = True
