@@ -26,7 +26,6 @@ from typing import Any
 
 _LOCATION = re.compile(r"\s*loc\([^)]*\)")
 _SYMBOL = re.compile(r"@[\w$.]+")
-_MODULE_NAME = re.compile(r"^module @\S+ ", re.MULTILINE)
 _DENSE_VALUES = re.compile(r"dense<[^>]*>")
 _SPACE = re.compile(r"\s+")
 
@@ -35,7 +34,6 @@ def computation(text: str, *, without_constant_values: bool = False) -> str:
     """The program's text with what does not change its computation set aside: symbol names, locations,
     whitespace; with `without_constant_values`, also the values of its dense constants."""
     text = _LOCATION.sub("", text)
-    text = _MODULE_NAME.sub("module ", text)
     text = _SYMBOL.sub("@f", text)
     if without_constant_values:
         text = _DENSE_VALUES.sub("dense<...>", text)
