@@ -15,7 +15,9 @@ loads the plugin accounts the seconds spent inside each PJRT function), then rep
 - per layer: tests, summed test seconds, and the plugin seconds of the top functions;
 - CPU: the run's CPU seconds (user + sys of every process it waited for) and its compiles' (the process CPU
   while each compile call ran, workers and children), each divided by the machine's cores: the lowest wall time
-  the run, and its compiles alone, could have on this machine.
+  the run, and its compiles alone, could have on this machine;
+- machine: the core-seconds every CPU was busy during the run (/proc/stat), the idle ones (wall x CPUs - busy:
+  what waits, serial ends and imbalance cost), and the CPU that processes outside the run took meanwhile.
 
     python benchmarks/bench_run_overhead.py [--out DIR] [-- RUN ARGS...]   # e.g. -- -n 2 --plugin cpu
 
@@ -46,20 +48,35 @@ FLOOR_FUNCTIONS = {
 FLOOR_KINDS = ("compile", "execute", "wait", "transfer")
 
 
-def run_suite(out: Path, run_args: list[str]) -> tuple[float, tuple[float, float], Path, Path]:
-    """(wall, (user, sys) CPU seconds of the run's processes, results.json, call-times directory)."""
+def machine_busy_seconds() -> float | None:
+    """Core-seconds every CPU of the machine has spent busy since boot (Linux /proc/stat; None elsewhere)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stream:
+            fields = [int(value) for value in stream.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # user .. steal; guest time is inside user
+
+
+def run_suite(out: Path, run_args: list[str]) -> tuple[float, tuple[float, float], float | None, Path, Path]:
+    """(wall, (user, sys) CPU seconds of the run's processes, core-seconds the whole machine was busy meanwhile,
+    results.json, call-times directory)."""
     times_dir = out / "calltimes"
     run_dir = out / "run"
     shutil.rmtree(times_dir, ignore_errors=True)
     env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(times_dir)}
     command = [sys.executable, "-m", "pjrt_cts.cli.main", "run", "--no-progress", "--out", str(run_dir), *run_args]
+    busy_before = machine_busy_seconds()
     start, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     wall, after = time.monotonic() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy_after = machine_busy_seconds()
+    busy = None if busy_before is None or busy_after is None else busy_after - busy_before
     cpu = (after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
     if not (run_dir / "results.json").is_file():
         raise SystemExit(f"pjrt-cts run wrote no results.json (exit {done.returncode}):\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    return wall, cpu, run_dir / "results.json", times_dir
+    return wall, cpu, busy, run_dir / "results.json", times_dir
 
 
 def load_call_times(times_dir: Path) -> list[dict[str, Any]]:
@@ -101,20 +118,28 @@ def phases(run_dir: Path, results: dict[str, Any]) -> dict[str, float | None]:
     }
 
 
-def cpu_budget(run_cpu: tuple[float, float], processes: list[dict[str, Any]]) -> dict[str, float]:
-    """The run's CPU seconds and its compiles', and the lowest wall time each allows on this machine's cores."""
+def cpu_budget(run_cpu: tuple[float, float], processes: list[dict[str, Any]], wall: float,
+               machine_busy: float | None = None) -> dict[str, float | None]:
+    """The run's CPU seconds and its compiles', and the lowest wall time each allows on this machine's cores; with
+    `machine_busy` (core-seconds every CPU was busy during the run), the idle core-seconds, and the CPU that
+    processes outside the run (the kernel's threads, other jobs) took meanwhile."""
     cores = len(os.sched_getaffinity(0))
     everything = merged_functions(processes)
     compile_cpu = sum(everything.get(name, {}).get("cpu_seconds", 0.0) for name in FLOOR_FUNCTIONS["compile"])
     run_total = run_cpu[0] + run_cpu[1]
+    machine_cpus = os.cpu_count() or cores
     return {"cores": cores, "run_user_seconds": round(run_cpu[0], 1), "run_sys_seconds": round(run_cpu[1], 1),
             "run_cpu_seconds": round(run_total, 1), "run_lowest_wall": round(run_total / cores, 1),
-            "compile_cpu_seconds": round(compile_cpu, 1), "compile_lowest_wall": round(compile_cpu / cores, 1)}
+            "compile_cpu_seconds": round(compile_cpu, 1), "compile_lowest_wall": round(compile_cpu / cores, 1),
+            "machine_cpus": machine_cpus,
+            "machine_busy_seconds": None if machine_busy is None else round(machine_busy, 1),
+            "idle_core_seconds": None if machine_busy is None else round(wall * machine_cpus - machine_busy, 1),
+            "outside_run_cpu_seconds": None if machine_busy is None else round(machine_busy - run_total, 1)}
 
 
 def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, Any]],
               run_phases: dict[str, float | None] | None = None,
-              run_cpu: tuple[float, float] | None = None) -> dict[str, Any]:
+              run_cpu: tuple[float, float] | None = None, machine_busy: float | None = None) -> dict[str, Any]:
     command = results.get("command", [])
     workers = next((int(command[i + 1]) for i, arg in enumerate(command[:-1]) if arg in ("-n", "--workers")),
                    min(4, os.cpu_count() or 1))
@@ -151,7 +176,7 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
         "isolation_children": {"processes": len(children), "plugin_seconds": {k: round(v, 2) for k, v in in_children.items()},
                                "process_seconds": round(sum(p.get("process_seconds", 0.0) for p in children), 1)},
         "phases": run_phases or {},
-        "cpu": cpu_budget(run_cpu, processes) if run_cpu else {},
+        "cpu": cpu_budget(run_cpu, processes, wall, machine_busy) if run_cpu else {},
         "top_functions_in_workers": [{"function": name, **entry} for name, entry in top],
         "layers": {layer: {"tests": int(v["tests"]), "seconds": round(v["seconds"], 1)}
                    for layer, v in sorted(by_layer.items(), key=lambda item: -item[1]["seconds"])},
@@ -183,6 +208,10 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append(f"| CPU | the run {c['run_cpu_seconds']} CPU-s (user {c['run_user_seconds']} + sys "
                      f"{c['run_sys_seconds']}) = at least {c['run_lowest_wall']} s on {c['cores']} cores; its compiles "
                      f"{c['compile_cpu_seconds']} CPU-s = at least {c['compile_lowest_wall']} s |")
+        if c.get("machine_busy_seconds") is not None:
+            lines.append(f"| machine | {c['machine_cpus']} CPUs busy {c['machine_busy_seconds']} core-s of "
+                         f"{round(summary['wall_seconds'] * c['machine_cpus'], 1)}: idle {c['idle_core_seconds']} "
+                         f"core-s; processes outside the run {c['outside_run_cpu_seconds']} CPU-s |")
     p = summary.get("phases") or {}
     if p:
         lines.append(f"| phases | preflight child {p['preflight_child']} s; every worker collected after "
@@ -204,9 +233,10 @@ def main() -> int:
     run_args = [a for a in args.run_args if a != "--"]
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    wall, run_cpu, results_path, times_dir = run_suite(out, run_args)
+    wall, run_cpu, machine_busy, results_path, times_dir = run_suite(out, run_args)
     results = json.loads(results_path.read_text(encoding="utf-8"))
-    summary = summarize(wall, results, load_call_times(times_dir), phases(results_path.parent, results), run_cpu)
+    summary = summarize(wall, results, load_call_times(times_dir), phases(results_path.parent, results), run_cpu,
+                        machine_busy)
     (out / "overhead.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(markdown(summary))
     return 0
