@@ -1,9 +1,11 @@
 """Opt-in accounting of the time spent inside PJRT calls, for benchmarks/bench_run_overhead.py.
 
 With `PJRT_CTS_CALL_TIMES=DIR` in the environment, every process that imports the runtime adds a call hook
-(pjrt_cts.runtime.hooks) that wraps each slot function it obtains through `Plugin.function` in a timer, and at
-exit the process writes `DIR/calltimes-<pid>.json`: calls, seconds and the process's CPU seconds during them per
-PJRT function, whether it was a pytest-xdist worker, and how long it lived. Without the variable no hook is added
+(pjrt_cts.runtime.hooks) that wraps each slot function it obtains through `Plugin.function` in a timer, and the
+process writes `DIR/calltimes-<pid>.json`: calls, seconds and the process's CPU seconds during them per PJRT
+function, whether it was a pytest-xdist worker, and how long it lived. It writes at exit and, while it makes calls,
+every WRITE_EVERY_SECONDS: a process the plugin kills (a worker a crashing test takes down) leaves all but its last
+seconds. Without the variable no hook is added
 (no cost). Time of calls made concurrently from several threads adds up, as CPU-side plugin work does. The CPU
 seconds are the whole process's (every thread) while the call ran: a plugin compiles with threads of its own.
 
@@ -36,17 +38,20 @@ _lock = threading.RLock()
 _totals: dict[str, list[float]] = {}  # function -> [calls, seconds, process CPU seconds]
 _started = time.monotonic()
 _exit_registered = False
+WRITE_EVERY_SECONDS = 2.0
+_last_write = _started
 _forked = False  # a copy of another process made by fork(): a worker's fork server child (reruns, isolated tests)
 
 
 def _after_fork_in_child() -> None:
     """A forked process accounts its own calls from its own start (the parent writes the parent's). In place: each
     timed function holds its entry. A new lock: one another thread held at the fork stays held in the copy."""
-    global _lock, _started, _forked
+    global _lock, _started, _forked, _last_write
     _lock = threading.RLock()
     for entry in _totals.values():
         entry[:] = [0, 0.0, 0.0]
     _started, _forked = time.monotonic(), True
+    _last_write = _started
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -96,8 +101,17 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
                 entry[0] += 1
                 entry[1] += elapsed
                 entry[2] += cpu_spent
+            if time.monotonic() - _last_write >= WRITE_EVERY_SECONDS:
+                _write_periodically()
 
     return call
+
+
+def _write_periodically() -> None:
+    """Write now, and not again for WRITE_EVERY_SECONDS (set first: a call timed while writing does not write)."""
+    global _last_write
+    _last_write = time.monotonic()
+    write_now()
 
 
 def snapshot() -> dict[str, Any]:
@@ -113,15 +127,20 @@ def snapshot() -> dict[str, Any]:
 
 
 def write_now() -> None:
-    """Write this process's figures (at exit; a process that leaves without Python's exit handlers, as the fork
-    server's children do through the C library's exit, calls it itself)."""
+    """Write this process's figures (at exit, and every WRITE_EVERY_SECONDS while it makes calls; a process that
+    leaves without Python's exit handlers, as the fork server's children do through the C library's exit, calls it
+    itself). Whole files only: written aside, then renamed over the last one, so a process that dies meanwhile
+    leaves its previous figures."""
     directory = os.environ.get(ENV)
     if not directory or not _totals:
         return
     try:
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
-        (path / f"calltimes-{os.getpid()}.json").write_text(json.dumps(snapshot()), encoding="utf-8")
+        target = path / f"calltimes-{os.getpid()}.json"
+        partial = path / f".calltimes-{os.getpid()}.json.partial"
+        partial.write_text(json.dumps(snapshot()), encoding="utf-8")
+        os.replace(partial, target)
     except OSError:
         pass  # accounting must never change how a run ends
 

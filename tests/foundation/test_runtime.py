@@ -419,6 +419,30 @@ print(pid)
 """
 
 
+_ABORTED_AFTER_CALLS = """
+import os
+from pjrt_cts.runtime import calltimes
+
+calltimes.WRITE_EVERY_SECONDS = 0.0  # every call is past the period: its figures are on disk after it
+compile_ = calltimes.timed("Client_Compile", lambda: None)
+compile_()
+compile_()
+os.abort()  # as a worker a crashing test takes down: no exit handlers
+"""
+
+
+def test_a_process_that_dies_leaves_the_call_times_it_had(tmp_path: Path) -> None:
+    """A worker the plugin kills never runs its exit handlers; its figures were written while it made calls, so the
+    floor of a run with crashes counts them (without them the CUDA floor missed 14 dead workers' compiles)."""
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _ABORTED_AFTER_CALLS], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode != 0, "os.abort() should end the process with SIGABRT"
+    written = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")]
+    assert [p["functions"]["Client_Compile"]["calls"] for p in written] == [2], written
+    assert not list(tmp_path.glob(".calltimes-*")), "a whole file only: no partial one left"
+
+
 def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_path: Path) -> None:
     """The fork server's children (findings' reruns, isolated tests) end through the C library's exit: they write
     their call times themselves, counted from the fork (not the parent's calls again), and say they were forked."""
