@@ -138,7 +138,7 @@ def write_now() -> None:
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
         target = path / f"calltimes-{os.getpid()}.json"
-        partial = path / f".calltimes-{os.getpid()}.json.partial"
+        partial = path / f".calltimes-{os.getpid()}-{threading.get_ident()}.json.partial"  # two threads may write at once
         partial.write_text(json.dumps(snapshot()), encoding="utf-8")
         os.replace(partial, target)
     except OSError:
