@@ -5,9 +5,9 @@ With `PJRT_CTS_CALL_TIMES=DIR` in the environment, every process that imports th
 process writes `DIR/calltimes-<pid>.json`: calls, seconds and the process's CPU seconds during them per PJRT
 function, whether it was a pytest-xdist worker, and how long it lived. It writes at exit and, while it makes calls,
 every WRITE_EVERY_SECONDS: a process the plugin kills (a worker a crashing test takes down) leaves all but its last
-seconds. Without the variable no hook is added
-(no cost). Time of calls made concurrently from several threads adds up, as CPU-side plugin work does. The CPU
-seconds are the whole process's (every thread) while the call ran: a plugin compiles with threads of its own.
+seconds. Without the variable no hook is added (no cost). Time of calls made concurrently from several threads adds
+up, as CPU-side plugin work does. The CPU seconds are the whole process's (every thread) while the call ran: a
+plugin compiles with threads of its own.
 
 An environment variable, not the run context: it must reach every process that loads a plugin (the preflight
 probe, reproduction-script children), including those that read no run context, and the runtime imports
@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 
 ENV = "PJRT_CTS_CALL_TIMES"
 
-# Reentrant, and nothing allocated while it is held: a garbage collection can run a handle's finalizer (which calls
-# a Destroy slot, itself timed) on this thread inside any allocation, and a plain Lock then deadlocks the process
-# (seen as a worker hanging "in PJRT_LoadedExecutable_Destroy" during CUDA bench runs).
+# Reentrant: a garbage collection can run a handle's finalizer (which calls a Destroy slot, itself timed) on this
+# thread inside any allocation, and a plain Lock then deadlocks the process (seen as a worker hanging "in
+# PJRT_LoadedExecutable_Destroy" during CUDA bench runs). A timed call allocates nothing while it holds the lock;
+# `timed` (a new entry) and `snapshot` (every WRITE_EVERY_SECONDS and at exit) do, and rely on the reentrancy.
 _lock = threading.RLock()
 _totals: dict[str, list[float]] = {}  # function -> [calls, seconds, process CPU seconds]
 _started = time.monotonic()

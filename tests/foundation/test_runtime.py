@@ -419,6 +419,20 @@ print(pid)
 """
 
 
+def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_path: Path) -> None:
+    """The fork server's children (findings' reruns, isolated tests) end through the C library's exit: they write
+    their call times themselves, counted from the fork (not the parent's calls again), and say they were forked."""
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _FORKED_ACCOUNTING], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    child = json.loads((tmp_path / f"calltimes-{int(done.stdout)}.json").read_text(encoding="utf-8"))
+    assert child["forked"] is True and child["functions"]["Client_Compile"]["calls"] == 2
+    parents = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
+               if path.name != f"calltimes-{int(done.stdout)}.json"]
+    assert [(p["forked"], p["functions"]["Client_Compile"]["calls"]) for p in parents] == [(False, 1)]
+
+
 _ABORTED_AFTER_CALLS = """
 import os
 from pjrt_cts.runtime import calltimes
@@ -441,17 +455,3 @@ def test_a_process_that_dies_leaves_the_call_times_it_had(tmp_path: Path) -> Non
     written = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")]
     assert [p["functions"]["Client_Compile"]["calls"] for p in written] == [2], written
     assert not list(tmp_path.glob(".calltimes-*")), "a whole file only: no partial one left"
-
-
-def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_path: Path) -> None:
-    """The fork server's children (findings' reruns, isolated tests) end through the C library's exit: they write
-    their call times themselves, counted from the fork (not the parent's calls again), and say they were forked."""
-    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", _FORKED_ACCOUNTING], env=env, capture_output=True, text=True,
-                          timeout=30)
-    assert done.returncode == 0, done.stderr
-    child = json.loads((tmp_path / f"calltimes-{int(done.stdout)}.json").read_text(encoding="utf-8"))
-    assert child["forked"] is True and child["functions"]["Client_Compile"]["calls"] == 2
-    parents = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
-               if path.name != f"calltimes-{int(done.stdout)}.json"]
-    assert [(p["forked"], p["functions"]["Client_Compile"]["calls"]) for p in parents] == [(False, 1)]
