@@ -47,7 +47,7 @@ def count(cases: Any) -> dict[str, dict[str, int]]:
     for case in cases:
         if case.is_multi_device:
             continue
-        family, text = case.id.split(".", 1)[0], case.program_text()
+        family, text = case.family, case.program_text()
         row, sets = rows[family], seen[family]
         row["cases"] += 1
         if case.input_specs:
