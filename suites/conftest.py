@@ -24,6 +24,8 @@ _PROGRAM_TESTS = (_SUITES_DIR / "compile" / "test_golden_programs.py", _SUITES_D
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "isolated: run in a fresh subprocess (the test may crash the plugin)")
     config.addinivalue_line("markers", "feature(name): feature tag recorded in results.json")
+    config.addinivalue_line("markers", "own_process: the test starts a process of its own that loads the plugin "
+                                       "(a long test where creating a client takes seconds)")
     config.addinivalue_line("markers", "requires(*slots, devices=, element_type=, memory_kind=, feature=): what the "
                                        "test needs from the plugin (pjrt_cts.testing.requirements)")
     config.addinivalue_line("markers", "golden_corpus_unreadable(reason): placeholder of a golden test whose corpus "

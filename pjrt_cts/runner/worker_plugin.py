@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import takewhile
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 import pytest
 
@@ -40,7 +40,7 @@ COMPATIBILITY_KEY = pytest.StashKey[dict]()
 # Markers that are pytest machinery, not features worth tagging a result with.
 _MACHINERY_MARKERS = frozenset(
     {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings", "timeout", "feature",
-     "tryfirst", "trylast"}
+     "tryfirst", "trylast", "own_process"}
 )
 ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
 CONFIRMATIONS_SUFFIX = ".confirmations.jsonl"  # a worker's reruns of its findings, in the log directory
@@ -63,6 +63,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "isolated: run in a fresh subprocess; the test may crash the plugin")
     config.addinivalue_line("markers", "feature(*names): tag the result with these feature names")
     config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")
+    config.addinivalue_line("markers", "own_process: the test starts a process of its own that loads the plugin "
+                            "(spread over the run's order, as long tests are)")
     config.addinivalue_line("markers", "nondeterministic(why): the outcome may differ between runs by design (a race "
                             "the suite provokes, a timing bound); not rerun by the confirmation pass")
     spec_path = config.getoption("pjrt_cts_spec", None)
@@ -191,24 +193,43 @@ def timeout_for(item: pytest.Item, spec: RunSpec) -> float:
     return spec.timeout
 
 
-def spread_long_tests(items: list[pytest.Item]) -> list[pytest.Item]:
-    """Tests that declare their own timeout (the suites' known long ones: fuzz batches, the known-hang input,
-    multi-node runs, resource cycles) spread evenly over the first half of the order; the rest keep their order
-    (golden program tests stay together).
+# Markers of tests that are long on some plugin: a declared timeout (fuzz batches, the known-hang input, multi-node
+# runs, resource cycles), or processes of its own that load the plugin (`own_process`: the robustness layer's risky
+# calls, a deserialize in a new process), which take seconds where creating a client does (~2 s per CUDA client with
+# 16 workers on one GPU). Isolated tests keep their place: spread too, they cost the default plugin's 2-core run
+# ~1.5 idle core-seconds (docs/bench.md).
+LONG_TEST_MARKERS = ("timeout", "own_process")
+
+
+def is_long(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(name) is not None for name in LONG_TEST_MARKERS)
+
+
+def spread_long_tests(items: list[pytest.Item], units: Sequence[str | None] | None = None) -> list[pytest.Item]:
+    """Long tests (`is_long`) spread evenly over the first half of the order; the rest keep their order.
 
     xdist hands tests out in this order, in consecutive chunks: a 10 s test started last keeps one worker busy
-    while the others idle, and long tests side by side would all land in one worker's chunk."""
-    long = [item for item in items if item.get_closest_marker("timeout") is not None]
-    if not long:
+    while the others idle, and long tests side by side would all land in one worker's chunk (on CUDA, 72 risky
+    calls of ~5 s each at the end of the order kept four workers busy for ~50 s after the others had ended). With
+    `units` (per item, the golden program it belongs to, or None), a long test goes in only where a program's tests
+    end, so that the scheduler still hands each program to one worker."""
+    flags = [is_long(item) for item in items]
+    if not any(flags):
         return items
-    chosen = set(long)
-    rest = [item for item in items if item not in chosen]
+    long = [item for item, flag in zip(items, flags) if flag]
+    rest = [item for item, flag in zip(items, flags) if not flag]
+    rest_units = [unit for unit, flag in zip(units, flags) if not flag] if units is not None else [None] * len(rest)
     stride = max(1, len(rest) // (2 * len(long)))
     ordered: list[pytest.Item] = []
+    taken = 0
     for index, item in enumerate(long):
         ordered.append(item)
-        ordered += rest[index * stride:(index + 1) * stride]
-    return ordered + rest[len(long) * stride:]
+        end = max(taken, min(len(rest), (index + 1) * stride))
+        while 0 < end < len(rest) and rest_units[end] is not None and rest_units[end] == rest_units[end - 1]:
+            end += 1  # not inside a golden program's tests
+        ordered += rest[taken:end]
+        taken = end
+    return ordered + rest[taken:]
 
 
 def _alive(pid: int) -> bool:
@@ -276,6 +297,7 @@ class WorkerPlugin:
         # findings of tests marked isolated: (outcome, cause), to tell which have an isolated twin that found the same
         self.child_findings: dict[str, tuple[Outcome, str]] = {}
         self.items: dict[str, pytest.Item] = {}
+        self.units: dict[str, str | None] = {}  # node id -> its golden program (_program_units), once collected
         self.selected_ids = outcomes.IdPatterns(spec.select_ids if spec else ())  # --id
         # a confirmation pass's modules, by id prefix (each node id's module path names its module)
         self.wanted_modules = {outcomes.module_id_prefix(nodeid.split("::", 1)[0])
@@ -360,7 +382,8 @@ class WorkerPlugin:
                 deselected.append(item)
             else:
                 keep.append(item)
-        items[:] = spread_long_tests(keep)
+        self.units = dict(zip((item.nodeid for item in keep), _program_units([item.nodeid for item in keep])))
+        items[:] = spread_long_tests(keep, [self.units[item.nodeid] for item in keep])
         if deselected:
             config.hook.pytest_deselected(items=deselected)
 
@@ -427,7 +450,8 @@ class WorkerPlugin:
         self.timer.stop()
         payload = {
             "items": [item.nodeid for item in session.items],
-            "units": _program_units([item.nodeid for item in session.items]),
+            "units": ([self.units.get(item.nodeid) for item in session.items] if self.units
+                      else _program_units([item.nodeid for item in session.items])),
             "deselected": [[nodeid, reason, tags, by] for nodeid, (reason, tags, by) in self.deselected.items()],
             "done": self.done,
             "shard": self.shard_split,  # the plan's fingerprint, recorded in results.json for `merge`
@@ -625,7 +649,9 @@ class WorkerPlugin:
     def _rerun_long_finding(self, nodeid: str) -> None:
         """A finding of a test that declares its own timeout (a long one: spread_long_tests puts those in the first
         half of the order) is rerun right away, where the other workers' tests balance it, not at this worker's tail
-        while the others have ended (the known-hang regression input waits its bound in each run)."""
+        while the others have ended (the known-hang regression input waits its bound in each run). Other findings wait
+        for the end, where one process reruns them all: each rerun process creates a client (~2 s on CUDA: rerun one
+        by one, the robustness layer's findings cost 40 more clients than at the end)."""
         item = self.items.get(nodeid)
         if nodeid not in self.findings or item is None or item.get_closest_marker("timeout") is None:
             return

@@ -66,6 +66,7 @@ def test_deserialized_metadata_matches(plugin, client, program):
             )
 
 
+@pytest.mark.own_process
 @programs_param(NEW_PROCESS)
 def test_deserialize_in_new_process_gives_identical_results(plugin, client, create_options, plugin_path, tmp_path, program):
     data = _serialized(plugin, client, program)

@@ -226,22 +226,42 @@ def test_test_timer_rearms_only_when_less_than_the_timeout_is_left(monkeypatch: 
     assert armed[-1] == 2.5 and len(armed) == 4  # stopped timers are armed again
 
 
-def test_tests_declaring_their_own_timeout_are_spread_over_the_first_half() -> None:
+class _Item:
+    def __init__(self, name: str, timeout: float | None = None, marker: str | None = None) -> None:
+        self.name, self.timeout, self.marker = name, timeout, marker
+
+    def get_closest_marker(self, name: str) -> Any:
+        if name == "timeout" and self.timeout:
+            return SimpleNamespace(args=(self.timeout,))
+        return SimpleNamespace(args=()) if name == self.marker else None
+
+
+def test_long_tests_are_spread_over_the_first_half() -> None:
     """xdist hands tests out in collection order and in consecutive chunks: a long test collected last would leave
-    the other workers idle, long tests side by side would all go to one worker."""
+    the other workers idle, long tests side by side would all go to one worker. Long: a declared timeout, a test
+    that starts a process of its own that loads the plugin. An isolated test keeps its place."""
     from pjrt_cts.runner.worker_plugin import spread_long_tests
 
-    class Item:
-        def __init__(self, name: str, timeout: float | None = None) -> None:
-            self.name, self.timeout = name, timeout
-
-        def get_closest_marker(self, name: str) -> Any:
-            return SimpleNamespace(args=(self.timeout,)) if name == "timeout" and self.timeout else None
-
-    plain = [Item(f"t{i}") for i in range(12)]
-    items = plain[:10] + [Item("fuzz", 600), Item("known_hang", 120)] + plain[10:] + [Item("nodes", 300)]
+    plain = [_Item(f"t{i}") for i in range(12)]
+    items = (plain[:10] + [_Item("fuzz", 600), _Item("risky", marker="own_process")] + plain[10:]
+             + [_Item("nodes", 300), _Item("forked", marker="isolated")])
     ordered = [item.name for item in spread_long_tests(items)]
     assert sorted(ordered) == sorted(item.name for item in items)  # nothing lost or doubled
-    assert [ordered.index(name) for name in ("fuzz", "known_hang", "nodes")] == [0, 3, 6]  # stride 12 // 6 = 2
-    assert [name for name in ordered if name.startswith("t")] == [f"t{i}" for i in range(12)]  # the rest in order
+    assert [ordered.index(name) for name in ("fuzz", "risky", "nodes")] == [0, 3, 6]  # stride 13 // 6 = 2
+    assert [name for name in ordered if not name.startswith(("fuzz", "risky", "nodes"))] == (
+        [f"t{i}" for i in range(12)] + ["forked"])  # the rest in order
     assert spread_long_tests(plain) is plain
+
+
+def test_long_tests_go_in_only_where_a_golden_programs_tests_end() -> None:
+    """The scheduler hands a program's tests to one worker only while they are consecutive: a long test between them
+    would split the program, and two workers would compile it."""
+    from pjrt_cts.runner.worker_plugin import spread_long_tests
+
+    items = [_Item(f"p{i}") for i in range(5)] + [_Item(f"q{i}") for i in range(3)] + [_Item(f"r{i}") for i in range(4)]
+    units: list[str | None] = ["p"] * 5 + ["q"] * 3 + [None] * 4
+    items += [_Item("risky", marker="own_process"), _Item("fuzz", 600)]
+    units += [None, None]
+    ordered = [item.name for item in spread_long_tests(items, units)]  # stride 12 // 4 = 3: inside p and inside q
+    assert ordered == ["risky", "p0", "p1", "p2", "p3", "p4", "fuzz", "q0", "q1", "q2", "r0", "r1", "r2", "r3"]
+    assert [item.name for item in spread_long_tests(items)][:5] == ["risky", "p0", "p1", "p2", "fuzz"]  # no units

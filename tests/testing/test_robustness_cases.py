@@ -25,6 +25,29 @@ def test_every_case_the_suites_name_exists_and_takes_its_arguments() -> None:
         inspect.signature(rc.CASES[name]).bind(**kwargs)  # raises TypeError on an unknown keyword
 
 
+def test_each_risky_call_is_a_long_test_for_the_runner() -> None:
+    """A risky call's child loads the plugin and creates a client (seconds on CUDA): the suite marks each test that
+    makes one, and the runner spreads those over its order (worker_plugin.spread_long_tests)."""
+    from types import SimpleNamespace
+
+    from pjrt_cts.runner.worker_plugin import is_long
+
+    class Item:
+        def __init__(self, fixturenames: tuple[str, ...]) -> None:
+            self.fixturenames, self.marks = fixturenames, []
+
+        def add_marker(self, mark: Any) -> None:
+            self.marks.append(mark.name)
+
+        def get_closest_marker(self, name: str) -> Any:
+            return SimpleNamespace(name=name) if name in self.marks else None
+
+    risky, other = Item(("client", "risky_call", "case")), Item(("client",))
+    suite_module("conftest").pytest_collection_modifyitems([risky, other])
+    assert (risky.marks, is_long(risky)) == (["own_process"], True)
+    assert (other.marks, is_long(other)) == ([], False)
+
+
 def test_kwargs_travel_through_json_with_bytes() -> None:
     kwargs = {"code": b"ML\xefR\x00", "options": None, "arguments": [(4, "float32")], "fmt": ""}
     decoded = rc.decode_kwargs(rc.encode_kwargs(kwargs))
