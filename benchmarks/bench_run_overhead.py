@@ -161,6 +161,7 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
         "run_wall_seconds": results.get("wall_seconds"),
         "tests": len(results["tests"]),
         "verdict": results.get("summary", {}).get("verdict"),
+        "level": results.get("summary", {}).get("level"),
         "workers": workers,
         "plugin_seconds_in_workers": {kind: round(value, 2) for kind, value in in_workers.items()},
         "plugin_floor_seconds": round(floor, 2),
@@ -186,7 +187,8 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
 def markdown(summary: dict[str, Any]) -> str:
     w = summary["plugin_seconds_in_workers"]
     lines = [
-        f"| run | {summary['tests']} tests, {summary['workers']} workers, verdict {summary['verdict']} |",
+        f"| run | {summary['tests']} tests, {summary['workers']} workers, verdict {summary['verdict']}"
+        f"{' · ' + summary['level'] if summary.get('level') else ''} |",
         "| --- | --- |",
         f"| wall | {summary['wall_seconds']} s |",
         f"| plugin floor (compile + execute + wait + transfer, in workers and the "
