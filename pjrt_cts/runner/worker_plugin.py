@@ -297,7 +297,7 @@ class WorkerPlugin:
         # findings of tests marked isolated: (outcome, cause), to tell which have an isolated twin that found the same
         self.child_findings: dict[str, tuple[Outcome, str]] = {}
         self.items: dict[str, pytest.Item] = {}
-        self.units: dict[str, str | None] = {}  # node id -> its golden program (_program_units), once collected
+        self.units: dict[str, str | None] = {}  # node id -> its golden program (_in_run_order), once collected
         self.selected_ids = outcomes.IdPatterns(spec.select_ids if spec else ())  # --id
         # a confirmation pass's modules, by id prefix (each node id's module path names its module)
         self.wanted_modules = {outcomes.module_id_prefix(nodeid.split("::", 1)[0])
@@ -363,7 +363,7 @@ class WorkerPlugin:
             return
         if self.spec.only_nodeids:  # a confirmation pass (runner/confirmation.py): the rest is not this pass's
             wanted = set(self.spec.only_nodeids)
-            items[:] = spread_long_tests([item for item in items if item.nodeid in wanted])
+            items[:] = self._in_run_order([item for item in items if item.nodeid in wanted])
             return
         if self.spec.quick:
             items[:] = self._keep_quick_sample(items)
@@ -382,10 +382,16 @@ class WorkerPlugin:
                 deselected.append(item)
             else:
                 keep.append(item)
-        self.units = dict(zip((item.nodeid for item in keep), _program_units([item.nodeid for item in keep])))
-        items[:] = spread_long_tests(keep, [self.units[item.nodeid] for item in keep])
+        items[:] = self._in_run_order(keep)
         if deselected:
             config.hook.pytest_deselected(items=deselected)
+
+    def _in_run_order(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """`items` in the order xdist hands them out (spread_long_tests), each one's golden program kept in `units`
+        for the collection payload the scheduler reads."""
+        units = _program_units([item.nodeid for item in items])
+        self.units = dict(zip((item.nodeid for item in items), units))
+        return spread_long_tests(items, units)
 
     def _keep_quick_sample(self, items: list[pytest.Item]) -> list[pytest.Item]:
         """`--quick`: only the stratified sample of the mandatory contract runs; the rest is left out without a
@@ -450,8 +456,7 @@ class WorkerPlugin:
         self.timer.stop()
         payload = {
             "items": [item.nodeid for item in session.items],
-            "units": ([self.units.get(item.nodeid) for item in session.items] if self.units
-                      else _program_units([item.nodeid for item in session.items])),
+            "units": [self.units.get(item.nodeid) for item in session.items],
             "deselected": [[nodeid, reason, tags, by] for nodeid, (reason, tags, by) in self.deselected.items()],
             "done": self.done,
             "shard": self.shard_split,  # the plan's fingerprint, recorded in results.json for `merge`

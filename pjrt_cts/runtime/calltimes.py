@@ -40,7 +40,7 @@ _totals: dict[str, list[float]] = {}  # function -> [calls, seconds, process CPU
 _started = time.monotonic()
 _exit_registered = False
 WRITE_EVERY_SECONDS = 2.0
-_last_write = _started
+_last_write = time.perf_counter()  # the calls' clock: `timed` compares its end time
 _forked = False  # a copy of another process made by fork(): a worker's fork server child (reruns, isolated tests)
 
 
@@ -52,7 +52,7 @@ def _after_fork_in_child() -> None:
     for entry in _totals.values():
         entry[:] = [0, 0.0, 0.0]
     _started, _forked = time.monotonic(), True
-    _last_write = _started
+    _last_write = time.perf_counter()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -97,12 +97,12 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return function(*args)
         finally:
-            elapsed, cpu_spent = time.perf_counter() - start, time.process_time() - cpu
+            end, cpu_spent = time.perf_counter(), time.process_time() - cpu
             with _lock:
                 entry[0] += 1
-                entry[1] += elapsed
+                entry[1] += end - start
                 entry[2] += cpu_spent
-            if time.monotonic() - _last_write >= WRITE_EVERY_SECONDS:
+            if end - _last_write >= WRITE_EVERY_SECONDS:
                 _write_periodically()
 
     return call
@@ -111,7 +111,7 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 def _write_periodically() -> None:
     """Write now, and not again for WRITE_EVERY_SECONDS (set first: a call timed while writing does not write)."""
     global _last_write
-    _last_write = time.monotonic()
+    _last_write = time.perf_counter()
     write_now()
 
 
