@@ -14,7 +14,8 @@ loads the plugin accounts the seconds spent inside each PJRT function), then rep
   children (processes that load the plugin besides the workers: their count and plugin time);
 - per layer: tests, summed test seconds, and the plugin seconds of the top functions;
 - CPU: the run's CPU seconds (user + sys of every process it waited for) and its compiles' (the process CPU
-  while each compile call ran, workers and children), each divided by the machine's cores: the lowest wall time
+  while each compile call ran, with the child processes the call waited for, such as XLA:GPU's `ptxas`; workers
+  and the processes they fork), each divided by the machine's cores: the lowest wall time
   the run, and its compiles alone, could have on this machine;
 - machine: the core-seconds every CPU was busy during the run (/proc/stat), the idle ones (wall x CPUs - busy:
   what waits, serial ends and imbalance cost), and the CPU that processes outside the run took meanwhile.

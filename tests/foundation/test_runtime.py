@@ -455,3 +455,25 @@ def test_a_process_that_dies_leaves_the_call_times_it_had(tmp_path: Path) -> Non
     written = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")]
     assert [p["functions"]["Client_Compile"]["calls"] for p in written] == [2], written
     assert not list(tmp_path.glob(".calltimes-*")), "a whole file only: no partial one left"
+
+
+_CHILD_PROCESS_IN_A_CALL = """
+import json, subprocess, sys
+from pjrt_cts.runtime import calltimes
+
+burn = "import time\\nstart = time.process_time()\\nwhile time.process_time() - start < 0.5: pass"
+compile_ = calltimes.timed("Client_Compile", lambda: subprocess.run([sys.executable, "-c", burn], check=True))
+compile_()
+print(json.dumps(calltimes.snapshot()["functions"]))
+"""
+
+
+def test_a_calls_cpu_counts_the_child_processes_it_waited_for(tmp_path: Path) -> None:
+    """XLA:GPU compiles each module's PTX with `ptxas`, a child process of the compiling one: its CPU is the plugin's
+    compile cost too (on CUDA ~0.5-0.9 CPU-s per CPU-s of the compile's own threads)."""
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _CHILD_PROCESS_IN_A_CALL], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    compile_ = json.loads(done.stdout)["Client_Compile"]
+    assert compile_["calls"] == 1 and compile_["cpu_seconds"] >= 0.5, compile_
