@@ -20,7 +20,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import resource
 import sys
 import threading
 import time
@@ -61,10 +60,20 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+try:
+    from resource import RUSAGE_CHILDREN, getrusage
+
+    def _children_cpu() -> float:
+        usage = getrusage(RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+except ImportError:  # not POSIX: the runtime still imports, and only the process's own CPU is counted
+    def _children_cpu() -> float:
+        return 0.0
+
+
 def _process_cpu() -> float:
     """This process's CPU seconds (every thread) and its waited-for children's."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+    return time.process_time() + _children_cpu()
 
 
 def enabled() -> bool:
