@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pjrt_cts.fuzz.isolate import STDERR_TAIL_CHARS, child_environment, run_command, signal_name
+from pjrt_cts.fuzz.isolate import STDERR_TAIL_CHARS, SpawnedChild, child_environment, run_command, signal_name, spawn_module
 from pjrt_cts.fuzz.mutate import Mutant
 
 # (inputs file, position of the first input to run, fd to write result lines to) -> argv
@@ -163,7 +163,7 @@ class CpuBound:
                 f"compile before it, at least {self.floor:g} CPU-s)")
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen | SpawnedChild) -> None:
     try:
         os.killpg(proc.pid, 9)  # its own session: only the child we started and its threads
     except (ProcessLookupError, PermissionError):
@@ -210,9 +210,12 @@ def run_inputs(
     context: Mapping[str, Any] | None = None,
     reproduce: Callable[[Path], list[str]] | None = None,
     cpu_bound: CpuBound | None = None,
+    may_fork: bool = False,
 ) -> FuzzSummary:
     """Compile every input in a child; crashes and hangs are saved under `save_dir` and skipped. A hang is no answer
-    within `input_timeout` seconds, or (with `cpu_bound`) more CPU on one input than the bound allows."""
+    within `input_timeout` seconds, or (with `cpu_bound`) more CPU on one input than the bound allows. `may_fork`:
+    the child command is `python -m MODULE ARGS`, which may run as a copy of the worker's fork server
+    (pjrt_cts.fuzz.isolate), and so may each finding's run alone."""
     began = time.monotonic()
     seed = inputs[0].seed if inputs else 0
     results: list[InputResult] = []
@@ -230,10 +233,16 @@ def run_inputs(
             read_fd, write_fd = os.pipe()
             stderr_file = tempfile.TemporaryFile(dir=tmp)
             try:
-                proc = subprocess.Popen(
-                    child_command(inputs_file, position, write_fd), pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL, stderr=stderr_file, env=child_environment(env), start_new_session=True,
-                )
+                command = child_command(inputs_file, position, write_fd)
+                proc: subprocess.Popen | SpawnedChild | None = None
+                if may_fork:
+                    proc = spawn_module(command, env=child_environment(env),
+                                        outputs={1: os.devnull, 2: stderr_file.fileno(), write_fd: write_fd})
+                if proc is None:
+                    proc = subprocess.Popen(
+                        command, pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                        stderr=stderr_file, env=child_environment(env), start_new_session=True,
+                    )
             finally:
                 os.close(write_fd)
             starts += 1
@@ -296,7 +305,7 @@ def run_inputs(
             mutant = inputs[victim]
             findings.append(_save_finding(mutant, status, None if hung else returncode, tail, save_dir, context,
                                           reproduce, input_timeout, first_input=inputs[child_first].index,
-                                          hang_bound=hang_bound))
+                                          hang_bound=hang_bound, may_fork=may_fork))
             results.append(InputResult(mutant.index, status))
             position = victim + 1
     return FuzzSummary(seed=seed, results=results, findings=findings, child_starts=starts,
@@ -305,7 +314,7 @@ def run_inputs(
 
 def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_tail: str, save_dir: Path,
                   context: Mapping[str, Any] | None, reproduce: Callable[[Path], list[str]] | None,
-                  input_timeout: float, first_input: int, hang_bound: str = "") -> Finding:
+                  input_timeout: float, first_input: int, hang_bound: str = "", may_fork: bool = False) -> Finding:
     save_dir.mkdir(parents=True, exist_ok=True)
     input_file = save_dir / f"{mutant.name}{mutant.suffix}"
     report_file = save_dir / f"{mutant.name}.json"
@@ -323,7 +332,8 @@ def _save_finding(mutant: Mutant, status: str, returncode: int | None, stderr_ta
         # Alone in a fresh process: the same ending means the input itself is the trigger; otherwise the
         # plugin's state after the batch's earlier inputs (first_input .. index-1 in one process) matters.
         report["reproduce"] = reproduce(input_file)
-        again = run_command(report["reproduce"], timeout=input_timeout * 1.5 + 5.0, env=child_environment())
+        again = run_command(report["reproduce"], timeout=input_timeout * 1.5 + 5.0, env=child_environment(),
+                            may_fork=may_fork)
         alone = (again.status == "hung") if status == "hang" else (again.status == "crashed")
         report["reproduces_alone"] = alone
         report["alone_outcome"] = again.describe()[:300]

@@ -4,6 +4,13 @@ The child is a self-contained script (saved first, so it doubles as the reproduc
 reports what the plugin answered on one stdout line `PJRT_CTS_RESULT {json}`; the parent sees a
 clean answer, a crash (signal / abnormal exit) or a hang (killed after the timeout). A child that first
 makes a valid call of the same function (a robustness control) reports that on a `PJRT_CTS_CONTROL {json}` line.
+
+`run_command(..., may_fork=True)` for `python -m MODULE ARGS`, where MODULE.main(ARGS) is what `-m` runs: in a
+`pjrt-cts run` worker the child is then a copy of the worker's fork server (a process that has imported
+everything and never loaded the plugin: pjrt_cts/runner/forkserver.py), set up as that command's process would
+be, instead of a fresh interpreter (~0.2 CPU-s to start and import numpy, for each risky call).
+Elsewhere, or when the server is gone, it is the fresh interpreter. The fuzz harness starts its children through
+`spawn_module` the same way.
 """
 from __future__ import annotations
 
@@ -14,8 +21,9 @@ import signal
 import subprocess
 import sys
 import time
+import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 RESULT_PREFIX = "PJRT_CTS_RESULT "
 CONTROL_PREFIX = "PJRT_CTS_CONTROL "
@@ -95,11 +103,71 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+class SpawnedChild(Protocol):
+    """A child another process started for this one (a worker's fork server): its pid, its end, a way to kill it."""
+
+    pid: int
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Exit status as subprocess gives it; TimeoutError if not ended in time; ChildProcessError if lost."""
+
+    def kill(self) -> None:
+        """SIGKILL to its session."""
+
+
+# (module, args, environment, {child descriptor: file path to write, or a descriptor of ours to hand it}, cwd)
+# -> the started child, or None when it cannot start one (the caller starts a fresh interpreter).
+ChildSpawner = Callable[[str, Sequence[str], Mapping[str, str], Mapping[int, "str | int"], "str | None"],
+                        "SpawnedChild | None"]
+_child_spawner: ChildSpawner | None = None
+
+
+def use_child_spawner(spawner: ChildSpawner | None) -> None:
+    """Where `may_fork` children come from in this process (a worker's fork server), or None for fresh
+    interpreters."""
+    global _child_spawner
+    _child_spawner = spawner
+
+
+def spawn_module(argv: Sequence[str], *, env: Mapping[str, str], outputs: Mapping[int, str | int],
+                 cwd: str | os.PathLike | None = None) -> SpawnedChild | None:
+    """`argv` (`python -m MODULE ARGS`) as a copy of this worker's fork server (module docstring), or None where
+    there is none or `argv` is not of that form."""
+    spawner = _child_spawner
+    if spawner is None or len(argv) < 3 or argv[0] != sys.executable or argv[1] != "-m":
+        return None
+    return spawner(str(argv[2]), [str(arg) for arg in argv[3:]], dict(env), dict(outputs),
+                   None if cwd is None else str(cwd))
+
+
 def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-                cwd: str | os.PathLike | None = None) -> ChildOutcome:
+                cwd: str | os.PathLike | None = None, may_fork: bool = False) -> ChildOutcome:
     """Run `argv`; classify answered / crashed / hung. A Python traceback without an answer is a
-    ChildHarnessError (the suite's bug, not the plugin's)."""
+    ChildHarnessError (the suite's bug, not the plugin's). `may_fork`: `argv` is `python -m MODULE ARGS` and may
+    run as a copy of the worker's fork server (module docstring)."""
     began = time.monotonic()
+    ended = _run_forked(argv, timeout=timeout, env=env, cwd=cwd) if may_fork else None
+    if ended is not None:
+        returncode, hung, stdout_bytes, stderr_bytes = ended
+    else:
+        returncode, hung, stdout_bytes, stderr_bytes = _run_fresh(argv, timeout=timeout, env=env, cwd=cwd)
+    seconds = time.monotonic() - began
+    stdout = stdout_bytes.decode(errors="replace")
+    stderr_tail = stderr_bytes.decode(errors="replace")[-STDERR_TAIL_CHARS:]
+    result = parse_result(stdout)
+    control = parse_result(stdout, CONTROL_PREFIX)
+    if hung:
+        return ChildOutcome("hung", None, None, result, stderr_tail, seconds, control)
+    if returncode == 0 and result is not None:
+        return ChildOutcome("answered", 0, None, result, stderr_tail, seconds, control)
+    if returncode > 0 and "Traceback (most recent call last)" in stderr_tail and result is None:
+        raise ChildHarnessError(f"child {list(argv)[-1]} failed in Python (exit {returncode}):\n{stderr_tail[-2000:]}")
+    return ChildOutcome("crashed", returncode, signal_name(returncode), result, stderr_tail, seconds, control)
+
+
+def _run_fresh(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None,
+               cwd: str | os.PathLike | None) -> tuple[int, bool, bytes, bytes]:
+    """(exit status, hung, stdout, stderr) of `argv` in a new interpreter, in a session of its own."""
     proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=dict(env) if env is not None else None, cwd=cwd, start_new_session=True)
     try:
@@ -113,19 +181,32 @@ def run_command(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
         _kill_group(proc)
         proc.wait()
         raise
-    seconds = time.monotonic() - began
-    stdout = stdout_bytes.decode(errors="replace")
-    stderr_tail = stderr_bytes.decode(errors="replace")[-STDERR_TAIL_CHARS:]
-    result = parse_result(stdout)
-    control = parse_result(stdout, CONTROL_PREFIX)
-    if hung:
-        return ChildOutcome("hung", None, None, result, stderr_tail, seconds, control)
-    returncode = proc.returncode
-    if returncode == 0 and result is not None:
-        return ChildOutcome("answered", 0, None, result, stderr_tail, seconds, control)
-    if returncode > 0 and "Traceback (most recent call last)" in stderr_tail and result is None:
-        raise ChildHarnessError(f"child {list(argv)[-1]} failed in Python (exit {returncode}):\n{stderr_tail[-2000:]}")
-    return ChildOutcome("crashed", returncode, signal_name(returncode), result, stderr_tail, seconds, control)
+    return proc.returncode, hung, stdout_bytes, stderr_bytes
+
+
+def _run_forked(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None,
+                cwd: str | os.PathLike | None) -> tuple[int, bool, bytes, bytes] | None:
+    """(exit status, hung, stdout, stderr) of `python -m MODULE ARGS` forked (spawn_module), or None where it
+    cannot be (the caller starts a fresh interpreter)."""
+    with tempfile.TemporaryDirectory(prefix="pjrt-cts-child-") as directory:
+        stdout_path, stderr_path = Path(directory) / "stdout", Path(directory) / "stderr"
+        child = spawn_module(argv, env=dict(os.environ if env is None else env),
+                             outputs={1: str(stdout_path), 2: str(stderr_path)}, cwd=cwd)
+        if child is None:
+            return None
+        hung = False
+        try:
+            try:
+                returncode = child.wait(timeout)
+            except TimeoutError:
+                hung = True
+                child.kill()
+                returncode = child.wait(30.0)
+        except (TimeoutError, ChildProcessError):
+            return None
+        stdout = stdout_path.read_bytes() if stdout_path.exists() else b""
+        stderr = stderr_path.read_bytes() if stderr_path.exists() else b""
+    return returncode, hung, stdout, stderr
 
 
 def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -474,10 +474,13 @@ class WorkerPlugin:
         gc.enable()
         self.items = {item.nodeid: item for item in session.items}
         self.isolated = {item.nodeid for item in session.items if is_isolated(item)}
-        if self.spec.confirm_in_workers or self.isolated:
+        starts_children = any(item.get_closest_marker("own_process") is not None for item in session.items)
+        if self.spec.confirm_in_workers or self.isolated or starts_children:
             from pjrt_cts.runner import forkserver
 
-            forkserver.start(session)  # before any test: the plugin is not loaded yet (forkserver.py)
+            # Before any test: the plugin is not loaded yet (forkserver.py). It forks isolated tests, reruns and the
+            # children of `own_process` tests (the robustness layer's risky calls).
+            forkserver.start(session)
 
     # -- running ------------------------------------------------------------------------------
 

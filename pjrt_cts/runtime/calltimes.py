@@ -44,6 +44,7 @@ _exit_registered = False
 WRITE_EVERY_SECONDS = 2.0
 _last_write = time.perf_counter()  # the calls' clock: `timed` compares its end time
 _forked = False  # a copy of another process made by fork(): a worker's fork server child (reruns, isolated tests)
+_stands_in = False  # a fork server child standing in for a fresh `python -m` child (count_as_fresh_child)
 
 
 def _after_fork_in_child() -> None:
@@ -58,6 +59,13 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def count_as_fresh_child() -> None:
+    """This forked process stands in for a fresh `python -m` child of its worker (runner/forkserver.py runs a
+    robustness case so): its figures count as that child's would, not as the worker's own."""
+    global _stands_in
+    _stands_in = True
 
 
 try:
@@ -140,7 +148,7 @@ def snapshot() -> dict[str, Any]:
     # Children a worker starts (isolated tests, fuzz and robustness scripts) inherit PYTEST_XDIST_WORKER; only
     # the worker itself talks to the controller through execnet. A process forked from the worker keeps its label
     # (it runs the worker's own tests: reruns, isolated tests) and says it was forked.
-    worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules else None
+    worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules and not _stands_in else None
     return {"pid": os.getpid(), "worker": worker, "forked": _forked, "argv0": sys.argv[0] if sys.argv else "",
             "process_seconds": round(time.monotonic() - _started, 3), "functions": functions}
 

@@ -288,7 +288,7 @@ def _element_type_gap_in_child(buffer_type: Any, declared: str) -> str | None:
 
     outcome = run_command([sys.executable, "-m", "pjrt_cts.testing.element_type_probe", str(plugin_path_under_test()),
                            json.dumps(create_options_under_test()), str(int(buffer_type))],
-                          timeout=120, env=child_environment())
+                          timeout=120, env=child_environment(), may_fork=True)
     result = outcome.result or {}
     if outcome.answered and result.get("status") == "ok":
         return None

@@ -128,7 +128,7 @@ class RiskyCall:
     def _run(self, case: str, kwargs: Mapping[str, Any], *, timeout: float, control: str | None = None) -> ChildOutcome:
         """The case, run by name in a child process (python -m pjrt_cts.testing.robustness_cases ...)."""
         return run_command(child_argv(self.plugin_path, self.create_options, case, kwargs, control),
-                           timeout=timeout, env=child_environment())
+                           timeout=timeout, env=child_environment(), may_fork=True)
 
     @staticmethod
     def _judge(outcome: ChildOutcome, script: Path, *, function: str, contract: str, covered: bool,

@@ -80,7 +80,7 @@ def _run_batch(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path
     summary = run_inputs(
         inputs, plugin_child_command(plugin_path, create_options), repro_dir, input_timeout=INPUT_TIMEOUT,
         context={"plugin": str(plugin_path), "create_options": create_options},
-        reproduce=lambda path: reproduce_command(plugin_path, create_options, path),
+        reproduce=lambda path: reproduce_command(plugin_path, create_options, path), may_fork=True,
     )
     record.details(summary.as_details(), family=family, corpus=[name for name, _ in corpus])
     assert len(summary.results) == len(inputs), (
@@ -149,7 +149,7 @@ def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_o
                      family="bytecode")
     summary = run_inputs([control, case], plugin_child_command(plugin_path, create_options), repro_dir,
                          input_timeout=INPUT_TIMEOUT, context={"plugin": str(plugin_path), "found": known.found},
-                         cpu_bound=CpuBound(HANG_CPU_FACTOR, HANG_CPU_FLOOR))
+                         cpu_bound=CpuBound(HANG_CPU_FACTOR, HANG_CPU_FLOOR), may_fork=True)
     record.details(summary.as_details(), found=known.found)
     control_result = next(result for result in summary.results if result.index == control.index)
     assert control_result.status == "compiled", (

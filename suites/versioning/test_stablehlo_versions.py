@@ -129,7 +129,7 @@ def test_program_from_a_newer_stablehlo_is_rejected_cleanly(plugin_path: Any, cr
     program = directory / f"newer-stablehlo-{kind}.mlirbc"
     program.write_bytes(data)
     outcome = run_command(reproduce_command(plugin_path, create_options, program), timeout=CHILD_TIMEOUT,
-                          env=child_environment())
+                          env=child_environment(), may_fork=True)
     record.details(program=str(program), outcome=outcome.status, result=outcome.result)
     what = (f"PJRT_Client_Compile of a StableHLO {'.'.join(map(str, newer))} program ({kind}; plugin current "
             f"{'.'.join(map(str, stablehlo_window.current))})")

@@ -4,6 +4,8 @@ Inputs containing CRASH abort the process, HANG sleeps forever, SPIN loops on th
 others error.
 STATEFUL crashes only when run after other inputs (not alone).
 argv: INPUTS_JSONL START RESULT_FD [--fail-startup]   or   --reproduce FILE
+Run as a script, or as `python -m fake_child` (main(argv), as pjrt_cts.fuzz.child is): with FAKE_CHILD_PARENTS set,
+it appends its parent's pid to that file.
 """
 import base64
 import json
@@ -21,12 +23,16 @@ def reproduce(path: str) -> None:
     print('PJRT_CTS_RESULT {"status": "error", "code": "INVALID_ARGUMENT"}', flush=True)
 
 
-def main() -> None:
-    if sys.argv[1] == "--reproduce":
-        reproduce(sys.argv[2])
-        return
-    inputs_path, start, fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    if "--fail-startup" in sys.argv:
+def main(argv: list | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get("FAKE_CHILD_PARENTS"):
+        with open(os.environ["FAKE_CHILD_PARENTS"], "a") as parents:
+            parents.write(f"{os.getppid()}\n")
+    if argv[0] == "--reproduce":
+        reproduce(argv[1])
+        return 0
+    inputs_path, start, fd = argv[0], int(argv[1]), int(argv[2])
+    if "--fail-startup" in argv:
         sys.exit(3)
     out = os.fdopen(fd, "w")
 
@@ -56,7 +62,8 @@ def main() -> None:
                 emit({"event": "done", "n": entry["n"], "status": "error", "code": "INVALID_ARGUMENT",
                       "message": "fake parse error"})
     emit({"event": "end"})
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -123,3 +123,36 @@ def test_isolated_call_hung(tmp_path: Path) -> None:
 def test_python_error_in_the_child_is_the_suites_problem(tmp_path: Path) -> None:
     with pytest.raises(ChildHarnessError):
         run_command(_script(tmp_path, "raise ValueError('suite bug')"), timeout=30)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="the fork server needs fork()")
+def test_in_a_worker_with_a_fork_server_the_children_are_its_copies_and_end_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from pjrt_cts.runner import forkserver
+
+    monkeypatch.syspath_prepend(str(FAKE_CHILD.parent))  # `-m fake_child` importable in the server's copies
+    parents = tmp_path / "parents.txt"
+    monkeypatch.setenv("FAKE_CHILD_PARENTS", str(parents))
+
+    def module_command(inputs_file: Path, start: int, fd: int) -> list[str]:
+        return [sys.executable, "-m", "fake_child", str(inputs_file), str(start), str(fd)]
+
+    forkserver.start(SimpleNamespace(items=[]))  # type: ignore[arg-type]  # a stand-in session
+    server = forkserver.server()
+    assert server is not None
+    try:
+        batch = inputs(b"bad", b"CRASH me", b"COMPILE", b"bad again")
+        summary = run_inputs(batch, module_command, tmp_path / "saved", input_timeout=5.0, startup_timeout=30.0,
+                             reproduce=lambda path: [sys.executable, "-m", "fake_child", "--reproduce", str(path)],
+                             may_fork=True)
+    finally:
+        forkserver.stop()
+    assert [(r.index, r.status) for r in sorted(summary.results, key=lambda r: r.index)] == [
+        (100, "error"), (101, "crash"), (102, "compiled"), (103, "error")]
+    (crash,) = summary.findings
+    assert (crash.status, crash.signal, crash.reproduces_alone) == ("crash", "SIGABRT", True)
+    assert "Check failed: CRASH input" in crash.stderr_tail and "Fatal Python error: Aborted" in crash.stderr_tail
+    # Two batch children and the crash's run alone, each a copy of the server (a hang's end: test_forkserver.py).
+    assert parents.read_text().split() == [str(server.pid)] * 3

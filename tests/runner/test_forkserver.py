@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,6 +13,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+from pjrt_cts.fuzz import isolate
 from pjrt_cts.runner import forkserver
 from pjrt_cts.runner.worker_plugin import PLUGIN_NAME
 
@@ -36,7 +38,8 @@ class _Manager:
 
 def _item(nodeid: str, body: Callable[[Any], None]) -> Any:
     worker = SimpleNamespace(role="worker", child_reports=None)
-    item = SimpleNamespace(nodeid=nodeid, config=SimpleNamespace(pluginmanager=_Manager(worker)))
+    item = SimpleNamespace(nodeid=nodeid, config=SimpleNamespace(pluginmanager=_Manager(worker)),
+                           get_closest_marker=lambda name: None)
     item.ihook = SimpleNamespace(pytest_runtest_protocol=lambda item, nextitem: body(item))
     return item
 
@@ -124,3 +127,102 @@ def test_several_items_run_in_order_in_one_process_until_one_crashes(server: tup
     crashed = tmp_path / "crashed.txt"
     assert started.run(["append", "abort", "append"], crashed, timeout=30) == (-signal.SIGABRT, False)
     assert len(crashed.read_text(encoding="utf-8").split()) == 1  # what follows the crash did not run
+
+
+# ---- children of `python -m MODULE` (isolate.run_command with may_fork) ----------------------------------------
+
+_PROBE_MODULE = '''
+import json, os, subprocess, sys, time
+
+def main(argv):
+    what = argv[0]
+    if what == "answer":
+        print("PJRT_CTS_RESULT " + json.dumps({"status": "ok", "argv": argv, "env": os.environ.get("PROBE_ENV"),
+              "own_session": os.getsid(0) == os.getpid(), "parent": os.getppid(), "stdin": sys.stdin.read(),
+              "cwd": os.getcwd()}), flush=True)
+        return 0
+    if what == "abort":
+        print("the plugin's last words", file=sys.stderr, flush=True)
+        os.abort()
+    if what == "raise":
+        raise ValueError("the suite's own bug")
+    if what == "grandchild":
+        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print("PJRT_CTS_RESULT " + json.dumps({"grandchild": grandchild.pid}), flush=True)
+        time.sleep(60)
+    return int(what)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+'''
+
+
+@pytest.fixture
+def module_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[forkserver.ForkServer]:
+    """A fork server taken after the probe module became importable, as a worker's is after collection."""
+    (tmp_path / "forkserver_probe_module.py").write_text(_PROBE_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    forkserver.start(SimpleNamespace(items=[]))  # type: ignore[arg-type]  # a stand-in session
+    started = forkserver.server()
+    assert started is not None
+    try:
+        yield started
+    finally:
+        forkserver.stop()
+
+
+def _probe(*args: str) -> list[str]:
+    return [sys.executable, "-m", "forkserver_probe_module", *args]
+
+
+def test_a_module_child_is_forked_and_set_up_as_python_dash_m_would_be(module_server: forkserver.ForkServer,
+                                                                        tmp_path: Path) -> None:
+    outcome = isolate.run_command(_probe("answer", "x"), timeout=30, env={**os.environ, "PROBE_ENV": "given"},
+                                  cwd=tmp_path, may_fork=True)
+    assert outcome.answered, outcome.describe()
+    result = outcome.result or {}
+    assert result["parent"] == module_server.pid  # a copy of the server, not a new interpreter
+    assert result["argv"] == ["answer", "x"] and result["env"] == "given" and result["cwd"] == str(tmp_path)
+    assert result["own_session"] and result["stdin"] == ""  # as run_command starts a fresh child
+
+
+def test_a_fresh_interpreter_where_there_is_no_server_or_the_caller_does_not_allow_a_fork(
+        module_server: forkserver.ForkServer, tmp_path: Path) -> None:
+    outcome = isolate.run_command(_probe("answer"), timeout=60, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert outcome.answered and (outcome.result or {})["parent"] == os.getpid()
+    forkserver.stop()
+    outcome = isolate.run_command(_probe("answer"), timeout=60, env={**os.environ, "PYTHONPATH": str(tmp_path)},
+                                  may_fork=True)
+    assert outcome.answered and (outcome.result or {})["parent"] == os.getpid()
+
+
+def test_a_module_childs_crash_hang_and_python_error_end_as_a_fresh_childs_would(module_server: forkserver.ForkServer,
+                                                                                  tmp_path: Path) -> None:
+    crashed = isolate.run_command(_probe("abort"), timeout=30, may_fork=True)
+    assert (crashed.status, crashed.signal) == ("crashed", "SIGABRT")
+    assert "the plugin's last words" in crashed.stderr_tail and "Fatal Python error: Aborted" in crashed.stderr_tail
+    # The stack a fresh child would show: the module's frames, none of those the copy inherited from the worker.
+    assert 'forkserver_probe_module.py", line' in crashed.stderr_tail
+    assert "forkserver.py" not in crashed.stderr_tail and "_pytest" not in crashed.stderr_tail
+    assert isolate.run_command(_probe("3"), timeout=30, may_fork=True).returncode == 3
+    with pytest.raises(isolate.ChildHarnessError, match="the suite's own bug"):
+        isolate.run_command(_probe("raise"), timeout=30, may_fork=True)
+    began = time.monotonic()
+    hung = isolate.run_command(_probe("grandchild"), timeout=2, may_fork=True)
+    assert hung.status == "hung" and time.monotonic() - began < 30
+    grandchild = int((hung.result or {})["grandchild"])
+    for _ in range(100):  # the session was killed: the process the child started goes too
+        if not _alive(grandchild):
+            break
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+    assert isolate.run_command(_probe("answer"), timeout=30, may_fork=True).answered  # the server carries on
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
