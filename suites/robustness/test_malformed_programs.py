@@ -55,6 +55,7 @@ def bytecode_seeds(plugin: Any) -> list[tuple[str, bytes]]:
         raise
 
 
+@pytest.mark.own_process  # the inputs compile in fuzz children (pjrt_cts.fuzz.harness)
 @pytest.mark.nondeterministic("a fuzz input that hangs under load may finish on a quiet machine")
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("batch", range(TEXT_BATCHES), ids=lambda b: f"batch{b:02d}")
@@ -64,6 +65,7 @@ def test_malformed_program_text_is_rejected_cleanly(plugin_path: Any, create_opt
     _run_batch(plugin_path, create_options, repro_dir, text_corpus, batch, "text", record)
 
 
+@pytest.mark.own_process  # the inputs compile in fuzz children (pjrt_cts.fuzz.harness)
 @pytest.mark.nondeterministic("a fuzz input that hangs under load may finish on a quiet machine")
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("batch", range(BYTECODE_BATCHES), ids=lambda b: f"batch{b:02d}")
@@ -125,6 +127,7 @@ REGRESSION_BYTECODE: dict[str, KnownInput] = {
 REGRESSION_VERSION = (1, 17, 0)
 
 
+@pytest.mark.own_process  # the control and the input compile in a fuzz child
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", sorted(REGRESSION_BYTECODE))
 def test_known_malformed_bytecode_is_rejected_cleanly(plugin_path: Any, create_options: dict[str, Any],
