@@ -11,7 +11,8 @@ loads the plugin accounts the seconds spent inside each PJRT function), then rep
 - where the rest goes: inside tests but outside the plugin (test durations minus plugin time: numpy
   references, comparisons, Python binding), outside tests (workers x wall minus test durations:
   process start, collection, corpus loading, result recording, idle workers at the end), isolation
-  children (processes that load the plugin besides the workers: their count and plugin time);
+  children (processes that load the plugin besides the workers and the processes they fork for their own tests:
+  their count, lifetime, CPU and plugin time);
 - per layer: tests, summed test seconds, and the plugin seconds of the top functions;
 - CPU: the run's CPU seconds (user + sys of every process it waited for) and its compiles' (the process CPU
   while each compile call ran, with the child processes the call waited for, such as XLA:GPU's `ptxas`; workers
@@ -176,7 +177,8 @@ def summarize(wall: float, results: dict[str, Any], processes: list[dict[str, An
         "forked_from_workers": {"processes": len(forked),
                                 "floor_seconds": round(sum(in_forked[kind] for kind in FLOOR_KINDS), 2)},
         "isolation_children": {"processes": len(children), "plugin_seconds": {k: round(v, 2) for k, v in in_children.items()},
-                               "process_seconds": round(sum(p.get("process_seconds", 0.0) for p in children), 1)},
+                               "process_seconds": round(sum(p.get("process_seconds", 0.0) for p in children), 1),
+                               "cpu_seconds": round(sum(p.get("process_cpu_seconds", 0.0) for p in children), 1)},
         "phases": run_phases or {},
         "cpu": cpu_budget(run_cpu, processes, wall, machine_busy) if run_cpu else {},
         "top_functions_in_workers": [{"function": name, **entry} for name, entry in top],
@@ -202,8 +204,9 @@ def markdown(summary: dict[str, Any]) -> str:
         f"| inside tests, outside the plugin | {summary['inside_tests_outside_plugin_seconds']} s |",
         f"| outside tests (workers × wall − Σ test time: start, collection, recording, idle) | {summary['outside_tests_seconds']} s |",
         f"| isolation children | {summary['isolation_children']['processes']} processes, "
-        f"{summary['isolation_children']['process_seconds']} s alive (isolated tests, fuzz/robustness/"
-        f"deserialize children, multi-process nodes), plugin time "
+        f"{summary['isolation_children']['process_seconds']} s alive and "
+        f"{summary['isolation_children'].get('cpu_seconds', 0.0)} CPU-s (fuzz/robustness/deserialize children, "
+        f"multi-process nodes; those that made a timed call and wrote their figures), plugin time "
         f"{sum(summary['isolation_children']['plugin_seconds'].values()):.1f} s |",
     ]
     c = summary.get("cpu") or {}

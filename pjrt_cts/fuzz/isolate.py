@@ -20,8 +20,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 

@@ -150,7 +150,9 @@ def snapshot() -> dict[str, Any]:
     # (it runs the worker's own tests: reruns, isolated tests) and says it was forked.
     worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules and not _stands_in else None
     return {"pid": os.getpid(), "worker": worker, "forked": _forked, "argv0": sys.argv[0] if sys.argv else "",
-            "process_seconds": round(time.monotonic() - _started, 3), "functions": functions}
+            "process_seconds": round(time.monotonic() - _started, 3),
+            "process_cpu_seconds": round(time.process_time(), 3),  # every thread, since the start (or the fork)
+            "functions": functions}
 
 
 def write_now() -> None:

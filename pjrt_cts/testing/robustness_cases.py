@@ -29,6 +29,7 @@ import numpy as np
 
 from pjrt_cts.abi import structs
 from pjrt_cts.fuzz.isolate import CONTROL_PREFIX, result_line
+from pjrt_cts.runtime import calltimes
 from pjrt_cts.testing.reproduction import OVERRIDES_NOTE, chosen_plugin, script_calling
 
 MODULE = "pjrt_cts.testing.robustness_cases"
@@ -89,6 +90,7 @@ def answer(error: Any) -> None:
     if _running_control:
         raise _ControlAnswered(payload)
     print(result_line(payload), flush=True)
+    calltimes.write_now()  # benchmarks only (PJRT_CTS_CALL_TIMES): os._exit skips the exit handler that writes it
     os._exit(0)
 
 

@@ -433,6 +433,43 @@ def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_pa
     assert [(p["forked"], p["functions"]["Client_Compile"]["calls"]) for p in parents] == [(False, 1)]
 
 
+_STANDING_IN_FOR_A_FRESH_CHILD = """
+import os, sys, time, types
+sys.modules["execnet"] = types.ModuleType("execnet")  # as in an xdist worker
+os.environ["PYTEST_XDIST_WORKER"] = "gw7"
+from pjrt_cts.runtime import calltimes
+
+compile_ = calltimes.timed("Client_Compile", lambda: None)
+start = time.process_time()
+while time.process_time() - start < 0.3:  # the worker's own CPU before the fork
+    pass
+compile_()
+pid = os.fork()
+if pid == 0:  # as a fork server's copy running `python -m MODULE` for a risky call
+    calltimes.count_as_fresh_child()
+    compile_()
+    calltimes.write_now()
+    os._exit(0)
+os.waitpid(pid, 0)
+print(pid)
+"""
+
+
+def test_a_copy_standing_in_for_a_fresh_child_counts_as_one(tmp_path: Path) -> None:
+    """A risky call's child forked from the worker's server (runner/forkserver.py) is counted as the fresh child it
+    stands in for: not the worker's (its plugin time is not the floor), with its own CPU since the fork."""
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _STANDING_IN_FOR_A_FRESH_CHILD], env=env, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    child = json.loads((tmp_path / f"calltimes-{int(done.stdout)}.json").read_text(encoding="utf-8"))
+    assert child["worker"] is None and child["functions"]["Client_Compile"]["calls"] == 1
+    assert child["process_cpu_seconds"] < 0.25, child  # not the worker's 0.3 CPU-s before the fork
+    (parent,) = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
+                 if path.name != f"calltimes-{int(done.stdout)}.json"]
+    assert parent["worker"] == "gw7" and parent["process_cpu_seconds"] >= 0.3, parent
+
+
 _ABORTED_AFTER_CALLS = """
 import os
 from pjrt_cts.runtime import calltimes
