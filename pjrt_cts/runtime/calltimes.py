@@ -62,8 +62,9 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def count_as_fresh_child() -> None:
-    """This forked process stands in for a fresh `python -m` child of its worker (runner/forkserver.py runs a
-    robustness case so): its figures count as that child's would, not as the worker's own."""
+    """This forked process stands in for a fresh `python -m` child of its worker (runner/forkserver.py runs the
+    children of risky calls so: robustness cases, fuzz children): its figures count as that child's would, not as
+    the worker's own."""
     global _stands_in
     _stands_in = True
 
@@ -147,7 +148,8 @@ def snapshot() -> dict[str, Any]:
                      for name, (calls, seconds, cpu) in dict(_totals).items() if calls}  # a copy: a finalizer may add a name
     # Children a worker starts (isolated tests, fuzz and robustness scripts) inherit PYTEST_XDIST_WORKER; only
     # the worker itself talks to the controller through execnet. A process forked from the worker keeps its label
-    # (it runs the worker's own tests: reruns, isolated tests) and says it was forked.
+    # (it runs the worker's own tests: reruns, isolated tests) and says it was forked; one that stands in for a
+    # child (count_as_fresh_child) is counted as that child.
     worker = os.environ.get("PYTEST_XDIST_WORKER") if "execnet" in sys.modules and not _stands_in else None
     return {"pid": os.getpid(), "worker": worker, "forked": _forked, "argv0": sys.argv[0] if sys.argv else "",
             "process_seconds": round(time.monotonic() - _started, 3),

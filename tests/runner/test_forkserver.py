@@ -1,6 +1,7 @@
-"""The fork server of isolated tests (pjrt_cts.runner.forkserver) on stand-in items: what a forked test's process
-sees, how its end reaches the worker, and what the worker gets when the server is gone. End to end (a real pytest
-worker, a plugin that aborts) it runs in test_runner_isolation.py."""
+"""The fork server (pjrt_cts.runner.forkserver) on stand-in items: what a forked test's process sees, how its end
+reaches the worker, and what the worker gets when the server is gone; and the `python -m MODULE` children it forks
+for risky calls (pjrt_cts.fuzz.isolate, `may_fork`) on a probe module. End to end (a real pytest worker, a plugin
+that aborts) it runs in test_runner_isolation.py."""
 from __future__ import annotations
 
 import os
