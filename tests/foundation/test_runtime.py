@@ -403,37 +403,6 @@ def test_call_time_accounting_survives_a_finalizer_that_calls_the_plugin(tmp_pat
 
 
 _FORKED_ACCOUNTING = """
-import os
-from pjrt_cts.runtime import calltimes
-
-compile_ = calltimes.timed("Client_Compile", lambda: None)
-compile_()
-pid = os.fork()
-if pid == 0:  # as the fork server's children leave: no Python exit handlers
-    compile_()
-    compile_()
-    calltimes.write_now()
-    os._exit(0)
-os.waitpid(pid, 0)
-print(pid)
-"""
-
-
-def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_path: Path) -> None:
-    """The fork server's children (findings' reruns, isolated tests) end through the C library's exit: they write
-    their call times themselves, counted from the fork (not the parent's calls again), and say they were forked."""
-    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", _FORKED_ACCOUNTING], env=env, capture_output=True, text=True,
-                          timeout=30)
-    assert done.returncode == 0, done.stderr
-    child = json.loads((tmp_path / f"calltimes-{int(done.stdout)}.json").read_text(encoding="utf-8"))
-    assert child["forked"] is True and child["functions"]["Client_Compile"]["calls"] == 2
-    parents = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
-               if path.name != f"calltimes-{int(done.stdout)}.json"]
-    assert [(p["forked"], p["functions"]["Client_Compile"]["calls"]) for p in parents] == [(False, 1)]
-
-
-_STANDING_IN_FOR_A_FRESH_CHILD = """
 import os, sys, time, types
 sys.modules["execnet"] = types.ModuleType("execnet")  # as in an xdist worker
 os.environ["PYTEST_XDIST_WORKER"] = "gw7"
@@ -445,8 +414,10 @@ while time.process_time() - start < 0.3:  # the worker's own CPU before the fork
     pass
 compile_()
 pid = os.fork()
-if pid == 0:  # as a fork server's copy running `python -m MODULE` for a risky call
-    calltimes.count_as_fresh_child()
+if pid == 0:  # as the fork server's children leave: no Python exit handlers
+    if sys.argv[1] == "stands-in":  # a copy running `python -m MODULE` for a risky call
+        calltimes.count_as_fresh_child()
+    compile_()
     compile_()
     calltimes.write_now()
     os._exit(0)
@@ -455,19 +426,35 @@ print(pid)
 """
 
 
+def _forked_figures(tmp_path: Path, role: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the forked child's call-time figures, its parent's) from _FORKED_ACCOUNTING."""
+    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _FORKED_ACCOUNTING, role], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    child_file = tmp_path / f"calltimes-{int(done.stdout)}.json"
+    (parent,) = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
+                 if path != child_file]
+    return json.loads(child_file.read_text(encoding="utf-8")), parent
+
+
+def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_path: Path) -> None:
+    """The fork server's children (findings' reruns, isolated tests) end through the C library's exit: they write
+    their call times themselves, counted from the fork (not the parent's calls again), and say they were forked;
+    they count as their worker's."""
+    child, parent = _forked_figures(tmp_path, "the worker's own test")
+    assert child["forked"] is True and child["functions"]["Client_Compile"]["calls"] == 2
+    assert child["worker"] == "gw7" and child["process_cpu_seconds"] < 0.25  # its own CPU, since the fork
+    assert (parent["forked"], parent["functions"]["Client_Compile"]["calls"]) == (False, 1)
+    assert parent["worker"] == "gw7" and parent["process_cpu_seconds"] >= 0.3
+
+
 def test_a_copy_standing_in_for_a_fresh_child_counts_as_one(tmp_path: Path) -> None:
     """A risky call's child forked from the worker's server (runner/forkserver.py) is counted as the fresh child it
-    stands in for: not the worker's (its plugin time is not the floor), with its own CPU since the fork."""
-    env = {**os.environ, "PJRT_CTS_CALL_TIMES": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", _STANDING_IN_FOR_A_FRESH_CHILD], env=env, capture_output=True,
-                          text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    child = json.loads((tmp_path / f"calltimes-{int(done.stdout)}.json").read_text(encoding="utf-8"))
-    assert child["worker"] is None and child["functions"]["Client_Compile"]["calls"] == 1
-    assert child["process_cpu_seconds"] < 0.25, child  # not the worker's 0.3 CPU-s before the fork
-    (parent,) = [json.loads(path.read_text(encoding="utf-8")) for path in tmp_path.glob("calltimes-*.json")
-                 if path.name != f"calltimes-{int(done.stdout)}.json"]
-    assert parent["worker"] == "gw7" and parent["process_cpu_seconds"] >= 0.3, parent
+    stands in for: not the worker's (its plugin time is not the floor)."""
+    child, parent = _forked_figures(tmp_path, "stands-in")
+    assert child["worker"] is None and child["functions"]["Client_Compile"]["calls"] == 2
+    assert parent["worker"] == "gw7"
 
 
 _ABORTED_AFTER_CALLS = """
