@@ -28,7 +28,6 @@ would push the plugin's last words out of the stderr tail a finding quotes.
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import faulthandler
 import gc
 import importlib
@@ -308,6 +307,8 @@ def _crash_stack_file() -> Path:
 def _run_module(request: dict[str, Any], handed: Mapping[int, int], crash_stack: Path) -> int:
     """In the forked process: become `python -m MODULE ARGS` as far as the plugin and the module can tell (module
     docstring) and return what MODULE.main(ARGS) returns."""
+    import fcntl  # POSIX, as fork is: imported here so that the module still imports where neither exists
+
     os.setsid()  # a timeout kills the session, as run_command kills a fresh child's
     calltimes.count_as_fresh_child()
     # Handed descriptors first moved out of the way, then put where the caller wants them.
