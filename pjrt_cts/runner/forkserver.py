@@ -311,8 +311,9 @@ def _run_module(request: dict[str, Any], handed: Mapping[int, int], crash_stack:
 
     os.setsid()  # a timeout kills the session, as run_command kills a fresh child's
     calltimes.count_as_fresh_child()
-    # Handed descriptors first moved out of the way, then put where the caller wants them.
-    lifted = {target: fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for target, fd in handed.items()}
+    # Handed descriptors first moved out of the way (above every number wanted), then put where the caller wants them.
+    above = max([256, *(target + 1 for target in handed)])
+    lifted = {target: fcntl.fcntl(fd, fcntl.F_DUPFD, above) for target, fd in handed.items()}
     for fd in handed.values():
         os.close(fd)
     null = os.open(os.devnull, os.O_RDONLY)

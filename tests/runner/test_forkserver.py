@@ -147,6 +147,10 @@ def main(argv):
         os.abort()
     if what == "raise":
         raise ValueError("the suite's own bug")
+    if what == "fds":  # write to each descriptor named: the ones the caller handed
+        for fd in argv[1:]:
+            os.write(int(fd), f"to {fd}".encode())
+        return 0
     if what == "grandchild":
         grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         print("PJRT_CTS_RESULT " + json.dumps({"grandchild": grandchild.pid}), flush=True)
@@ -227,3 +231,20 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_handed_descriptors_are_where_the_caller_wants_them(module_server: forkserver.ForkServer,
+                                                            tmp_path: Path) -> None:
+    """As `pass_fds` gives a fresh child: the harness hands its result pipe and stderr file. Numbers at and above
+    256 too, where the copy first moves the handed descriptors out of the way."""
+    pipes = [os.pipe() for _ in range(3)]
+    wanted = {257: pipes[0][1], 3: pipes[1][1], 300: pipes[2][1]}  # 257: where the old base put the next one
+    child = isolate.spawn_module(_probe("fds", *map(str, wanted)), env=dict(os.environ),
+                                 outputs={1: str(tmp_path / "out"), 2: str(tmp_path / "err"), **wanted})
+    assert child is not None
+    for _, write_end in pipes:
+        os.close(write_end)
+    assert child.wait(30) == 0, (tmp_path / "err").read_text(encoding="utf-8")
+    for (read_end, _), number in zip(pipes, wanted):
+        assert os.read(read_end, 100) == f"to {number}".encode()
+        os.close(read_end)
