@@ -312,7 +312,7 @@ def _run_module(request: dict[str, Any], handed: Mapping[int, int], crash_stack:
     os.setsid()  # a timeout kills the session, as run_command kills a fresh child's
     calltimes.count_as_fresh_child()
     # Handed descriptors first moved out of the way (above every number wanted), then put where the caller wants them.
-    above = max([256, *(target + 1 for target in handed)])
+    above = max([256, *(int(target) + 1 for target in (*handed, *request["paths"]))])
     lifted = {target: fcntl.fcntl(fd, fcntl.F_DUPFD, above) for target, fd in handed.items()}
     for fd in handed.values():
         os.close(fd)
