@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pjrt_cts.fuzz.isolate import STDERR_TAIL_CHARS, SpawnedChild, child_environment, run_command, signal_name, spawn_module
+from pjrt_cts.fuzz.isolate import (STDERR_TAIL_CHARS, SpawnedChild, child_environment, kill_session, run_command,
+                                  signal_name, spawn_module)
 from pjrt_cts.fuzz.mutate import Mutant
 
 # (inputs file, position of the first input to run, fd to write result lines to) -> argv
@@ -164,10 +165,7 @@ class CpuBound:
 
 
 def _kill(proc: subprocess.Popen | SpawnedChild) -> None:
-    try:
-        os.killpg(proc.pid, 9)  # its own session: only the child we started and its threads
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+    kill_session(proc)  # its own session: only the child we started and its threads
     proc.wait()
 
 

@@ -96,13 +96,6 @@ def parse_result(stdout: str, prefix: str = RESULT_PREFIX) -> dict[str, Any] | N
     return None
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the child's own session: only what we started
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-
-
 class SpawnedChild(Protocol):
     """A child another process started for this one (a worker's fork server): its pid, its end, a way to kill it."""
 
@@ -112,7 +105,15 @@ class SpawnedChild(Protocol):
         """Exit status as subprocess gives it; TimeoutError if not ended in time; ChildProcessError if lost."""
 
     def kill(self) -> None:
-        """SIGKILL to its session."""
+        """SIGKILL to it, as Popen.kill."""
+
+
+def kill_session(proc: subprocess.Popen | SpawnedChild) -> None:
+    """SIGKILL to the child's own session (what the plugin started goes too), or to the child where it has none."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
 
 
 # (module, args, environment, {child descriptor: file path to write, or a descriptor of ours to hand it}, cwd)
@@ -174,11 +175,11 @@ def _run_fresh(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | 
         stdout_bytes, stderr_bytes = proc.communicate(timeout=timeout)
         hung = False
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_session(proc)
         stdout_bytes, stderr_bytes = proc.communicate()
         hung = True
     except BaseException:
-        _kill_group(proc)
+        kill_session(proc)
         proc.wait()
         raise
     return proc.returncode, hung, stdout_bytes, stderr_bytes
@@ -200,7 +201,7 @@ def _run_forked(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
                 returncode = child.wait(timeout)
             except TimeoutError:
                 hung = True
-                child.kill()
+                kill_session(child)
                 returncode = child.wait(30.0)
         except (TimeoutError, ChildProcessError):
             return None

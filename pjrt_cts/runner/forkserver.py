@@ -71,7 +71,7 @@ class ForkServer:
         try:
             return child.wait(timeout), False
         except TimeoutError:  # overran its time (or the server stopped answering): kill it, then read its end
-            child.kill()
+            isolate.kill_session(child)
         except ChildProcessError:
             return None
         try:
@@ -80,7 +80,7 @@ class ForkServer:
             return None
 
     def spawn_module(self, module: str, args: Sequence[str], *, env: Mapping[str, str], outputs: Mapping[int, str | int],
-                     cwd: str | None) -> ModuleChild | None:
+                     cwd: str | None) -> ForkedChild | None:
         """Start `python -m module args` as a forked child (module docstring): `outputs` maps descriptor numbers in
         the child to a file path to write (created, truncated) or to a descriptor of this process to hand it. None
         when the server is gone."""
@@ -90,8 +90,8 @@ class ForkServer:
                    "handed": [target for target, _ in handed]}
         return self._start(request, [fd for _, fd in handed])
 
-    def _start(self, request: dict[str, Any], handed: Sequence[int]) -> ModuleChild | None:
-        # Held until the child's end has been read (ModuleChild.wait), or released here on failure. A caller that
+    def _start(self, request: dict[str, Any], handed: Sequence[int]) -> ForkedChild | None:
+        # Held until the child's end has been read (ForkedChild.wait), or released here on failure. A caller that
         # never waited for its last child (interrupted meanwhile) leaves it held: fresh processes from then on.
         if not self._lock.acquire(timeout=_FORK_ANSWER_SECONDS):
             return None
@@ -105,7 +105,7 @@ class ForkServer:
         if started is None or started[0] != "started":
             self._lock.release()
             return None
-        return ModuleChild(self, int(started[1]))
+        return ForkedChild(self, int(started[1]))
 
     def _reply(self, timeout: float) -> list[str] | None:
         try:
@@ -141,7 +141,7 @@ class ForkServer:
             pass
 
 
-class ModuleChild:
+class ForkedChild:
     """A process the server forked, as the worker sees it: its pid, its end, a way to kill it."""
 
     def __init__(self, server: ForkServer, pid: int) -> None:
@@ -157,13 +157,11 @@ class ModuleChild:
         return self.returncode
 
     def kill(self) -> None:
-        """SIGKILL to its session if it made one (a module's child: what the plugin started goes too), else to it."""
-        for kill, target in ((os.killpg, self.pid), (os.kill, self.pid)):
-            try:
-                kill(target, signal.SIGKILL)
-                return
-            except OSError:
-                continue
+        """SIGKILL to it, as Popen.kill (isolate.kill_session takes its session, where it made one)."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def start(session: pytest.Session) -> None:
@@ -198,7 +196,7 @@ def start(session: pytest.Session) -> None:
 
 
 def _spawn_module(module: str, args: Sequence[str], env: Mapping[str, str], outputs: Mapping[int, str | int],
-                  cwd: str | None) -> ModuleChild | None:
+                  cwd: str | None) -> ForkedChild | None:
     """isolate's children (`may_fork`), forked by this worker's server while it has one."""
     return None if _server is None else _server.spawn_module(module, args, env=env, outputs=outputs, cwd=cwd)
 
@@ -269,7 +267,7 @@ def _serve(session: pytest.Session, request_read: int, reply_write: int, handed:
 def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
     """In the forked process: become an isolated child (reports to a file, none to the controller) and run the
     items in order, as a fresh worker would (session fixtures such as the client are shared between them)."""
-    from pjrt_cts.runner.worker_plugin import PLUGIN_NAME
+    from pjrt_cts.runner.worker_plugin import PLUGIN_NAME, starts_processes
 
     manager = items[0].config.pluginmanager
     for plugin in list(manager.get_plugins()):
@@ -278,7 +276,7 @@ def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
     worker: Any = manager.get_plugin(PLUGIN_NAME)
     worker.role = "child"
     worker.child_reports = reports_path
-    if any(item.get_closest_marker("own_process") is not None for item in items):
+    if any(starts_processes(item) for item in items):
         start(items[0].session)  # their children fork from a server of this process's own (it leaves at our exit)
     try:
         for item, nextitem in zip(items, [*items[1:], None]):

@@ -205,6 +205,12 @@ def is_long(item: pytest.Item) -> bool:
     return any(item.get_closest_marker(name) is not None for name in LONG_TEST_MARKERS)
 
 
+def starts_processes(item: pytest.Item) -> bool:
+    """Marked `own_process`: the test starts processes of its own that load the plugin (forked from the fork server
+    where there is one: forkserver.py)."""
+    return item.get_closest_marker("own_process") is not None
+
+
 def spread_long_tests(items: list[pytest.Item], units: Sequence[str | None] | None = None) -> list[pytest.Item]:
     """Long tests (`is_long`) spread evenly over the first half of the order; the rest keep their order.
 
@@ -474,8 +480,8 @@ class WorkerPlugin:
         gc.enable()
         self.items = {item.nodeid: item for item in session.items}
         self.isolated = {item.nodeid for item in session.items if is_isolated(item)}
-        starts_children = any(item.get_closest_marker("own_process") is not None for item in session.items)
-        if self.spec.confirm_in_workers or self.isolated or starts_children:
+        if (self.spec.confirm_in_workers or self.isolated
+                or any(starts_processes(item) for item in session.items)):
             from pjrt_cts.runner import forkserver
 
             # Before any test: the plugin is not loaded yet (forkserver.py). It forks isolated tests, reruns and the
