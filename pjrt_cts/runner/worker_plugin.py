@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import takewhile
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterator, Mapping, Sequence
 
 import pytest
 
@@ -45,6 +45,14 @@ _MACHINERY_MARKERS = frozenset(
 ISOLATION_GRACE_SECONDS = 10.0  # the worker waits this much longer than the child's own timer
 CONFIRMATIONS_SUFFIX = ".confirmations.jsonl"  # a worker's reruns of its findings, in the log directory
 FINDINGS_SUFFIX = ".findings"  # `<worker>-<pid>.findings`: the node ids of a worker process's findings, as they come
+# `<worker>-<pid>.testing` while a worker process runs its tests, then `.ending` while it reruns findings or waits for
+# a share of another's (WorkerPlugin.confirm_findings); `<worker>-<pid>-<k>.shared-findings`: a piece of a worker's
+# findings that whichever worker is free first reruns.
+TESTING_SUFFIX = ".testing"
+ENDING_SUFFIX = ".ending"
+SHARED_SUFFIX = ".shared-findings"
+MAX_SHARED_PIECES = 4  # a worker's findings split at most this many ways (each piece: a process and a client)
+WAIT_POLL_SECONDS = 0.05
 # In the log directory: node ids the controller rescheduled after a worker died in (or just before) them. A worker runs
 # them in a forked child, as isolated tests, so that dying again costs a child, not another worker.
 CONTAINED_NODEIDS = "contained.nodeids"
@@ -251,6 +259,31 @@ def _alive(pid: int) -> bool:
     except OSError:
         return True  # no /proc: alive as far as kill() can tell
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def split_findings(nodeids: list[str], units: Mapping[str, str | None], count: int) -> list[list[str]]:
+    """`nodeids` in at most `count` consecutive pieces of about equal rerun cost, never splitting the findings of one
+    golden program (`units`: node id -> its program, or None): a piece compiles its programs again, so a program
+    weighs one and a finding outside any program a quarter. The first piece is never empty."""
+    blocks: list[list[str]] = []
+    for nodeid in nodeids:
+        unit = units.get(nodeid)
+        if blocks and unit is not None and units.get(blocks[-1][-1]) == unit:
+            blocks[-1].append(nodeid)
+        else:
+            blocks.append([nodeid])
+    weights = [1.0 if units.get(block[0]) is not None else 0.25 for block in blocks]
+    count = max(1, min(count, len(blocks)))
+    target = sum(weights) / count
+    pieces: list[list[str]] = [[]]
+    weight = 0.0
+    for block, block_weight in zip(blocks, weights):
+        if pieces[-1] and weight + block_weight / 2 > target and len(pieces) < count:
+            pieces.append([])
+            weight = 0.0
+        pieces[-1].extend(block)
+        weight += block_weight
+    return pieces
 
 
 def is_isolated(item: pytest.Item) -> bool:
@@ -603,14 +636,36 @@ class WorkerPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        result = yield
-        if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
-            self.confirm_findings()
+        confirming = self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers
+        if confirming:
+            self._marker(TESTING_SUFFIX).touch()
+        try:
+            result = yield
+            if confirming:
+                self.confirm_findings()
+        finally:
+            if confirming:
+                self._marker(TESTING_SUFFIX).unlink(missing_ok=True)
+                self._marker(ENDING_SUFFIX).unlink(missing_ok=True)
         return result
 
-    def _findings_path(self) -> Path:
+    def _marker(self, suffix: str) -> Path:
+        """`<worker>-<pid><suffix>` in the log directory: this worker process's state (TESTING_SUFFIX, ENDING_SUFFIX)
+        or its findings (FINDINGS_SUFFIX)."""
         assert self.spec is not None
-        return Path(self.spec.log_dir) / f"{self.worker_id}-{os.getpid()}{FINDINGS_SUFFIX}"
+        return Path(self.spec.log_dir) / f"{self.worker_id}-{os.getpid()}{suffix}"
+
+    def _peers(self, suffix: str) -> int:
+        """How many other worker processes that still run are in the state `suffix` names."""
+        assert self.spec is not None
+        count = 0
+        for path in Path(self.spec.log_dir).glob(f"*{suffix}"):
+            pid = path.name[:-len(suffix)].rsplit("-", 1)[-1]
+            count += pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid))
+        return count
+
+    def _findings_path(self) -> Path:
+        return self._marker(FINDINGS_SUFFIX)
 
     def _claim_orphans(self) -> list[str]:
         """The findings of one worker that died (a later test crashed it; the test it died in is on its list too,
@@ -640,11 +695,13 @@ class WorkerPlugin:
         return []
 
     def confirm_findings(self) -> None:
-        """After this worker's last test: rerun its findings, in order, in one process forked from the worker as it
+        """After this worker's last test: rerun its findings, in order, in processes forked from the worker as it
         was after collection (no plugin loaded, nothing run: a fresh worker that runs only them), reports to
         `<worker>.confirmations.jsonl`, which the controller folds in as the findings' second observations (_rerun
-        says how a death counts). Then the findings of workers that died meanwhile (their lists, and the tests they
-        died in), until none is left. Two isolated twins that found the same thing confirm each other
+        says how a death counts). When other workers have ended their tests, the findings are split in pieces
+        (_share) that they rerun beside this one. Then the pieces other workers share and the findings of workers
+        that died meanwhile (their lists, and the tests they died in), as long as a worker still runs tests
+        (_next_batch). Two isolated twins that found the same thing confirm each other
         (confirmation.twin_observations): no rerun. Findings of long tests were rerun right after them
         (_rerun_long_finding)."""
         from pjrt_cts.runner import forkserver
@@ -652,13 +709,61 @@ class WorkerPlugin:
         if forkserver.server() is None:
             return  # no process to fork reruns from: the confirmation pass reruns them all
         own = [nodeid for nodeid in self.findings if nodeid in self.items and not self._twin_confirms(nodeid)]
-        batch = own or self._claim_orphans()
+        # Shared before this worker counts as ended, so that a worker waiting for shares sees them (_next_batch).
+        batch = self._share(own)
+        self._marker(ENDING_SUFFIX).touch()
+        self._marker(TESTING_SUFFIX).unlink(missing_ok=True)
+        if not batch:
+            batch = self._next_batch()
         while batch:
             if not self._rerun(batch):
                 return  # what is left goes to the confirmation pass
-            batch = self._claim_orphans()
+            batch = self._next_batch()
         # Done: a worker ending later must not take this list for a dead worker's (the process exits soon).
         self._findings_path().unlink(missing_ok=True)
+
+    def _share(self, own: list[str]) -> list[str]:
+        """Split `own` findings when other workers have ended their tests: they rerun the later pieces
+        (`<worker>-<pid>-<k>.shared-findings`, claimed by whichever is free first: _claim_shared) while this worker
+        reruns the first. The last worker to end would otherwise rerun all of its findings while the others idle.
+        A golden program's findings stay in one piece (a piece compiles the programs of its findings again)."""
+        assert self.spec is not None
+        helpers = self._peers(ENDING_SUFFIX)
+        pieces = split_findings(own, self.units, min(1 + helpers, MAX_SHARED_PIECES)) if helpers else [own]
+        log_dir = Path(self.spec.log_dir)
+        for index, piece in enumerate(pieces[1:], start=1):
+            name = f"{self.worker_id}-{os.getpid()}-{index}{SHARED_SUFFIX}"
+            partial = log_dir / f".{name}.partial"
+            partial.write_text("".join(nodeid + "\n" for nodeid in piece), encoding="utf-8")
+            os.replace(partial, log_dir / name)  # whole or not at all: a claimer reads it at once
+        return pieces[0]
+
+    def _claim_shared(self) -> list[str]:
+        """A piece of some worker's findings (_share) no other worker has claimed, claimed by an atomic rename."""
+        assert self.spec is not None
+        for path in sorted(Path(self.spec.log_dir).glob(f"*{SHARED_SUFFIX}")):
+            mine = path.with_name(f"{path.name}.claimed-by-{os.getpid()}")
+            try:
+                os.rename(path, mine)
+            except OSError:  # another worker claimed it first
+                continue
+            claimed = [nodeid for nodeid in mine.read_text(encoding="utf-8").split() if nodeid in self.items]
+            if claimed:
+                return claimed
+        return []
+
+    def _next_batch(self) -> list[str]:
+        """What this worker reruns next: a shared piece or a dead worker's list. While another worker still runs
+        tests, wait for what it may share or leave behind (this worker has nothing else to do: the scheduler has no
+        test left to give); once none does, whatever is left, or nothing."""
+        while True:
+            batch = self._claim_shared() or self._claim_orphans()
+            if batch:
+                return batch
+            if not self._peers(TESTING_SUFFIX):
+                # A worker shares before it counts as ended: one more look finds what the last one shared.
+                return self._claim_shared() or self._claim_orphans()
+            time.sleep(WAIT_POLL_SECONDS)
 
     def _rerun_long_finding(self, nodeid: str) -> None:
         """A finding of a test that declares its own timeout (a long one: spread_long_tests puts those in the first
