@@ -11,6 +11,7 @@ spmd, replicas) belong to the multidevice layer.
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import weakref
 from pathlib import Path
@@ -151,7 +152,7 @@ def one_program_per_family() -> list[Any]:
     from pjrt_cts.golden.corpus import GoldenProgram
 
     def cost(case: Any) -> tuple:
-        return (sum(int(np.prod(spec["shape"])) for spec in case.input_specs), case.id)
+        return (sum(math.prod(spec["shape"]) for spec in case.input_specs), case.id)  # not np.prod: 14,000 cases
 
     cheapest: dict[str, Any] = {}
     for case in sorted(single_device_cases(), key=cost):
