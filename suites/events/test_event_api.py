@@ -100,7 +100,7 @@ def test_many_on_ready_callbacks_each_fire_once(created_event, recorders) -> Non
     after = [recorders() for _ in range(16)]
     for recorder in after:
         created_event.on_ready(recorder)
-    counts = [recorder.wait_for(1) for recorder in before + after]
+    counts = recorders.wait_for_each(before + after, 1)
     assert counts == [1] * 32, f"32 OnReady callbacks (16 before, 16 after Set) ran {counts} times, expected once each"
     seen = {recorder.calls[0] for recorder in before + after}
     assert seen == {("INTERNAL", "shared failure")}, f"OnReady callbacks saw different errors: {sorted(seen)}"
