@@ -261,6 +261,15 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
+def _parent_of(pid: int) -> int | None:
+    """Process `pid`'s parent, None where /proc cannot tell."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[-1].split()[1])
+
+
 def split_findings(nodeids: list[str], units: Mapping[str, str | None], count: int) -> list[list[str]]:
     """`nodeids` in at most `count` consecutive pieces of about equal rerun cost, never splitting the findings of one
     golden program (`units`: node id -> its program, or None): a piece compiles its programs again, so a program
@@ -656,12 +665,15 @@ class WorkerPlugin:
         return Path(self.spec.log_dir) / f"{self.worker_id}-{os.getpid()}{suffix}"
 
     def _peers(self, suffix: str) -> int:
-        """How many other worker processes that still run are in the state `suffix` names."""
+        """How many other worker processes of this run (children of the same controller, still running) are in the
+        state `suffix` names. A marker left by a worker that died, or by an earlier run in the same directory whose
+        process id is now another process's, does not count: a worker waits on its peers (_next_batch)."""
         assert self.spec is not None
         count = 0
         for path in Path(self.spec.log_dir).glob(f"*{suffix}"):
             pid = path.name[:-len(suffix)].rsplit("-", 1)[-1]
-            count += pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid))
+            count += (pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid))
+                      and _parent_of(int(pid)) in (os.getppid(), None))
         return count
 
     def _findings_path(self) -> Path:

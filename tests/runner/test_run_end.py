@@ -43,10 +43,18 @@ def _worker(log_dir: Path, items: list[str], units: dict[str, str | None] | None
     return worker
 
 
+def _sleeper() -> Any:
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+
+
 @pytest.fixture
-def other_worker() -> Any:
-    """A live process standing in for another worker (its pid names its marker files)."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+def other_worker(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A live process standing in for another worker of the run (its pid names its marker files; it counts as a child
+    of the same controller)."""
+    proc = _sleeper()
+    real_parent_of = worker_plugin._parent_of
+    monkeypatch.setattr(worker_plugin, "_parent_of",
+                        lambda pid: os.getppid() if pid == proc.pid else real_parent_of(pid))
     yield proc
     proc.kill()
     proc.wait()
@@ -93,6 +101,17 @@ def test_a_dead_worker_still_marked_testing_is_not_waited_for(tmp_path: Path) ->
     proc.wait()
     (tmp_path / f"gw1-{proc.pid}{TESTING_SUFFIX}").touch()
     assert _worker(tmp_path, [])._next_batch() == []
+
+
+def test_a_marker_whose_process_id_is_another_process_now_is_not_waited_for(tmp_path: Path) -> None:
+    """A marker an earlier run left in the same directory, whose pid a live process outside this run now has."""
+    stranger = _sleeper()  # alive, but not a child of this worker's parent
+    try:
+        (tmp_path / f"gw1-{stranger.pid}{TESTING_SUFFIX}").touch()
+        assert _worker(tmp_path, [])._next_batch() == []
+    finally:
+        stranger.kill()
+        stranger.wait()
 
 
 def _run(tmp_path: Path) -> Run:
