@@ -11,11 +11,14 @@ It is loaded in four roles:
 """
 from __future__ import annotations
 
+import atexit
+import ctypes
 import faulthandler
 import gc
 import json
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from itertools import takewhile
@@ -91,6 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # them again at each of its passes (~1.4 s of a worker's ~3 s collection). Off until they are frozen
         # (pytest_collection_finish).
         gc.disable()
+        atexit.register(_leave_without_freeing)  # first registered, last run: after calltimes' and pytest's handlers
     if role in ("worker", "child"):
         _ensure_terminal_reporter(config)
         # Python's own traceback format (`--tb` belongs to the terminal plugin, which workers do not load): pytest's
@@ -923,6 +927,29 @@ class IsolationPlugin:
 
             forkserver.stop()
             isolation.discard_spare()
+            _session_over.set()
+
+
+# Set once a worker's session has ended well (pytest_unconfigure): xdist has had the worker's last word.
+_session_over = threading.Event()
+
+
+def _leave_without_freeing() -> None:
+    """A worker whose session ended well leaves through the C library's `exit` after Python's exit handlers: the
+    plugin's own exit handlers and destructors still run, but Python does not free the collection's millions of
+    objects one by one first (~0.3 s at the end of a full run, while the controller waits for the last worker)."""
+    if not _session_over.is_set():
+        return  # ended otherwise: Python's own exit, with its status
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        libc = ctypes.CDLL(None)
+    except OSError:
+        return
+    libc.exit(0)
 
 
 def _program_units(nodeids: list[str]) -> list[str | None]:

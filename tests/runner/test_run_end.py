@@ -140,3 +140,27 @@ def test_a_report_the_copy_could_not_write_is_written_here(tmp_path: Path, monke
     finish = _run(tmp_path)._start_report(results=None)  # type: ignore[arg-type]  # the stand-in writer reads no results
     assert finish() == f"  report: {tmp_path / 'report.html'}"
     assert int((tmp_path / "report.html").read_text()) == controller
+
+
+_EXITING_WORKER = """
+import atexit, sys
+from pjrt_cts.runner import worker_plugin
+atexit.register(worker_plugin._leave_without_freeing)  # as a worker registers it: before the others
+atexit.register(lambda: open(sys.argv[2], "w").write("a later exit handler ran"))  # e.g. calltimes' writer
+if sys.argv[1] == "over":
+    worker_plugin._session_over.set()
+sys.stdout.write("still buffered")
+sys.exit(3)
+"""
+
+
+@pytest.mark.parametrize("session", ["over", "not over"])
+def test_a_worker_whose_session_ended_leaves_without_freeing_after_the_exit_handlers(tmp_path: Path,
+                                                                                      session: str) -> None:
+    written = tmp_path / "handler.txt"
+    proc = subprocess.run([sys.executable, "-c", _EXITING_WORKER, session, str(written)], capture_output=True,
+                          text=True, timeout=60)
+    assert written.read_text() == "a later exit handler ran"
+    assert proc.stdout == "still buffered"
+    # Through the C library's exit once the session is over (a worker's status is 0 then); else Python's own exit.
+    assert proc.returncode == (0 if session == "over" else 3), proc.stderr
