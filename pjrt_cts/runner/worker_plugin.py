@@ -946,7 +946,7 @@ def _leave_without_freeing() -> None:
         except (OSError, ValueError):
             pass
     try:
-        libc = ctypes.CDLL(None)
+        libc = ctypes.PyDLL(None)  # holds the GIL: no other Python thread runs while the C library exits
     except OSError:
         return
     libc.exit(0)
