@@ -16,6 +16,7 @@ import ctypes
 import faulthandler
 import gc
 import json
+import logging
 import os
 import sys
 import threading
@@ -94,7 +95,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # them again at each of its passes (~1.4 s of a worker's ~3 s collection). Off until they are frozen
         # (pytest_collection_finish).
         gc.disable()
-        atexit.register(_leave_without_freeing)  # first registered, last run: after calltimes' and pytest's handlers
+        # Exit handlers run last-registered first: registered now, it runs after calltimes' writer, pytest's and weakref
+        # finalizers. Only logging's and execnet's come earlier; _leave_without_freeing does their part.
+        atexit.register(_leave_without_freeing)
     if role in ("worker", "child"):
         _ensure_terminal_reporter(config)
         # Python's own traceback format (`--tb` belongs to the terminal plugin, which workers do not load): pytest's
@@ -940,6 +943,9 @@ def _leave_without_freeing() -> None:
     objects one by one first (~0.3 s at the end of a full run, while the controller waits for the last worker)."""
     if not _session_over.is_set():
         return  # ended otherwise: Python's own exit, with its status
+    # The two handlers registered before this one (when the worker started) would run after it: logging's flush;
+    # execnet's, which ends the gateways this process opened (a worker opens none).
+    logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
