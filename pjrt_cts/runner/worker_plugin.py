@@ -253,28 +253,27 @@ def spread_long_tests(items: list[pytest.Item], units: Sequence[str | None] | No
     return ordered + rest[taken:]
 
 
-def _alive(pid: int) -> bool:
-    """Whether process `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+def _alive(pid: int, parent: int | None = None) -> bool:
+    """Whether process `pid` still runs (a zombie, dead but not yet reaped, does not), and, given `parent`, is that
+    process's child (where /proc cannot tell, alive is enough)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        return parent is None
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
     except OSError:
         return True  # no /proc: alive as far as kill() can tell
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+    state, ppid = stat.rsplit(")", 1)[-1].split()[:2]  # the fields after the command name
+    return state != "Z" and (parent is None or int(ppid) == parent)
 
 
-def _parent_of(pid: int) -> int | None:
-    """Process `pid`'s parent, None where /proc cannot tell."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[-1].split()[1])
+def _pid_in_name(path: Path, suffix: str) -> int | None:
+    """The process id a `<worker>-<pid><suffix>` file in the log directory names, None when it names none."""
+    pid = path.name[:-len(suffix)].rsplit("-", 1)[-1]
+    return int(pid) if pid.isdigit() else None
 
 
 def split_findings(nodeids: list[str], units: Mapping[str, str | None], count: int) -> list[list[str]]:
@@ -676,12 +675,8 @@ class WorkerPlugin:
         state `suffix` names. A marker left by a worker that died, or by an earlier run in the same directory whose
         process id is now another process's, does not count: a worker waits on its peers (_next_batch)."""
         assert self.spec is not None
-        count = 0
-        for path in Path(self.spec.log_dir).glob(f"*{suffix}"):
-            pid = path.name[:-len(suffix)].rsplit("-", 1)[-1]
-            count += (pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid))
-                      and _parent_of(int(pid)) in (os.getppid(), None))
-        return count
+        pids = (_pid_in_name(path, suffix) for path in Path(self.spec.log_dir).glob(f"*{suffix}"))
+        return sum(1 for pid in pids if pid is not None and pid != os.getpid() and _alive(pid, parent=os.getppid()))
 
     def _findings_path(self) -> Path:
         return self._marker(FINDINGS_SUFFIX)
@@ -696,16 +691,10 @@ class WorkerPlugin:
 
         assert self.spec is not None
         for path in sorted(Path(self.spec.log_dir).glob(f"*{FINDINGS_SUFFIX}")):
-            pid = path.name[:-len(FINDINGS_SUFFIX)].rsplit("-", 1)[-1]
-            if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            pid = _pid_in_name(path, FINDINGS_SUFFIX)
+            if pid is None or pid == os.getpid() or _alive(pid):
                 continue
-            mine = path.with_name(f"{path.name}.claimed-by-{os.getpid()}")
-            try:
-                os.rename(path, mine)
-            except OSError:  # another worker claimed it first
-                continue
-            claimed = [nodeid for nodeid in dict.fromkeys(mine.read_text(encoding="utf-8").split())
-                       if nodeid in self.items]
+            claimed = self._claim(path)
             paired = {nodeid for nodeid in claimed
                       if nodeid in self.isolated and twin_of(nodeid) in self.isolated and twin_of(nodeid) in claimed}
             left = [nodeid for nodeid in claimed if nodeid not in paired]
@@ -761,15 +750,20 @@ class WorkerPlugin:
         """A piece of some worker's findings (_share) no other worker has claimed, claimed by an atomic rename."""
         assert self.spec is not None
         for path in sorted(Path(self.spec.log_dir).glob(f"*{SHARED_SUFFIX}")):
-            mine = path.with_name(f"{path.name}.claimed-by-{os.getpid()}")
-            try:
-                os.rename(path, mine)
-            except OSError:  # another worker claimed it first
-                continue
-            claimed = [nodeid for nodeid in mine.read_text(encoding="utf-8").split() if nodeid in self.items]
+            claimed = self._claim(path)
             if claimed:
                 return claimed
         return []
+
+    def _claim(self, path: Path) -> list[str]:
+        """The node ids `path` lists (once each, those this worker collected), claimed by renaming it to
+        `<name>.claimed-by-<pid>`: atomic, so one worker only gets them. Empty when another worker claimed it first."""
+        mine = path.with_name(f"{path.name}.claimed-by-{os.getpid()}")
+        try:
+            os.rename(path, mine)
+        except OSError:
+            return []
+        return [nodeid for nodeid in dict.fromkeys(mine.read_text(encoding="utf-8").split()) if nodeid in self.items]
 
     def _next_batch(self) -> list[str]:
         """What this worker reruns next: a shared piece or a dead worker's list. While another worker still runs

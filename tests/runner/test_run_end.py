@@ -52,9 +52,12 @@ def other_worker(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A live process standing in for another worker of the run (its pid names its marker files; it counts as a child
     of the same controller)."""
     proc = _sleeper()
-    real_parent_of = worker_plugin._parent_of
-    monkeypatch.setattr(worker_plugin, "_parent_of",
-                        lambda pid: os.getppid() if pid == proc.pid else real_parent_of(pid))
+    real_alive = worker_plugin._alive
+
+    def alive(pid: int, parent: int | None = None) -> bool:  # its parent is this test's process, not the controller
+        return real_alive(pid, os.getpid() if pid == proc.pid and parent is not None else parent)
+
+    monkeypatch.setattr(worker_plugin, "_alive", alive)
     yield proc
     proc.kill()
     proc.wait()
