@@ -202,15 +202,15 @@ class GoldenCase(_ProgramFiles):
 # Room for two packs of the largest size (128 cases): a pack's cases are read for its program's arguments, then each
 # case again for its own test's expected values; a smaller cache read every npz twice.
 @functools.lru_cache(maxsize=256)
-def _load_rows_cached(root: str, data_path: str, specs_json: str) -> tuple:
-    arrays = load_npz_bytes(read_member(Path(root), data_path))
-    specs = json.loads(specs_json)
-    return _read_only(_split_rows(arrays, specs["inputs"], specs["outputs"], specs["devices"]))
+def _load_rows_cached(root: str, data_path: str, input_dtypes: tuple[str, ...], output_dtypes: tuple[str, ...],
+                      devices: int) -> tuple:
+    arrays = load_npz_bytes(read_member(root, data_path))
+    return _read_only(_split_rows(arrays, input_dtypes, output_dtypes, devices))
 
 
 @functools.lru_cache(maxsize=64)
 def _load_xla_cached(root: str, data_path: str, names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
-    arrays = load_npz_bytes(read_member(Path(root), data_path))
+    arrays = load_npz_bytes(read_member(root, data_path))
     outputs = [dtypes.from_storable(arrays[xla_output_key(i)], name) for i, name in enumerate(names)]
     _read_only(([outputs],))
     return tuple(outputs)
@@ -231,10 +231,11 @@ def _read_only(rows: tuple) -> tuple:
     return rows
 
 
-def _split_rows(arrays: dict[str, np.ndarray], in_specs: list, out_specs: list, devices: int) -> tuple:
-    inputs = [[dtypes.from_storable(arrays[f"in.{d}.{i}"], spec["dtype"]) for i, spec in enumerate(in_specs)]
+def _split_rows(arrays: dict[str, np.ndarray], input_dtypes: tuple[str, ...], output_dtypes: tuple[str, ...],
+                devices: int) -> tuple:
+    inputs = [[dtypes.from_storable(arrays[f"in.{d}.{i}"], name) for i, name in enumerate(input_dtypes)]
               for d in range(devices)]
-    outputs = [[dtypes.from_storable(arrays[f"out.{d}.{i}"], spec["dtype"]) for i, spec in enumerate(out_specs)]
+    outputs = [[dtypes.from_storable(arrays[f"out.{d}.{i}"], name) for i, name in enumerate(output_dtypes)]
                for d in range(devices)]
     return inputs, outputs
 
@@ -244,8 +245,9 @@ def _load_rows(case: GoldenCase) -> tuple[list[list[np.ndarray]], list[list[np.n
         inputs, outputs = _synthesize_rows_cached(case.id, int(case.large["seed"]), case.large["reference"],
                                                   json.dumps(list(case.input_specs)))
     else:
-        specs = json.dumps({"inputs": case.input_specs, "outputs": case.output_specs, "devices": case.num_devices})
-        inputs, outputs = _load_rows_cached(str(case.root), case.files["data"]["path"], specs)
+        inputs, outputs = _load_rows_cached(str(case.root), case.files["data"]["path"],
+                                            tuple(spec["dtype"] for spec in case.input_specs),
+                                            tuple(spec["dtype"] for spec in case.output_specs), case.num_devices)
     return [list(row) for row in inputs], [list(row) for row in outputs]
 
 

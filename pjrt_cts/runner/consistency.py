@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 from typing import Any, Iterable
 
 from pjrt_cts.judgment.outcomes import Outcome
@@ -39,8 +40,32 @@ _STRUCTURAL_OPS = frozenset({"stablehlo.return", "func.return", "func.func", "st
 Key = tuple[str, tuple[str, ...]]  # (main op, element types) of a golden case
 
 
-@functools.lru_cache(maxsize=1)
+_preloading: threading.Thread | None = None
+
+
+def preload() -> None:
+    """Start reading what the rules need (the manifest, ~0.7 s) in a background thread: the run's controller calls
+    this once its tests are all recorded, while its workers still rerun findings, so that the serial end does not
+    wait for it. Idempotent."""
+    global _preloading
+    if _preloading is None:
+        _preloading = threading.Thread(target=_read_corpus, name="pjrt-cts-consistency-preload", daemon=True)
+        _preloading.start()
+
+
+def judges(record: TestRecord) -> bool:
+    """Whether the rules look at `record` (apply_consistency needs the corpus only when some record is one)."""
+    return _unimplemented(record) or _element_type_gap(record) is not None
+
+
 def _corpus() -> tuple[dict[str, Key], dict[str, tuple[str, ...]]]:
+    if _preloading is not None:
+        _preloading.join()
+    return _read_corpus()
+
+
+@functools.lru_cache(maxsize=1)
+def _read_corpus() -> tuple[dict[str, Key], dict[str, tuple[str, ...]]]:
     """(golden case id -> its key, grouped program id -> its member cases). Empty when the corpus cannot be read
     (nothing to compare)."""
     from pjrt_cts.golden.corpus import CorpusError, load_manifest
@@ -95,7 +120,7 @@ def _unimplemented(record: TestRecord) -> bool:
 def apply_consistency(records: Iterable[TestRecord]) -> list[TestRecord]:
     """`records` with every inconsistent NOT_SUPPORTED turned into a FAIL that says why."""
     records = list(records)
-    if not any(_unimplemented(record) or _element_type_gap(record) for record in records):
+    if not any(judges(record) for record in records):
         return records  # nothing the rules judge: the corpus (~1 s to read) is not needed
     keys = _case_keys()
     supported: dict[Key, list[str]] = {}

@@ -26,7 +26,7 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.runner import crashlog
+from pjrt_cts.runner import consistency, crashlog
 from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.progress import Progress
@@ -77,6 +77,7 @@ class Controller:
         self.stop_reason: str | None = None
         self.incidents: list[str] = []
         self._total_set = False
+        self._judged_by_consistency = False  # a record the consistency rules judge was seen
         self.first_collection: set[str] = set()
         self.collection: dict[str, Any] = {}  # the first worker's <worker>.collection.json payload
         self._done_before = len(done_nodeids)
@@ -318,6 +319,9 @@ class Controller:
         self.writer.write(record)
         self.recorded.add(record.nodeid)
         self.pending_nodeids.discard(record.nodeid)
+        self._judged_by_consistency = self._judged_by_consistency or consistency.judges(record)
+        if self._judged_by_consistency and self._total_set and not self.pending_nodeids:
+            consistency.preload()  # every test recorded: read what judging needs while the workers rerun findings
         if progress_made:
             self.deaths_without_progress = 0
         self.progress.add(record)

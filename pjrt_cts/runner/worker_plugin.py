@@ -581,12 +581,19 @@ class WorkerPlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
-        kind: Outcome | None = None
-        reason = ""
         excinfo = call.excinfo
+        kind, reason = classify_exception(excinfo.value) if excinfo is not None else (None, "")
+        # pytest formats the traceback of every failed phase (~1.5 ms); below, these kinds' reports replace it: hide
+        # the exception from pytest's report while it is made (outer wrappers see it again).
+        replaced = kind is Outcome.NOT_SUPPORTED or (kind in (Outcome.WARNING, Outcome.SHARED_DEVIATION)
+                                                     and call.when == "call")
+        if replaced:
+            call.excinfo = None
+        try:
+            report = yield
+        finally:
+            call.excinfo = excinfo
         if excinfo is not None:
-            kind, reason = classify_exception(excinfo.value)
             if kind is Outcome.NOT_SUPPORTED:
                 report.outcome = "skipped"
                 lineno = (item.location[1] or 0) + 1
@@ -602,9 +609,10 @@ class WorkerPlugin:
                     report.outcome = "passed"
                     report.longrepr = None
             # FAIL, ERROR: the report stays failed; setup or call alike
+        details, compatibility = item.stash.get(DETAILS_KEY, None), item.stash.get(COMPATIBILITY_KEY, None)
         info = PhaseInfo(outcome=kind, message=reason if kind is not None else "",
-                         details=jsonable(item.stash.get(DETAILS_KEY, None) or {}),
-                         compatibility=jsonable(item.stash.get(COMPATIBILITY_KEY, None) or {}),
+                         details=jsonable(details) if details else {},
+                         compatibility=jsonable(compatibility) if compatibility else {},
                          tags=tuple(tags_of(item)) if call.when == "setup" else ())
         data = info.to_json()
         if data:

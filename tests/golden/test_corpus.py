@@ -101,6 +101,45 @@ def test_npz_bytes_are_deterministic() -> None:
     assert npz_bytes(arrays) == npz_bytes(dict(arrays))
 
 
+def _numpy_reads(data: bytes) -> dict[str, np.ndarray]:
+    import io
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(6, dtype=np.float32).reshape(2, 3), np.array(2.5), np.zeros((0, 3), np.int8), np.array([True, False]),
+    np.arange(4, dtype=">i4"), np.array([1 + 2j], np.complex64), np.arange(3, dtype=np.uint64),
+], ids=["f32_2d", "f64_scalar", "empty", "bool", "big_endian", "c64", "u64"])
+def test_npz_reader_gives_what_numpy_reads(array: np.ndarray) -> None:
+    data = npz_bytes({"in.0.0": array, "out.0.0": array[..., None]})
+    mine, numpy_s = load_npz_bytes(data), _numpy_reads(data)
+    assert list(mine) == list(numpy_s)
+    for name, value in mine.items():
+        assert (value.dtype, value.shape) == (numpy_s[name].dtype, numpy_s[name].shape)
+        assert value.tobytes() == numpy_s[name].tobytes() and value.flags.writeable
+
+
+def test_npz_reader_reads_what_only_numpy_writes() -> None:
+    import io
+
+    buffer = io.BytesIO()  # stored members, a Fortran-ordered array and a structured dtype: not npz_bytes's own form
+    np.savez(buffer, f=np.asfortranarray(np.arange(6.0).reshape(2, 3)), s=np.zeros(2, dtype=[("a", "<i2")]))
+    arrays = load_npz_bytes(buffer.getvalue())
+    assert np.array_equal(arrays["f"], np.arange(6.0).reshape(2, 3)) and arrays["s"].dtype.names == ("a",)
+
+
+@pytest.mark.parametrize("offset", [40, 60, -30], ids=["deflated_stream", "deflated_tail", "directory"])
+def test_npz_reader_rejects_a_damaged_file_as_numpy_does(offset: int) -> None:
+    data = bytearray(npz_bytes({"in.0.0": np.arange(64, dtype=np.int32)}))
+    data[offset] ^= 0xFF
+    with pytest.raises(Exception) as numpy_s:
+        _numpy_reads(bytes(data))
+    with pytest.raises(type(numpy_s.value)):
+        load_npz_bytes(bytes(data))
+
+
 def test_check_detects_tampering(manifest, tmp_path: Path) -> None:
     data = read_manifest_json(manifest.root)
     picked = [entry for entry in data["cases"] if entry["id"].startswith("elementwise.add.f32")][:2]

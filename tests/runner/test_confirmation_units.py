@@ -2,6 +2,7 @@
 .binding); the end-to-end runs are in test_confirmation_run.py and test_runner_resume.py."""
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,61 @@ def test_unimplemented_on_a_core_mandatory_test_is_a_fail() -> None:
                   unsupported_by="unimplemented")
     judged = apply_consistency([core])[0]
     assert judged.outcome == "FAIL" and "mandatory for level Core" in judged.message
+
+
+def test_preload_reads_the_corpus_once_in_the_background_and_judging_waits_for_it(monkeypatch) -> None:
+    import functools
+    import threading
+
+    from pjrt_cts.runner import consistency
+
+    reads: list[str] = []
+
+    @functools.lru_cache(maxsize=1)
+    def slow_read() -> tuple[dict, dict]:
+        reads.append(threading.current_thread().name)
+        time.sleep(0.2)
+        return {"sort.dim0_stable_cmp_gt.s32": ("stablehlo.sort", ("s32",))}, {}
+
+    monkeypatch.setattr(consistency, "_read_corpus", slow_read)
+    monkeypatch.setattr(consistency, "_preloading", None)
+    consistency.preload()
+    consistency.preload()  # idempotent: one reader
+    assert consistency._case_keys() == {"sort.dim0_stable_cmp_gt.s32": ("stablehlo.sort", ("s32",))}
+    assert reads == ["pjrt-cts-consistency-preload"]
+
+
+def test_the_controller_preloads_the_corpus_when_its_last_test_is_recorded_and_the_rules_judge_one(
+        tmp_path: Path, monkeypatch) -> None:
+    import io
+
+    from pjrt_cts.judgment.results import JsonlWriter
+    from pjrt_cts.runner import consistency
+    from pjrt_cts.runner.controller import Controller
+    from pjrt_cts.runner.progress import Progress
+
+    started: list[bool] = []
+    monkeypatch.setattr(consistency, "preload", lambda: started.append(True))
+
+    def controller() -> Controller:
+        made = Controller(log_dir=tmp_path, writer=JsonlWriter(tmp_path / f"{len(started)}.jsonl"),
+                          expectations=Expectations(), progress=Progress(io.StringIO(), enabled=False),
+                          repro=lambda nodeid: "", timeout=60.0, workers=1, done_nodeids=set(), done_ids=[])
+        made.pending_nodeids = {"a", "b"}
+        made._total_set = True
+        return made
+
+    unimplemented = replace(record(f"{GOLDEN}[sort.dim0_stable_cmp_gt.s32]", "NOT_SUPPORTED",
+                                   unsupported_by="unimplemented"), nodeid="a")
+    judged_first = controller()
+    judged_first._emit(unimplemented)
+    assert started == []  # a test is still to run
+    judged_first._emit(replace(record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS"), nodeid="b"))
+    assert started == [True]
+    nothing_judged = controller()
+    for nodeid in ("a", "b"):
+        nothing_judged._emit(replace(record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS"), nodeid=nodeid))
+    assert started == [True]  # no record the rules judge: the corpus is not needed
 
 
 # -- binding --------------------------------------------------------------------------------------
