@@ -57,7 +57,6 @@ ENDING_SUFFIX = ".ending"
 SHARED_SUFFIX = ".shared-findings"
 MAX_SHARED_PIECES = 4  # a worker's findings split at most this many ways (each piece: a process and a client)
 WAIT_POLL_SECONDS = 0.05
-SHARE_CHECK_SECONDS = 0.5  # how often a worker still testing looks for ended workers to hand its findings to
 # In the log directory: node ids the controller rescheduled after a worker died in (or just before) them. A worker runs
 # them in a forked child, as isolated tests, so that dying again costs a child, not another worker.
 CONTAINED_NODEIDS = "contained.nodeids"
@@ -346,8 +345,6 @@ class WorkerPlugin:
         self.quick_sample: dict[str, int] | None = None
         self.timer = TestTimer()
         self.findings: dict[str, None] = {}  # node ids of this worker's findings, in the order they ran
-        self._shared_pieces = 0  # pieces of findings left for other workers so far (they number the files)
-        self._next_share_check = 0.0  # monotonic time of _share_while_testing's next look
         self.isolated: set[str] = set()  # marked isolated: each runs in a forked child
         self._contained: frozenset[str] = frozenset()  # CONTAINED_NODEIDS as last read
         self._contained_stamp: tuple[int, int] | None = None
@@ -639,7 +636,6 @@ class WorkerPlugin:
         if self.role == "worker" and self.spec is not None and self.spec.confirm_in_workers:
             self._note_finding(nodeid, self._phases.pop(nodeid, {}))
             self._rerun_long_finding(nodeid)
-            self._share_while_testing(nodeid)
 
     # -- worker: rerun its findings -------------------------------------------------------------
 
@@ -747,45 +743,16 @@ class WorkerPlugin:
         (`<worker>-<pid>-<k>.shared-findings`, claimed by whichever is free first: _claim_shared) while this worker
         reruns the first. The last worker to end would otherwise rerun all of its findings while the others idle.
         A golden program's findings stay in one piece (a piece compiles the programs of its findings again)."""
+        assert self.spec is not None
         helpers = self._peers(ENDING_SUFFIX)
         pieces = split_findings(own, self.units, min(1 + helpers, MAX_SHARED_PIECES)) if helpers else [own]
-        self._leave_for_others(pieces[1:])
-        return pieces[0]
-
-    def _share_while_testing(self, nodeid: str) -> None:
-        """After test `nodeid`, while this worker still runs tests: when another worker of the run has ended its own (it
-        waits in _next_batch for pieces to rerun), hand it the findings this worker has so far whose golden program
-        is done here (a program's tests run consecutively on one worker), isolated tests' apart (a twin still to
-        run may confirm them). Otherwise it idles until this worker's last test, and this worker reruns them alone
-        at its tail. Looks at most every SHARE_CHECK_SECONDS."""
-        now = time.monotonic()
-        if not self.findings or now < self._next_share_check:
-            return
-        self._next_share_check = now + SHARE_CHECK_SECONDS
-        running = self.units.get(nodeid)  # its program's tests may go on
-        ready = [finding for finding in self.findings if finding in self.items and finding not in self.isolated
-                 and (running is None or self.units.get(finding) != running)]
-        if not ready:
-            return
-        helpers = self._peers(ENDING_SUFFIX)
-        from pjrt_cts.runner import forkserver
-
-        if not helpers or forkserver.server() is None:  # without a fork server, reruns are the confirmation pass's
-            return
-        self._leave_for_others(split_findings(ready, self.units, min(helpers, MAX_SHARED_PIECES)))
-        for finding in ready:
-            del self.findings[finding]
-
-    def _leave_for_others(self, pieces: list[list[str]]) -> None:
-        """Each piece as `<worker>-<pid>-<k>.shared-findings`, for whichever worker is free first (_claim_shared)."""
-        assert self.spec is not None
         log_dir = Path(self.spec.log_dir)
-        for piece in pieces:
-            self._shared_pieces += 1
-            name = f"{self.worker_id}-{os.getpid()}-{self._shared_pieces}{SHARED_SUFFIX}"
+        for index, piece in enumerate(pieces[1:], start=1):
+            name = f"{self.worker_id}-{os.getpid()}-{index}{SHARED_SUFFIX}"
             partial = log_dir / f".{name}.partial"
             partial.write_text("".join(nodeid + "\n" for nodeid in piece), encoding="utf-8")
             os.replace(partial, log_dir / name)  # whole or not at all: a claimer reads it at once
+        return pieces[0]
 
     def _claim_shared(self) -> list[str]:
         """A piece of some worker's findings (_share) no other worker has claimed, claimed by an atomic rename."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.report import html
-from pjrt_cts.runner import forkserver, worker_plugin
+from pjrt_cts.runner import worker_plugin
 from pjrt_cts.runner.session import Run, RunOptions
 from pjrt_cts.runner.worker_plugin import (ENDING_SUFFIX, SHARED_SUFFIX, TESTING_SUFFIX, WorkerPlugin,
                                            split_findings)
@@ -40,8 +40,6 @@ def _worker(log_dir: Path, items: list[str], units: dict[str, str | None] | None
     worker.worker_id = "gw0"
     worker.items = dict.fromkeys(items)  # type: ignore[assignment]  # sharing reads only the node ids
     worker.units = units or {}
-    worker.findings, worker.isolated = {}, set()
-    worker._shared_pieces, worker._next_share_check = 0, 0.0
     return worker
 
 
@@ -79,33 +77,6 @@ def test_findings_are_shared_only_with_workers_that_have_ended(tmp_path: Path, o
     assert claimer._claim_shared() == [b]
     assert worker._claim_shared() == []  # claimed once
     assert not list(tmp_path.glob(f"*{SHARED_SUFFIX}*"))  # nor left behind in the run's logs
-
-
-def test_a_worker_still_testing_hands_its_done_programs_findings_to_a_worker_that_has_ended(
-        tmp_path: Path, other_worker: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    a, b, c = GOLDEN.format("a"), GOLDEN.format("b"), GOLDEN.format("c")
-    isolated, other = "suites/execute/test_x.py::test_isolated", "suites/client/test_x.py::test_y"
-    units = {a: "golden:a", b: "golden:b", c: "golden:b"}
-    worker = _worker(tmp_path, [a, b, c, isolated, other], units)
-    worker.findings = dict.fromkeys([a, isolated, b])
-    worker.isolated = {isolated}
-    monkeypatch.setattr(forkserver, "server", lambda: object())  # reruns can be forked
-    marker = tmp_path / f"gw1-{other_worker.pid}"
-    Path(f"{marker}{TESTING_SUFFIX}").touch()
-    worker._share_while_testing(b)
-    assert not list(tmp_path.glob(f"*{SHARED_SUFFIX}"))  # nobody has ended: nothing to hand over
-    Path(f"{marker}{TESTING_SUFFIX}").rename(f"{marker}{ENDING_SUFFIX}")
-    worker._share_while_testing(b)
-    assert not list(tmp_path.glob(f"*{SHARED_SUFFIX}"))  # looked less than SHARE_CHECK_SECONDS ago
-    worker._next_share_check = 0.0
-    worker._share_while_testing(b)  # program b is still running here (c may follow): a's finding only
-    assert [p.read_text().split() for p in tmp_path.glob(f"*{SHARED_SUFFIX}")] == [[a]]
-    assert list(worker.findings) == [isolated, b]  # the rest is this worker's to rerun at its end
-    worker._next_share_check = 0.0
-    worker._share_while_testing(other)  # b is done: its finding goes too; an isolated test's waits for its twin
-    assert sorted(p.read_text().split() for p in tmp_path.glob(f"*{SHARED_SUFFIX}")) == [[a], [b]]
-    assert list(worker.findings) == [isolated]
-    assert _worker(tmp_path, [a, b])._next_batch() in ([a], [b])  # an ended worker claims them
 
 
 def test_a_worker_that_has_ended_waits_for_what_a_worker_still_testing_shares(tmp_path: Path, other_worker: Any,
@@ -177,7 +148,7 @@ def test_a_report_the_copy_could_not_write_is_written_here(tmp_path: Path, monke
 
 _EXITING_WORKER = """
 import atexit, sys
-from pjrt_cts.runner import forkserver, worker_plugin
+from pjrt_cts.runner import worker_plugin
 atexit.register(worker_plugin._leave_without_freeing)  # as a worker registers it: before the others
 atexit.register(lambda: open(sys.argv[2], "w").write("a later exit handler ran"))  # e.g. calltimes' writer
 if sys.argv[1] == "over":
