@@ -69,6 +69,34 @@ def test_explicit_outcomes_and_details_from_workers_win() -> None:
         Outcome.WARNING, "hardening", {"a": 1}, ["donation"])
 
 
+@pytest.mark.parametrize(("error", "when", "hidden", "outcome"), [
+    (HardeningFinding("meh"), "call", True, "passed"),
+    (FeatureNotSupported("no frobnicate"), "setup", True, "skipped"),
+    (HardeningFinding("meh"), "setup", False, "failed"),  # a failed setup stays failed: pytest's traceback is kept
+    (AssertionError("lists differ"), "call", False, "failed"),
+], ids=["warning", "not_supported", "warning_in_setup", "fail"])
+def test_pytest_formats_no_traceback_the_report_replaces(error: BaseException, when: str, hidden: bool,
+                                                        outcome: str) -> None:
+    from pjrt_cts.runner.worker_plugin import WorkerPlugin
+
+    plugin = WorkerPlugin.__new__(WorkerPlugin)
+    item: Any = SimpleNamespace(location=("suites/x.py", 3, "test_x"), path="suites/x.py", stash={},
+                                iter_markers=lambda *args, **kwargs: iter(()))
+    try:
+        raise error
+    except BaseException as raised:  # noqa: BLE001 - an ExceptionInfo needs a raised exception's traceback
+        excinfo = pytest.ExceptionInfo.from_exception(raised)
+    call: Any = SimpleNamespace(excinfo=excinfo, when=when)
+    making = plugin.pytest_runtest_makereport(item, call)
+    next(making)  # pytest makes its report now: from the exception only where the report keeps its traceback
+    assert (call.excinfo is None) is hidden
+    made = _report(when, "passed" if hidden else "failed", longrepr=None if hidden else "a formatted traceback")
+    with pytest.raises(StopIteration) as done:
+        making.send(made)
+    assert call.excinfo is excinfo  # outer wrappers (the blocking plugin) see the exception again
+    assert done.value.value.outcome == outcome
+
+
 def test_classify_exception_by_class_and_code() -> None:
     assert classify_exception(FeatureNotSupported("no slot")) == ("NOT_SUPPORTED", "no slot")
     assert classify_exception(HardeningFinding("meh")) == ("WARNING", "meh")
