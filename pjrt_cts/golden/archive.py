@@ -16,6 +16,7 @@ Bundles are written byte-deterministically: members sorted, the dictionary a fun
 from __future__ import annotations
 
 import json
+import os
 import struct
 import threading
 import zlib
@@ -55,7 +56,7 @@ class _Bundle:
 
 
 _open: dict[Path, _Bundle] = {}
-_by_name: dict[tuple[str, str], _Bundle] = {}  # (root as given, bundle name): skips resolve(), ~60 us a read
+_by_name: dict[tuple[str, str], _Bundle] = {}  # (absolute root as given, bundle name): skips resolve(), ~60 us a read
 _lock = threading.Lock()
 
 
@@ -77,7 +78,8 @@ def _bundle(root: Path | str, name: str) -> _Bundle:
         bundle = _open.get(path)
         if bundle is None:
             bundle = _open[path] = _Bundle(path)
-        _by_name[key] = bundle
+        if os.path.isabs(key[0]):  # a relative root names another file once the working directory changes
+            _by_name[key] = bundle
         return bundle
 
 

@@ -58,9 +58,13 @@ def judges(record: TestRecord) -> bool:
     return _unimplemented(record) or _element_type_gap(record) is not None
 
 
-def _corpus() -> tuple[dict[str, Key], dict[str, tuple[str, ...]]]:
+def _await_preload() -> None:
     if _preloading is not None:
         _preloading.join()
+
+
+def _corpus() -> tuple[dict[str, Key], dict[str, tuple[str, ...]]]:
+    _await_preload()
     return _read_corpus()
 
 
@@ -121,6 +125,7 @@ def apply_consistency(records: Iterable[TestRecord]) -> list[TestRecord]:
     """`records` with every inconsistent NOT_SUPPORTED turned into a FAIL that says why."""
     records = list(records)
     if not any(judges(record) for record in records):
+        _await_preload()  # a reader started for a record its rerun has changed ends here, before anything forks
         return records  # nothing the rules judge: the corpus (~1 s to read) is not needed
     keys = _case_keys()
     supported: dict[Key, list[str]] = {}

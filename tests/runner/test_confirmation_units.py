@@ -155,6 +155,19 @@ def test_preload_reads_the_corpus_once_in_the_background_and_judging_waits_for_i
     assert reads == ["pjrt-cts-consistency-preload"]
 
 
+def test_judging_with_nothing_to_judge_still_waits_for_a_reader_started(monkeypatch) -> None:
+    """The record that started it was changed by its rerun: the reader must still end before the run forks the copy
+    that writes the report."""
+    from pjrt_cts.runner import consistency
+
+    monkeypatch.setattr(consistency, "_read_corpus", lambda: time.sleep(0.2) or ({}, {}))
+    monkeypatch.setattr(consistency, "_preloading", None)
+    consistency.preload()
+    passing = record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")
+    assert consistency.apply_consistency([passing]) == [passing]
+    assert consistency._preloading is not None and not consistency._preloading.is_alive()
+
+
 def test_the_controller_preloads_the_corpus_when_its_last_test_is_recorded_and_the_rules_judge_one(
         tmp_path: Path, monkeypatch) -> None:
     import io
