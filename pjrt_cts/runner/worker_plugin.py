@@ -583,32 +583,29 @@ class WorkerPlugin:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         excinfo = call.excinfo
         kind, reason = classify_exception(excinfo.value) if excinfo is not None else (None, "")
-        # pytest formats the traceback of every failed phase (~1.5 ms); below, these kinds' reports replace it: hide
-        # the exception from pytest's report while it is made (outer wrappers see it again).
-        replaced = kind is Outcome.NOT_SUPPORTED or (kind in (Outcome.WARNING, Outcome.SHARED_DEVIATION)
-                                                     and call.when == "call")
-        if replaced:
+        # These kinds' reports carry no traceback: NOT_SUPPORTED becomes a skip (below), and WARNING and
+        # SHARED_DEVIATION of the call phase a pass (of setup they stay failed: a passed setup would let pytest run the
+        # call phase). pytest formats the traceback of every failed phase (~1.5 ms): hide the exception from it while
+        # it makes the report, which is then a pass with none; outer wrappers see the exception again.
+        hidden = kind is Outcome.NOT_SUPPORTED or (kind in (Outcome.WARNING, Outcome.SHARED_DEVIATION)
+                                                   and call.when == "call")
+        if hidden:
             call.excinfo = None
         try:
             report = yield
         finally:
             call.excinfo = excinfo
-        if excinfo is not None:
-            if kind is Outcome.NOT_SUPPORTED:
-                report.outcome = "skipped"
-                lineno = (item.location[1] or 0) + 1
-                report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
-                # what it rests on: only a run-time UNIMPLEMENTED is confirmed and checked for consistency
-                stash = item.stash.setdefault(DETAILS_KEY, {})
-                stash["unsupported_by"] = unsupported_kind(excinfo.value)
-                subject = getattr(excinfo.value, "subject", None)
-                if subject:
-                    stash["unsupported_subject"] = str(subject)
-            elif kind in (Outcome.WARNING, Outcome.SHARED_DEVIATION):
-                if call.when == "call":  # a passed setup would let pytest run the call phase
-                    report.outcome = "passed"
-                    report.longrepr = None
-            # FAIL, ERROR: the report stays failed; setup or call alike
+        if excinfo is not None and kind is Outcome.NOT_SUPPORTED:
+            report.outcome = "skipped"
+            lineno = (item.location[1] or 0) + 1
+            report.longrepr = (str(item.path), lineno, f"NOT_SUPPORTED: {reason}")
+            # what it rests on: only a run-time UNIMPLEMENTED is confirmed and checked for consistency
+            stash = item.stash.setdefault(DETAILS_KEY, {})
+            stash["unsupported_by"] = unsupported_kind(excinfo.value)
+            subject = getattr(excinfo.value, "subject", None)
+            if subject:
+                stash["unsupported_subject"] = str(subject)
+        # FAIL, ERROR: the report stays failed; setup or call alike
         details, compatibility = item.stash.get(DETAILS_KEY, None), item.stash.get(COMPATIBILITY_KEY, None)
         info = PhaseInfo(outcome=kind, message=reason if kind is not None else "",
                          details=jsonable(details) if details else {},
