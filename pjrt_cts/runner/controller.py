@@ -164,8 +164,13 @@ class Controller:
             self._record_worker_crash(report)
             return
         self.phases.setdefault(report.nodeid, {})[report.when] = report
+        if report.when == "teardown":  # a test's last report: workers send no logfinish after it (event_stream)
+            self._finish(report.nodeid)
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        self._finish(nodeid)
+
+    def _finish(self, nodeid: str) -> None:
         reports = self.phases.pop(nodeid, {})
         self.started.pop(nodeid, None)
         if nodeid in self.recorded:

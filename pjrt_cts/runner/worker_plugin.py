@@ -37,6 +37,7 @@ from pjrt_cts.runner import crashlog, shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
 from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
+from pjrt_cts.runner.event_stream import thin_worker_events
 
 DETAILS_KEY = pytest.StashKey[dict]()
 COMPATIBILITY_KEY = pytest.StashKey[dict]()
@@ -98,6 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # Exit handlers run last-registered first: registered now, it runs after calltimes' writer, pytest's and weakref
         # finalizers. Only logging's and execnet's come earlier; _leave_without_freeing does their part.
         atexit.register(_leave_without_freeing)
+        thin_worker_events(config)
     if role in ("worker", "child"):
         _ensure_terminal_reporter(config)
         # Python's own traceback format (`--tb` belongs to the terminal plugin, which workers do not load): pytest's
