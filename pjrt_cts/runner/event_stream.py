@@ -1,15 +1,18 @@
-"""The events a worker sends its controller for each test, without the two that carry nothing for most tests.
+"""The events a worker sends its controller for each test, without those that carry nothing for most tests.
 
 pytest-xdist sends six execnet events per test: logstart, the setup, call and teardown reports, logfinish and
 runtest_protocol_complete. Each costs both processes: the worker serialises it, execnet's threads carry it, the
-controller unserialises it and runs its hooks. Two of them say nothing the controller needs for ~93 % of a run's tests:
+controller unserialises it and runs its hooks. For ~90 % of a run's tests three of them say nothing the controller
+needs:
 
-- a setup report that passed and holds nothing but its duration (no pjrt_cts info, user properties or captured
-  sections): its duration rides on the test's next report as `setup_duration` (records.result_of_phases adds it);
+- a setup or call report that passed and holds nothing but its duration (no pjrt_cts info, user properties, captured
+  sections): its duration rides on the test's next report as `folded_duration` (records.result_of_phases adds it).
+  The teardown report is always sent: it is the test's last;
 - logfinish after a teardown report: the controller ends a test at its teardown report (Controller), so logfinish
   is sent only for a test whose reports the runner made up without a teardown (a blocked test, an isolated test's
   child that died).
 
+A worker that dies while a report is held loses only that report's duration: its test's record is a death's anyway.
 The controller takes either stream: without this filter every event arrives as xdist sends it.
 """
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, Callable
 
 import pytest
 
-SETUP_DURATION = "setup_duration"  # a report attribute: the duration of the passed setup folded into it
+FOLDED_DURATION = "folded_duration"  # a report attribute: the durations of the test's earlier phases it stands for
 
 
 class ThinEventStream:
@@ -26,38 +29,36 @@ class ThinEventStream:
 
     def __init__(self, send: Callable[..., None]) -> None:
         self._send = send
-        self._held_setup: dict[str, Any] | None = None  # a passed setup report's data, until the test's next report
+        self._held: list[dict[str, Any]] = []  # the reports of the test under way that say nothing but a duration
         self._torn_down: str | None = None  # the node id whose teardown report was sent last
 
     def sendevent(self, name: str, **kwargs: Any) -> None:
         if name == "testreport":
-            self._report(kwargs)
+            self._report(kwargs["data"])
             return
         if name == "logfinish" and kwargs.get("nodeid") == self._torn_down:
             self._torn_down = None
             return
-        self._release_setup()
+        self._release()
         self._send(name, **kwargs)
 
-    def _report(self, kwargs: dict[str, Any]) -> None:
-        data = kwargs["data"]
-        held = self._held_setup
-        if held is not None and held.get("nodeid") == data.get("nodeid"):
-            self._held_setup = None
-            data[SETUP_DURATION] = float(held.get("duration") or 0.0)
-        else:
-            self._release_setup()
-        if data.get("when") == "setup" and _says_nothing_but_its_duration(data):
-            self._held_setup = data
+    def _report(self, data: dict[str, Any]) -> None:
+        if self._held and self._held[0].get("nodeid") != data.get("nodeid"):
+            self._release()
+        if data.get("when") != "teardown" and _says_nothing_but_its_duration(data):
+            self._held.append(data)
             return
+        if self._held:
+            data[FOLDED_DURATION] = sum(float(held.get("duration") or 0.0) for held in self._held)
+            self._held = []
         if data.get("when") == "teardown":
             self._torn_down = data.get("nodeid")
-        self._send("testreport", **kwargs)
+        self._send("testreport", data=data)
 
-    def _release_setup(self) -> None:
-        """A held setup report whose test sent no other report (it should not happen) goes as it was."""
-        if self._held_setup is not None:
-            data, self._held_setup = self._held_setup, None
+    def _release(self) -> None:
+        """Held reports whose test sent no later report (it should not happen) go as they were."""
+        held, self._held = self._held, []
+        for data in held:
             self._send("testreport", data=data)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.judgment.results import jsonable
-from pjrt_cts.runner.event_stream import SETUP_DURATION
+from pjrt_cts.runner.event_stream import FOLDED_DURATION
 from pjrt_cts.schema import PhaseInfo, TestRecord
 
 _MAX_TRACEBACK_CHARS = 20_000
@@ -54,7 +54,7 @@ def result_of_phases(reports: Mapping[str, Any]) -> PhaseResult:
             continue
         info = info_of(report)
         result.duration += float(getattr(report, "duration", 0.0) or 0.0)
-        result.duration += float(getattr(report, SETUP_DURATION, 0.0) or 0.0)  # a passed setup's, sent with this report
+        result.duration += float(getattr(report, FOLDED_DURATION, 0.0) or 0.0)  # earlier phases' (event_stream)
         result.details.update(_user_properties(report))
         result.details.update(info.details)
         result.compatibility.update(info.compatibility)

@@ -1,6 +1,7 @@
 """One `pjrt-cts run`: prepare out/, start xdist workers through pytest, write the results."""
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -430,16 +431,19 @@ class Run:
     def repro(self, nodeid: str) -> str:
         """The command that reruns one test (each record's `repro`): `pjrt-cts run` of that test alone, on the
         same plugin, profile, options, suites and timeout."""
+        if "::" in nodeid:
+            return f"{self._repro_prefix} {shlex.join(['-n', '1', '--id', test_id_from_nodeid(nodeid)])}"
+        return f"{self._repro_prefix} {shlex.join(['-n', '1', '--layers', layer_of_nodeid(nodeid)])}"
+
+    @functools.cached_property
+    def _repro_prefix(self) -> str:
+        """`pjrt-cts run` with the options every test's repro shares (made once: a run makes ~17,000 repros)."""
         options = self.options
         parts = ["pjrt-cts", "run", *self._plugin_arguments()]
         if options.suites_dir_given:
             parts += ["--suites-dir", str(options.suites_dir)]
         if options.timeout != RunOptions.timeout:
             parts += ["--timeout", f"{options.timeout:g}"]
-        if "::" in nodeid:
-            parts += ["-n", "1", "--id", test_id_from_nodeid(nodeid)]
-        else:
-            parts += ["-n", "1", "--layers", layer_of_nodeid(nodeid)]
         return shlex.join(parts)
 
     def _plugin_arguments(self) -> list[str]:
