@@ -69,7 +69,8 @@ class Controller:
         self.collected_ids: set[str] = set(done_ids)  # every id seen (run, deselected or done)
         self.pending_nodeids: set[str] = set()  # collected to run, not yet recorded
         self.phases: dict[str, dict[str, Any]] = {}
-        self.started: dict[str, float] = {}
+        self.started: dict[str, float] = {}  # logstart's time, where a worker sends it (event_stream does not)
+        self.last_word: dict[str, float] = {}  # worker id -> when it last reported (collection, a phase)
         self.rescheduled: Counter[str] = Counter()
         self.ignored_crashes: set[str] = set()
         self.collection_read: set[str] = set()
@@ -100,6 +101,7 @@ class Controller:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The first worker's collection is the run's (xdist schedules it); later ones must match."""
         worker_id = node.gateway.id
+        self.last_word[worker_id] = time.monotonic()
         if worker_id in self.collection_read:
             return
         self.collection_read.add(worker_id)
@@ -164,6 +166,9 @@ class Controller:
             self._record_worker_crash(report)
             return
         self.phases.setdefault(report.nodeid, {})[report.when] = report
+        node = getattr(report, "node", None)
+        if node is not None:
+            self.last_word[node.gateway.id] = time.monotonic()
         if report.when == "teardown":  # a test's last report: workers send no logfinish after it (event_stream)
             self._finish(report.nodeid)
 
@@ -301,6 +306,8 @@ class Controller:
         segment = crashlog.read_segment(self.log_dir / f"{worker_id}.log", nodeid)
         partial = result_of_phases(self.phases.pop(nodeid, {}))
         started = self.started.pop(nodeid, None)
+        if started is None:  # no logstart (event_stream): the test began after its worker's last report at the latest
+            started = self.last_word.get(worker_id)
         duration = time.monotonic() - started if started is not None else 0.0
         signal_name, words = crashlog.describe_death(returncode, segment)
         if segment.timed_out:

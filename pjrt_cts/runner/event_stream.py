@@ -2,9 +2,11 @@
 
 pytest-xdist sends six execnet events per test: logstart, the setup, call and teardown reports, logfinish and
 runtest_protocol_complete. Each costs both processes: the worker serialises it, execnet's threads carry it, the
-controller unserialises it and runs its hooks. For ~90 % of a run's tests three of them say nothing the controller
+controller unserialises it and runs its hooks. For ~90 % of a run's tests four of them say nothing the controller
 needs:
 
+- logstart: the controller knows which test a worker runs from xdist's schedule, and a death's duration from the
+  worker's last report (Controller.last_word);
 - a setup or call report that passed and holds nothing but its duration (no pjrt_cts info, user properties, captured
   sections): its duration rides on the test's next report as `folded_duration` (records.result_of_phases adds it).
   The teardown report is always sent: it is the test's last;
@@ -35,6 +37,8 @@ class ThinEventStream:
     def sendevent(self, name: str, **kwargs: Any) -> None:
         if name == "testreport":
             self._report(kwargs["data"])
+            return
+        if name == "logstart":
             return
         if name == "logfinish" and kwargs.get("nodeid") == self._torn_down:
             self._torn_down = None

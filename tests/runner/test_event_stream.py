@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import copy
 import inspect
+import io
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from _pytest.reports import TestReport
 
+from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.judgment.results import JsonlWriter, read_jsonl
+from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.event_stream import FOLDED_DURATION, ThinEventStream, thin_worker_events
+from pjrt_cts.runner.expectations import Expectations
+from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import result_of_phases
 
 NODEID = "suites/execute/test_x.py::test_y[a]"
@@ -18,8 +26,8 @@ NODEID = "suites/execute/test_x.py::test_y[a]"
 def _data(when: str, outcome: str = "passed", duration: float = 0.25, **extra: Any) -> dict[str, Any]:
     """A phase report as xdist's worker sends it (pytest's own serialisation of a real report)."""
     longrepr = "boom" if outcome == "failed" else None
-    report = TestReport(nodeid=NODEID, location=("x.py", 1, "test_y"), keywords={}, outcome=outcome,  # type: ignore[arg-type]
-                        longrepr=longrepr, when=when, duration=duration, **{"user_properties": [], **extra})  # type: ignore[arg-type]
+    report = TestReport(nodeid=NODEID, location=("x.py", 1, "test_y"), keywords={}, outcome=outcome,
+                        longrepr=longrepr, when=when, duration=duration, **{"user_properties": [], **extra})
     return TestReport._to_json(report)
 
 
@@ -48,8 +56,8 @@ def _record_of(sent: list[tuple[str, dict[str, Any]]]) -> Any:
 def test_a_plain_test_sends_its_teardown_report_alone_with_the_other_phases_durations() -> None:
     events = _test_events(_data("setup", duration=0.5), _data("call", duration=0.25), _data("teardown", duration=0.125))
     sent = _stream(events)
-    assert [name for name, _ in sent] == ["logstart", "testreport", "runtest_protocol_complete"]
-    teardown = sent[1][1]["data"]
+    assert [name for name, _ in sent] == ["testreport", "runtest_protocol_complete"]
+    teardown = sent[0][1]["data"]
     assert teardown["when"] == "teardown" and teardown[FOLDED_DURATION] == 0.75
     whole, thin = _record_of(events), _record_of(sent)
     assert thin.outcome is whole.outcome and thin.duration == whole.duration == pytest.approx(0.875)
@@ -99,7 +107,7 @@ def test_a_test_without_a_teardown_report_keeps_its_logfinish() -> None:
     """A blocked test's reports are made up by the runner (a failed setup, no teardown), as is an isolated test's
     whose child died: the controller ends those at logfinish."""
     sent = _stream(_test_events(_data("setup", outcome="failed")))
-    assert [name for name, _ in sent] == ["logstart", "testreport", "logfinish", "runtest_protocol_complete"]
+    assert [name for name, _ in sent] == ["testreport", "logfinish", "runtest_protocol_complete"]
 
 
 def test_held_reports_whose_test_sends_no_teardown_go_out_before_the_next_event() -> None:
@@ -138,8 +146,38 @@ def test_the_filter_replaces_the_sendevent_of_xdists_worker_interactor() -> None
         def __init__(self, plugins: list[Any]) -> None:
             self.pluginmanager = Manager(plugins)
 
-    assert not thin_worker_events(Config([object()]))  # type: ignore[arg-type]
-    assert thin_worker_events(Config([interactor]))  # type: ignore[arg-type]
+    assert not thin_worker_events(Config([object()]))
+    assert thin_worker_events(Config([interactor]))
     for when in ("setup", "call", "teardown"):
         interactor.sendevent("testreport", data=_data(when))
     assert sent == ["testreport"]
+
+
+def test_the_controller_records_a_test_at_its_teardown_report_and_times_a_death_from_the_last_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without logstart or logfinish: a test is recorded at its teardown report, and a test its worker died in
+    lasted from that worker's last report to the death."""
+    controller = Controller(log_dir=tmp_path, writer=JsonlWriter(tmp_path / "results.jsonl"),
+                            expectations=Expectations(), progress=Progress(io.StringIO(), enabled=False),
+                            repro=lambda nodeid: "", timeout=60.0, workers=1, done_nodeids=set(), done_ids=[],
+                            reruns_in_workers=False)
+    node = SimpleNamespace(gateway=SimpleNamespace(id="gw0", _io=SimpleNamespace(popen=SimpleNamespace(
+        pid=4242, returncode=-6, poll=lambda: -6))))
+    now = [100.0]
+    monkeypatch.setattr("pjrt_cts.runner.controller.time.monotonic", lambda: now[0])
+    sent = _stream(_test_events(_data("setup"), _data("call"), _data("teardown")))
+    for name, kwargs in sent:
+        if name == "testreport":
+            report = TestReport._from_json(kwargs["data"])
+            report.node = node  # as xdist's DSession sets it
+            controller.pytest_runtest_logreport(report)
+    assert NODEID in controller.recorded
+    now[0] = 107.5
+    dying = NODEID.replace("[a]", "[b]")
+    died = TestReport(nodeid=dying, location=("x.py", 1, "test_y"), keywords={}, outcome="failed", longrepr="crash",
+                      when="???", duration=0)  # xdist's report for a dead worker's test
+    died.node = node  # as xdist sets it
+    controller.pytest_runtest_logreport(died)
+    records = {record.nodeid: record for record in read_jsonl(tmp_path / "results.jsonl")}
+    assert records[NODEID].outcome is Outcome.PASS
+    assert records[dying].outcome is Outcome.CRASH and records[dying].duration == pytest.approx(7.5)
