@@ -74,6 +74,7 @@ def _says_nothing_but_its_duration(data: dict[str, Any]) -> bool:
 def thin_worker_events(config: pytest.Config) -> bool:
     """Install the filter on this xdist worker's interactor; False where there is none (not an xdist worker)."""
     for plugin in config.pluginmanager.get_plugins():
+        # By name: a worker runs xdist's remote.py as execnet's `__channelexec__` module, not as `xdist.remote`.
         if type(plugin).__name__ == "WorkerInteractor" and callable(getattr(plugin, "sendevent", None)):
             plugin.sendevent = ThinEventStream(plugin.sendevent).sendevent
             return True
