@@ -69,7 +69,6 @@ class Controller:
         self.collected_ids: set[str] = set(done_ids)  # every id seen (run, deselected or done)
         self.pending_nodeids: set[str] = set()  # collected to run, not yet recorded
         self.phases: dict[str, dict[str, Any]] = {}
-        self.started: dict[str, float] = {}  # logstart's time, where a worker sends it (event_stream does not)
         self.last_word: dict[str, float] = {}  # worker id -> when it last reported (collection, a phase)
         self.rescheduled: Counter[str] = Counter()
         self.ignored_crashes: set[str] = set()
@@ -154,10 +153,6 @@ class Controller:
 
     # -- running ------------------------------------------------------------------------------
 
-    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
-        self.started[nodeid] = time.monotonic()
-        self.phases[nodeid] = {}
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "???":  # xdist: the worker died while this test was pending
             if report.nodeid in self.ignored_crashes:
@@ -177,7 +172,6 @@ class Controller:
 
     def _finish(self, nodeid: str) -> None:
         reports = self.phases.pop(nodeid, {})
-        self.started.pop(nodeid, None)
         if nodeid in self.recorded:
             return
         self._emit(make_record(nodeid, result_of_phases(reports), self.repro(nodeid)))
@@ -305,9 +299,7 @@ class Controller:
         returncode = self._returncode(node) if node is not None else None
         segment = crashlog.read_segment(self.log_dir / f"{worker_id}.log", nodeid)
         partial = result_of_phases(self.phases.pop(nodeid, {}))
-        started = self.started.pop(nodeid, None)
-        if started is None:  # no logstart (event_stream): the test began after its worker's last report at the latest
-            started = self.last_word.get(worker_id)
+        started = self.last_word.get(worker_id)  # the test began after its worker's last report (no logstart comes)
         duration = time.monotonic() - started if started is not None else 0.0
         signal_name, words = crashlog.describe_death(returncode, segment)
         if segment.timed_out:
