@@ -1,6 +1,7 @@
 """The CI templates in ci/: schema-valid, and their plugin-locating script works."""
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import re
 import shutil
@@ -12,10 +13,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 CI = Path(__file__).resolve().parents[2] / "ci"
 GITHUB = CI / "github" / "pjrt-conformance.yml"
 GITLAB = CI / "gitlab" / "pjrt-conformance.gitlab-ci.yml"
+NEWEST_DEPENDENCIES = CI / "newest-dependencies" / "workflow.yml"
 
 needs_check_jsonschema = pytest.mark.skipif(
     importlib.util.find_spec("check_jsonschema") is None,
@@ -24,7 +32,8 @@ needs_check_jsonschema = pytest.mark.skipif(
 
 
 @needs_check_jsonschema
-@pytest.mark.parametrize("path, schema", [(GITHUB, "vendor.github-workflows"), (GITLAB, "vendor.gitlab-ci")])
+@pytest.mark.parametrize("path, schema", [(GITHUB, "vendor.github-workflows"), (GITLAB, "vendor.gitlab-ci"),
+                                          (NEWEST_DEPENDENCIES, "vendor.github-workflows")])
 def test_template_validates_against_vendored_schema(path: Path, schema: str) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)],
@@ -118,3 +127,61 @@ def test_template_scripts_pass_shellcheck(tmp_path: Path) -> None:
         path.write_text(script, encoding="utf-8")
         run = subprocess.run(["shellcheck", str(path)], capture_output=True, text=True, timeout=60, check=False)
         assert run.returncode == 0, f"{name}:\n{run.stdout}"
+
+
+ENTRY_SCRIPTS = [CI.parent / ".ci" / "run", CI / "newest-dependencies" / "run", CI.parent / "constraints" / "refresh"]
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="needs shellcheck (apt-get install shellcheck)")
+@pytest.mark.parametrize("script", ENTRY_SCRIPTS, ids=lambda path: str(path.relative_to(CI.parent)))
+def test_project_ci_entry_scripts_pass_shellcheck(script: Path) -> None:
+    run = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stdout
+
+
+def load_drift():
+    spec = importlib.util.spec_from_file_location("drift", CI / "newest-dependencies" / "drift.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_drift_reads_the_pins_whose_markers_hold_here() -> None:
+    drift = load_drift()
+    lock = textwrap.dedent("""\
+        # a comment
+        Jinja2==3.1.6
+            # via pjrt-cts
+        numpy==1.0.0 ; python_full_version < '3.0'
+        numpy==9.9.9 ; python_full_version >= '3.0'
+        ml_dtypes[extra]==0.7.0
+        -e .
+        """)
+    assert drift.locked_versions(lock) == {"jinja2": "3.1.6", "numpy": "9.9.9", "ml-dtypes": "0.7.0"}
+
+
+def test_drift_names_what_moved_and_what_is_missing() -> None:
+    drift = load_drift()
+    installed = importlib.metadata.version("pytest")
+    pins = {"pytest": installed, "numpy": "0.0.1", "no-such-distribution-here": "1.0"}
+    assert drift.drift(pins) == [
+        ("no-such-distribution-here", "1.0", "not installed"),
+        ("numpy", "0.0.1", importlib.metadata.version("numpy")),
+    ]
+
+
+def test_the_lock_pins_every_distribution_of_the_test_extra() -> None:
+    """constraints/test.txt covers what `.[test]` installs: a dependency added to pyproject.toml without a
+    refresh of the lock would be tested at whatever version is newest that day."""
+    drift = load_drift()
+    pins = drift.locked_versions((CI.parent / "constraints" / "test.txt").read_text(encoding="utf-8"))
+    project = tomllib.loads((CI.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for text in project["dependencies"] + project["optional-dependencies"]["test"]:
+        requirement = Requirement(text)
+        if requirement.marker and not requirement.marker.evaluate():
+            continue
+        name = drift.canonicalize_name(requirement.name)
+        assert name in pins, f"{requirement.name} is not in constraints/test.txt: run constraints/refresh"
+        assert requirement.specifier.contains(pins[name], prereleases=True), (
+            f"constraints/test.txt pins {name}=={pins[name]}, outside pyproject.toml's {requirement}: run constraints/refresh")

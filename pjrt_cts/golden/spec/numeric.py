@@ -1,8 +1,8 @@
 """Correct rounding into the spec's floating-point types (IEEE-754 roundTiesToEven), independent of XLA.
 
-ml_dtypes converts float64 to bf16/fp8/fp6/fp4 through float32, which rounds twice
-(1 + 2^-8 + 2^-30 becomes bf16 1.0, not 1 + 2^-7), so narrow types are rounded here from a table of
-every value the type holds. float32 and float64 results come from numpy, whose float64 -> float32
+ml_dtypes before 0.7 converts float64 to bf16/fp8/fp6/fp4 through float32, which rounds twice
+(1 + 2^-8 + 2^-30 becomes bf16 1.0, not 1 + 2^-7); 0.7 rounds once. So that the reference does not depend on the
+installed version, narrow types are rounded here from a table of every value the type holds. float32 and float64 results come from numpy, whose float64 -> float32
 conversion is the hardware's correctly rounded one.
 """
 from __future__ import annotations
@@ -128,7 +128,7 @@ def round_to(values: np.ndarray | float, name: str) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         direct = flat.astype(dtype)  # ml_dtypes' conversion: exact where the type holds the value
         back = direct.astype(np.float64)
-    # Values the type holds need no rounding (and ml_dtypes' double rounding cannot touch them); the rest are
+    # Values the type holds need no rounding (and no version of ml_dtypes rounds them wrongly); the rest are
     # rounded one by one from the table.
     held = (back == flat) & (np.signbit(back) == np.signbit(flat))
     patterns = direct.view(t.storage).copy()
