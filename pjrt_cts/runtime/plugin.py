@@ -276,6 +276,42 @@ class Plugin:
     def find_extension(self, extension_type: ExtensionType) -> ExtensionInfo | None:
         return next((ext for ext in self.extensions if ext.type == extension_type), None)
 
+    # ---- extension functions ----------------------------------------------------------------------
+    def extension_function(
+        self, extension: ExtensionType, name: str, offset: int, *,
+        prototype: Callable[[int], Callable[..., Any]] = SlotFunction,
+    ) -> Callable[..., Any]:
+        """The function pointer at byte `offset` of the plugin's `extension` struct, as a ctypes callable of
+        `prototype` (default: `PJRT_Error* f(Args*)`), handed to the call hooks under the name
+        `EXTENSION.name` (`LAYOUTS.Client_GetDefaultLayout`) as slot functions are under theirs, so that blocks,
+        call accounting and narration see extension calls too. Raises MissingFunction when the plugin does not
+        advertise the extension, its struct_size ends before the pointer, or the pointer is NULL."""
+        qualified = f"{extension.name}.{name}"
+        fn = self._functions.get(qualified)
+        if fn is None:
+            info = self.find_extension(extension)
+            if info is None:
+                raise MissingFunction(qualified, self.version_string, f"the plugin does not advertise {extension.name}")
+            if info.struct_size < offset + ctypes.sizeof(ctypes.c_void_p):
+                raise MissingFunction(qualified, self.version_string,
+                                      f"{extension.name} struct_size {info.struct_size} ends before offset {offset}")
+            pointer = int(ctypes.c_void_p.from_address(info.address + offset).value or 0)
+            if not pointer:
+                raise MissingFunction(qualified, self.version_string, f"{extension.name} function at offset {offset} is NULL")
+            fn = prototype(pointer)
+            self._functions[qualified] = fn
+        for hook in call_hooks():
+            fn = hook.slot_function(self, qualified, fn)
+        return fn
+
+    def call_extension(self, extension: ExtensionType, name: str, offset: int, args: _ArgsT) -> _ArgsT:
+        """Call an extension function (extension_function) with `args`; a returned PJRT_Error becomes PjrtError
+        naming the function `EXTENSION.name`."""
+        error = self.extension_function(extension, name, offset)(ctypes.addressof(args))
+        if error:
+            raise self.consume_error(error, f"{extension.name}.{name}")
+        return args
+
     # ---- clients ---------------------------------------------------------------------------------
     def create_client(self, options: Mapping[str, NamedValue] | None = None, **kwargs: Any) -> "Client":
         from pjrt_cts.runtime.client import Client

@@ -501,3 +501,32 @@ def test_a_calls_cpu_counts_the_child_processes_it_waited_for(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     compile_ = json.loads(done.stdout)["Client_Compile"]
     assert compile_["calls"] == 1 and compile_["cpu_seconds"] >= 0.5, compile_
+
+
+def test_extension_functions_pass_through_the_call_hooks_under_a_qualified_name(plugin_0115: Plugin) -> None:
+    from pjrt_cts.abi.enums import ExtensionType
+
+    seen: list[str] = []
+
+    class Record:
+        def before_load(self, path: Path) -> None:
+            return None
+
+        def slot_function(self, plugin: Plugin, name: str, function: Any) -> Any:
+            seen.append(name)
+            return function
+
+    layouts = plugin_0115.find_extension(ExtensionType.LAYOUTS)
+    assert layouts is not None and layouts.struct_size >= 32
+    hook = Record()
+    Plugin.add_call_hook(hook)
+    try:
+        function = plugin_0115.extension_function(ExtensionType.LAYOUTS, "MemoryLayout_Destroy", 24)
+    finally:
+        Plugin.remove_call_hook(hook)
+    assert callable(function) and seen == ["LAYOUTS.MemoryLayout_Destroy"]
+    with pytest.raises(MissingFunction, match="ends before offset"):
+        plugin_0115.extension_function(ExtensionType.LAYOUTS, "beyond", layouts.struct_size)
+    absent = next(kind for kind in ExtensionType if plugin_0115.find_extension(kind) is None)
+    with pytest.raises(MissingFunction, match="does not advertise"):
+        plugin_0115.extension_function(absent, "anything", 24)
