@@ -271,7 +271,7 @@ def all_mandatory_ids() -> list[str]:
     return mandatory_ids(LEVELS[-1].name)
 
 
-# docs/levels.md's table of mandatory counts lies between these markers; tests/house/test_levels_doc.py keeps it the
+# docs/levels.md's table of mandatory counts lies between these markers; tests/house/test_schema_doc.py keeps it the
 # one mandatory_counts_doc() renders from the lists.
 COUNTS_BEGIN = ("<!-- generated from pjrt_cts/judgment/mustpass by mandatory_counts_doc(): the lists change by "
                 "`pjrt-cts contract --write`, this table with them -->")
