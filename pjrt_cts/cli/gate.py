@@ -26,8 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", help="required conformance level: " + ", ".join(level.name for level in LEVELS)
                         + " (default without --baseline: Core)")
     parser.add_argument("--allow-partial", action="store_true",
-                        help="let an INCOMPLETE run (a partial selection, one shard, a --quick sample ...) pass; it "
-                        "fails the gate otherwise, with or without a baseline; the headline says it was accepted")
+                        help="let a run that is INCOMPLETE only because not every test ran (a partial selection, one "
+                        "shard, a --quick sample, an interrupted run) pass; an INCOMPLETE run fails the gate otherwise, "
+                        "with or without a baseline; the headline says it was accepted")
     waivers = parser.add_mutually_exclusive_group()
     waivers.add_argument("--no-waivers", action="store_true",
                          help="fail a run that needs any waiver (an XFAIL from the profile's expectations file)")

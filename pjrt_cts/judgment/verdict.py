@@ -62,6 +62,13 @@ class RunVerdict:
     shared: dict[str, int] = field(default_factory=lambda: {"defects": 0, "tests": 0})  # SHARED_DEVIATION
     waived_defects: list[dict[str, Any]] = field(default_factory=list)  # [{defect, tests}] over every XFAIL
     untrusted: list[str] = field(default_factory=list)  # why the records cannot be trusted (records contradicting)
+    partial: list[str] = field(default_factory=list)  # of `reasons`, those that say not every test ran
+
+    @property
+    def only_partial(self) -> bool:
+        """INCOMPLETE for no reason but that not every test ran (a selection, a shard, a --quick sample, an
+        interruption): what `pjrt-cts gate --allow-partial` accepts."""
+        return self.verdict == INCOMPLETE and bool(self.reasons) and self.reasons == self.partial
 
     @property
     def exit_code(self) -> int:
@@ -178,6 +185,7 @@ def judge_results(results: Results) -> RunVerdict:
     reasons: list[str] = []
     partial = partial_selection(results)
     untrusted = _untrusted(results)
+    partly: list[str] = []  # the reasons of an INCOMPLETE run that say only that not every test ran
     if bad or untrusted:
         reasons += untrusted
         if bad:
@@ -188,14 +196,15 @@ def judge_results(results: Results) -> RunVerdict:
         verdict = NON_CONFORMANT
     else:
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
-            reasons.append(f"{partial}, nothing bad")
+            partly.append(f"{partial}, nothing bad")
         if results.quick:
-            reasons.append(f"a --quick run ({results.quick.get('note', 'a sample')})")
+            partly.append(f"a --quick run ({results.quick.get('note', 'a sample')})")
+        if interrupted:
+            partly.append("the run was interrupted before every selected test had a result")
+        reasons += partly
         skipped = (results.confirmation or {}).get("skipped")
         if skipped:  # a verdict rests on confirmed findings (pjrt_cts.runner.confirmation)
             reasons.append(f"{skipped} finding(s) not confirmed by a second run (--no-confirmation)")
-        if interrupted:
-            reasons.append("the run was interrupted before every selected test had a result")
         if not passed:
             reasons.append("no test passed")
         no_client = next((test for test in tests if test.id == CLIENT_CREATION_TEST
@@ -217,7 +226,7 @@ def judge_results(results: Results) -> RunVerdict:
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
                       waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))],
-                      untrusted=untrusted)
+                      untrusted=untrusted, partial=partly)
 
 
 def _untrusted(results: Results) -> list[str]:

@@ -2,7 +2,8 @@
 
 The gate fails (exit 1) when any of these holds:
 - the run is INCOMPLETE (a partial selection, one shard, a --quick sample, an interrupted run, Core not met ...),
-  with or without a baseline, unless `--allow-partial` (the headline then says so);
+  with or without a baseline, unless `--allow-partial` and it is INCOMPLETE only because not every test ran
+  (RunVerdict.only_partial; the headline then says so);
 - the run's records cannot be trusted (pjrt_cts.judgment.contradictions: a record that contradicts itself), with or
   without a baseline;
 - with a baseline: a regression per pjrt_cts.report.diff (new crash, new failure, a failure deselected (now SKIP)
@@ -50,7 +51,7 @@ class GateResult:
     failures: list[str] = field(default_factory=list)
     plugin: dict[str, Any] = field(default_factory=dict)
     judged: RunVerdict | None = None  # the run's verdict (pjrt_cts.judgment.verdict)
-    allow_partial: bool = False  # `--allow-partial`: an INCOMPLETE run may pass
+    allow_partial: bool = False  # `--allow-partial`: a run INCOMPLETE only because not every test ran may pass
     waiver_budget: str = ""  # what bounds the waivers (`the cpu profile's expectations file`, `100`), "" for nothing
 
     @property
@@ -67,7 +68,7 @@ class GateResult:
         (budget: ...)`: the verdict, a level only for a CONFORMANT run, the spec mark and the waived defects shown
         whatever the verdict, and the waived tests the gate lets through."""
         verdict = self.stats.verdict
-        if verdict == INCOMPLETE and self.allow_partial:
+        if self.allow_partial and self.judged is not None and self.judged.only_partial:
             verdict += " (accepted: --allow-partial)"
         parts = [f"gate: {'PASS' if self.passed else 'FAIL'}", verdict]
         if self.stats.verdict == CONFORMANT and self.stats.level:
@@ -100,7 +101,7 @@ def evaluate_gate(
 ) -> GateResult:
     """Raises KeyError for an unknown level name."""
     judged = judge_results(results)
-    accepted_partial = allow_partial and judged.verdict == INCOMPLETE
+    accepted_partial = allow_partial and judged.only_partial
     if level is None and baseline is None and not accepted_partial:
         level = DEFAULT_LEVEL_WITHOUT_BASELINE
     required = level_by_name(level).name if level else None
@@ -108,8 +109,10 @@ def evaluate_gate(
     stats = RunStats.of(results)
     diff = diff_runs(baseline, results) if baseline is not None else None
     failures: list[str] = [f"the run's records cannot be trusted: {reason}" for reason in judged.untrusted]
-    if judged.verdict == INCOMPLETE and not allow_partial:
-        failures.append(f"the run is {judged.line()}; an INCOMPLETE run passes the gate only with --allow-partial")
+    if judged.verdict == INCOMPLETE and not accepted_partial:
+        why = ("an INCOMPLETE run passes the gate only with --allow-partial" if judged.only_partial else
+               "--allow-partial accepts a run that is INCOMPLETE only because not every test ran, and this one is not")
+        failures.append(f"the run is {judged.line()}; {why}")
     if diff is not None:
         failures += _regression_failures(diff)
     else:

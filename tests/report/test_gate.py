@@ -8,6 +8,7 @@ from pjrt_cts.schema import Results
 from pjrt_cts.cli.main import main
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.report.diff import ChangeKind
+from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.report.gate import evaluate_gate, gate_markdown, slim_baseline
 
 from .conftest import bundled_expectations_sha256, record_of, restate, set_outcome, write_json
@@ -284,6 +285,24 @@ def test_an_incomplete_run_fails_the_gate_with_or_without_a_baseline_unless_part
         assert accepted.to_dict()["allow_partial"] is True
     # a level asked for by name is still required of an accepted partial run
     assert not evaluate_gate(Results.from_json(partial), level="Core", allow_partial=True).passed
+
+
+def test_allow_partial_accepts_only_a_run_incomplete_because_not_every_test_ran(clean) -> None:
+    no_device = copy.deepcopy(clean)
+    for test in no_device["tests"]:
+        if test["layer"] != "abi":
+            restate(test, Outcome.NOT_SUPPORTED, "no device: PJRT_Client_Create: FAILED_PRECONDITION: no GPU")
+    judged = judge_results(Results.from_json(no_device))
+    assert judged.verdict == "INCOMPLETE" and not judged.only_partial and judged.partial == []
+    gate = evaluate_gate(Results.from_json(no_device), allow_partial=True)
+    assert not gate.passed and "(accepted: --allow-partial)" not in gate.headline
+    assert gate.failures[0].endswith("--allow-partial accepts a run that is INCOMPLETE only because not every test "
+                                     "ran, and this one is not")
+    # an interrupted run is partial; one whose findings were not confirmed is not
+    interrupted = dict(clean, summary=dict(clean["summary"], complete=False))
+    assert judge_results(Results.from_json(interrupted)).only_partial
+    unconfirmed = dict(interrupted, confirmation={"skipped": 2})
+    assert not judge_results(Results.from_json(unconfirmed)).only_partial
 
 
 def test_a_level_shows_only_for_a_conformant_run(clean) -> None:
