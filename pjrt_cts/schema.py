@@ -457,8 +457,10 @@ class RunSummary:
     layers_run: tuple[str, ...] = _doc("the suite layers the run has tests of", default=())
     outcomes: dict[str, int] = _doc("tests per final outcome", default_factory=dict)
     verdict: str = _doc("CONFORMANT, NON_CONFORMANT or INCOMPLETE (pjrt_cts.judgment.verdict)", default="INCOMPLETE")
-    level: str | None = _doc("the highest level reached, or null", default=None)
-    levels: tuple[str, ...] = _doc("every level reached, lowest first", default=())
+    level: str | None = _doc("the highest level reached by a CONFORMANT run; null for any other verdict",
+                             default=None)
+    levels: tuple[str, ...] = _doc("every level a CONFORMANT run reached, lowest first; empty for any other verdict",
+                                   default=())
     spec_mark: str | None = _doc("`spec ✓` / `spec ✗`, null when no spec case ran", default=None)
     line: str = _doc("the verdict line as `pjrt-cts run` prints it", default="")
     reasons: tuple[str, ...] = _doc("why NON_CONFORMANT or INCOMPLETE", default=())

@@ -1,6 +1,7 @@
 """`pjrt-cts gate results.json --baseline baseline.json [--level Full]`: the CI release gate.
 
-Exit 0 when the gate passes, 1 on a regression, a missed level or an exceeded waiver budget, 2 on a usage error.
+Exit 0 when the gate passes, 1 on a regression, an INCOMPLETE run (unless --allow-partial), a missed level or an
+exceeded waiver budget, 2 on a usage error.
 Rules: pjrt_cts/report/gate.py and docs/levels.md.
 """
 from __future__ import annotations
@@ -24,10 +25,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--write-baseline); without it the run must be CONFORMANT")
     parser.add_argument("--level", help="required conformance level: " + ", ".join(level.name for level in LEVELS)
                         + " (default without --baseline: Core)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="let a run that is INCOMPLETE only because not every test ran (a partial selection, one "
+                        "shard, a --quick sample, an interrupted run) pass; an INCOMPLETE run fails the gate otherwise, "
+                        "with or without a baseline; the headline says it was accepted")
     waivers = parser.add_mutually_exclusive_group()
     waivers.add_argument("--no-waivers", action="store_true",
                          help="fail a run that needs any waiver (an XFAIL from the profile's expectations file)")
-    waivers.add_argument("--max-waivers", type=int, metavar="N", help="fail a run that needs more than N waivers")
+    waivers.add_argument("--max-waivers", type=int, metavar="N",
+                         help="fail a run that needs more than N waivers (default without --baseline: the waivers "
+                         "of the profile's own expectations file, none from any other file)")
     parser.add_argument("--max-waived-defects", type=int, metavar="N",
                         help="fail a run whose waivers cover more than N distinct defects (pjrt_cts/judgment/defects; "
                         "findings no defect explains count as one, 'unclassified')")
@@ -52,7 +59,7 @@ def handle(args: argparse.Namespace) -> int:
     baseline = read_results(args.baseline) if args.baseline else None
     try:
         max_waivers = 0 if args.no_waivers else args.max_waivers
-        gate = evaluate_gate(results, baseline, args.level, max_waivers, args.max_waived_defects)
+        gate = evaluate_gate(results, baseline, args.level, max_waivers, args.max_waived_defects, args.allow_partial)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from exc
     markdown = gate_markdown(gate, args.report_url)

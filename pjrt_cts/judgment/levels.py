@@ -271,6 +271,23 @@ def all_mandatory_ids() -> list[str]:
     return mandatory_ids(LEVELS[-1].name)
 
 
+# docs/levels.md's table of mandatory counts lies between these markers; tests/house/test_schema_doc.py keeps it the
+# one mandatory_counts_doc() renders from the lists.
+COUNTS_BEGIN = ("<!-- generated from pjrt_cts/judgment/mustpass by mandatory_counts_doc(): the lists change by "
+                "`pjrt-cts contract --write`, this table with them -->")
+COUNTS_END = "<!-- end of the generated counts -->"
+
+
+def mandatory_counts_doc() -> str:
+    """The table of each level's mandatory tests, counted from the frozen lists (markers included)."""
+    rows = [f"Contract version {CONTRACT_VERSION}:", "",
+            "| level | minimum devices | mandatory tests of its own list | mandatory tests with the levels below |",
+            "| --- | --- | --- | --- |"]
+    rows += [f"| {level.name} | {level.min_devices} | {len(level.mandatory_ids()):,} | "
+             f"{len(mandatory_ids(level.name)):,} |" for level in LEVELS]
+    return "\n".join([COUNTS_BEGIN, *rows, COUNTS_END])
+
+
 @functools.lru_cache(maxsize=None)
 def _read_mustpass(stem: str) -> tuple[str, ...]:
     path = MUSTPASS_DIR / f"{stem}.txt"

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.judgment.defects import defect_table
+from pjrt_cts.judgment.levels import LEVELS
+from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.judgment.results import ResultsError, check_schema, ordered_layers, outcome_counts
-from pjrt_cts.judgment.verdict import judge_results
+from pjrt_cts.judgment.verdict import CONFORMANT, INCOMPLETE, VERDICTS, judge_results
 from pjrt_cts.schema import SUMMARY_FORMAT, DefectCount, Results, RunSummary
 
 
@@ -48,7 +50,7 @@ def run_summary(results: Results) -> RunSummary:
         outcomes=dict(sorted((outcome.value, count) for outcome, count in outcome_counts(results.tests).items())),
         verdict=judged.verdict,
         level=judged.level,
-        levels=tuple(result.level.name for result in judged.levels if result.reached),
+        levels=judged.levels_reached(),
         spec_mark=judged.spec_mark(),
         line=judged.line(),
         reasons=tuple(judged.reasons),
@@ -96,8 +98,97 @@ def load_summary(path: Path | str) -> RunSummary:
         raise ResultsError(f"{path} is not JSON: {exc}") from exc
     if isinstance(data, dict) and data.get("format") == SUMMARY_FORMAT:
         try:
-            return RunSummary.from_json(data)
+            summary = RunSummary.from_json(data)
         except (ValueError, TypeError) as exc:
             raise ResultsError(f"{path}: {exc}") from exc
-    check_schema(data, str(path))
-    return run_summary(Results.from_json(data))
+    else:
+        check_schema(data, str(path))
+        summary = run_summary(Results.from_json(data))
+    problems = summary_contradictions(summary)
+    if problems:
+        raise ResultsError(f"{path} contradicts itself: " + "; ".join(problems))
+    return summary
+
+
+_LEVEL_NAMES = tuple(level.name for level in LEVELS)
+
+
+def summary_contradictions(summary: RunSummary) -> list[str]:
+    """Where a summary's verdict, level, spec mark, line or defects say otherwise than its own outcome counts (what
+    judge_results and defect_table would have made of records counted so); empty for a summary run_summary made.
+
+    - the counts add up: `tests` is their sum, each names an outcome;
+    - CONFORMANT: no bad outcome, some PASS, a level with every level below it and no reason; any other verdict:
+      no level, and a reason; INCOMPLETE: no bad outcome;
+    - `spec ✓`: every spec test PASSed, so there is a PASS and no deviation shared with XLA;
+    - the line is the verdict's: `CONFORMANT · level L ...` with the spec mark, else `VERDICT: first reason`;
+    - the defects count every bad, waived and shared test once."""
+    counts = summary.outcomes
+    problems = [f"outcome {name!r} is no outcome" for name in counts if name not in Outcome.__members__]
+    if problems:
+        return problems
+    if summary.tests != sum(counts.values()):
+        problems.append(f"{summary.tests} tests, but its outcomes count {sum(counts.values())}")
+    bad = sum(count for name, count in counts.items() if Outcome(name) in BAD_OUTCOMES)
+    passed = counts.get(Outcome.PASS.value, 0)
+    verdict, level = summary.verdict, summary.level
+    said = f"{verdict} beside {_counts_text(counts)}"
+    if verdict not in VERDICTS:
+        problems.append(f"verdict {verdict!r} is none of {', '.join(VERDICTS)}")
+    elif verdict == CONFORMANT:
+        if bad:
+            problems.append(f"{said}: {bad} bad outcome(s)")
+        if not passed:
+            problems.append(f"{said}: no test passed")
+        if level not in _LEVEL_NAMES:
+            problems.append(f"{verdict} without a level" if level is None else f"level {level!r} is no level")
+        elif summary.levels != _LEVEL_NAMES[:_LEVEL_NAMES.index(level) + 1]:
+            problems.append(f"level {level}, but the levels reached are {list(summary.levels)}")
+        if summary.reasons:
+            problems.append(f"{verdict} with a reason it is not: {summary.reasons[0]}")
+    else:
+        if level is not None or summary.levels:
+            problems.append(f"{verdict} with a level ({level or ', '.join(summary.levels)}): a level belongs to a "
+                            "CONFORMANT run only")
+        if not summary.reasons:
+            problems.append(f"{verdict} without a reason")
+        if verdict == INCOMPLETE and bad:
+            problems.append(f"{said}: {bad} bad outcome(s) make a run NON_CONFORMANT")
+    if summary.spec_mark == "spec ✓":
+        if not passed:
+            problems.append(f"spec ✓ beside {_counts_text(counts)}: a spec case that PASSed is needed")
+        if counts.get(Outcome.SHARED_DEVIATION.value, 0):
+            problems.append("spec ✓ beside deviations shared with XLA (SHARED_DEVIATION), which cost the spec mark")
+    elif summary.spec_mark not in (None, "spec ✗"):
+        problems.append(f"spec mark {summary.spec_mark!r} is neither spec ✓ nor spec ✗")
+    problems += _line_problems(summary)
+    problems += _defect_problems(summary, bad)
+    return problems
+
+
+def _line_problems(summary: RunSummary) -> list[str]:
+    line, verdict = summary.line, summary.verdict
+    if verdict == CONFORMANT:
+        head = f"{CONFORMANT} · level {summary.level}"
+        wrong = not line.startswith(head) or (summary.spec_mark is not None and summary.spec_mark not in line)
+    else:
+        head = f"{verdict}: {summary.reasons[0]}" if summary.reasons else verdict
+        wrong = line != head
+    return [f"its line {line!r} is not the verdict's ({head!r} ...)"] if wrong else []
+
+
+def _defect_problems(summary: RunSummary, bad: int) -> list[str]:
+    counts = summary.outcomes
+    problems = [f"defect {d.id}: {d.tests} tests, but {d.bad} bad, {d.waived} waived and {d.shared} shared"
+                for d in summary.defects if d.tests != d.bad + d.waived + d.shared]
+    for kind, outcomes, counted in (("bad", bad, sum(d.bad for d in summary.defects)),
+                                    ("waived", counts.get(Outcome.XFAIL.value, 0), sum(d.waived for d in summary.defects)),
+                                    ("shared", counts.get(Outcome.SHARED_DEVIATION.value, 0),
+                                     sum(d.shared for d in summary.defects))):
+        if outcomes != counted:
+            problems.append(f"its defects count {counted} {kind} test(s), its outcomes {outcomes}")
+    return problems
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return "{" + ", ".join(f"{name}: {count}" for name, count in sorted(counts.items())) + "}"

@@ -1,6 +1,8 @@
 """The verdict of a run — the one function every consumer uses (runner, report, gate, badge, diff, selftest).
 
-- NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR) anywhere in the run.
+- NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR, FLAKY) anywhere in the run, or
+  records that cannot be trusted: one that contradicts itself (a PASS with a failure message, a defect or a
+  numeric mismatch, a confirmation of another outcome: pjrt_cts.judgment.contradictions).
 - INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was a partial selection (any
   test left out by --layers, --id, -k/-m or a SKIP entry of the expectations file: `INCOMPLETE · partial selection
   (execute): 10143 tests, nothing bad`; a verdict belongs to one complete selection), one shard, a `--quick` sample,
@@ -8,6 +10,9 @@
   — e.g. no device, a mandatory feature the plugin lacks).
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
+
+A level belongs to a CONFORMANT run only: `level` is None for any other verdict, whatever contracts its records
+meet (`contract_level` keeps the highest contract met, which the gate compares with a baseline's).
 
 The line speaks in defects (pjrt_cts.judgment.defects): `CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA,
 345 tests) · 4 waived defects (98 tests)`. The spec mark is ✓ when every test of a `spec.*` golden case PASSes
@@ -23,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pjrt_cts.judgment.contradictions import contradicting_records
 from pjrt_cts.judgment.defects import defect_of
 from pjrt_cts.judgment.levels import LevelResult, evaluate_levels, waiver_summary
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
@@ -45,8 +51,8 @@ _EXIT_CODES = {CONFORMANT: EXIT_CONFORMANT, NON_CONFORMANT: EXIT_NON_CONFORMANT,
 @dataclass
 class RunVerdict:
     verdict: str
-    level: str | None
-    levels: list[LevelResult]
+    level: str | None  # the level awarded: the highest contract met, for a CONFORMANT run only
+    levels: list[LevelResult]  # every level's contract, met or not, whatever the verdict
     waivers: list[dict[str, Any]] = field(default_factory=list)  # every XFAIL: {id, actual, reason, url}
     reasons: list[str] = field(default_factory=list)  # why NON_CONFORMANT / INCOMPLETE
     bad: int = 0
@@ -55,10 +61,31 @@ class RunVerdict:
     spec_tests: int = 0  # spec.* tests that did not PASS
     shared: dict[str, int] = field(default_factory=lambda: {"defects": 0, "tests": 0})  # SHARED_DEVIATION
     waived_defects: list[dict[str, Any]] = field(default_factory=list)  # [{defect, tests}] over every XFAIL
+    untrusted: list[str] = field(default_factory=list)  # why the records cannot be trusted (records contradicting)
+    partial: list[str] = field(default_factory=list)  # of `reasons`, those that say not every test ran
+
+    @property
+    def only_partial(self) -> bool:
+        """INCOMPLETE for no reason but that not every test ran (a selection, a shard, a --quick sample, an
+        interruption): what `pjrt-cts gate --allow-partial` accepts."""
+        return self.verdict == INCOMPLETE and bool(self.reasons) and self.reasons == self.partial
 
     @property
     def exit_code(self) -> int:
         return _EXIT_CODES[self.verdict]
+
+    @property
+    def contract_level(self) -> str | None:
+        """The highest level whose contract the records meet, whatever the verdict: what a run without bad
+        outcomes in the level's layers would be awarded. Never printed as the run's level (that is `level`)."""
+        met = [result.level.name for result in self.levels if result.reached]
+        return met[-1] if met else None
+
+    def levels_reached(self) -> tuple[str, ...]:
+        """The levels awarded, lowest first: those whose contracts are met, for a CONFORMANT run; none otherwise."""
+        if self.verdict != CONFORMANT:
+            return ()
+        return tuple(result.level.name for result in self.levels if result.reached)
 
     def line(self) -> str:
         """`CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA, 345 tests) · 4 waived defects (98 tests)`
@@ -157,22 +184,27 @@ def judge_results(results: Results) -> RunVerdict:
     interrupted = (results.summary or {}).get("complete") is False
     reasons: list[str] = []
     partial = partial_selection(results)
-    if bad:
-        kinds = sorted({test.outcome.value for test in bad})
-        reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].id}")
+    untrusted = _untrusted(results)
+    partly: list[str] = []  # the reasons of an INCOMPLETE run that say only that not every test ran
+    if bad or untrusted:
+        reasons += untrusted
+        if bad:
+            kinds = sorted({test.outcome.value for test in bad})
+            reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].id}")
         if partial:
             reasons.append(partial)
         verdict = NON_CONFORMANT
     else:
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
-            reasons.append(f"{partial}, nothing bad")
+            partly.append(f"{partial}, nothing bad")
         if results.quick:
-            reasons.append(f"a --quick run ({results.quick.get('note', 'a sample')})")
+            partly.append(f"a --quick run ({results.quick.get('note', 'a sample')})")
+        if interrupted:
+            partly.append("the run was interrupted before every selected test had a result")
+        reasons += partly
         skipped = (results.confirmation or {}).get("skipped")
         if skipped:  # a verdict rests on confirmed findings (pjrt_cts.runner.confirmation)
             reasons.append(f"{skipped} finding(s) not confirmed by a second run (--no-confirmation)")
-        if interrupted:
-            reasons.append("the run was interrupted before every selected test had a result")
         if not passed:
             reasons.append("no test passed")
         no_client = next((test for test in tests if test.id == CLIENT_CREATION_TEST
@@ -188,10 +220,21 @@ def judge_results(results: Results) -> RunVerdict:
     waived = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
     shared = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.SHARED_DEVIATION)
     spec = [outcome for test, outcome in zip(tests, outcomes) if is_spec_test(test)]
-    return RunVerdict(verdict=verdict, level=top.level.name if top else None, levels=levels, waivers=waivers,
-                      reasons=reasons, bad=len(bad), passed=passed,
+    return RunVerdict(verdict=verdict, level=top.level.name if top and verdict == CONFORMANT else None, levels=levels,
+                      waivers=waivers, reasons=reasons, bad=len(bad), passed=passed,
                       spec_exact=all(o is Outcome.PASS for o in spec) if spec else None,
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
-                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
+                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))],
+                      untrusted=untrusted, partial=partly)
 
+
+def _untrusted(results: Results) -> list[str]:
+    """Why the records cannot be trusted: records that contradict themselves (pjrt_cts.judgment.contradictions).
+    Empty for what the runner writes. (The stored counts are not the verdict's concern: it recomputes them from the
+    records; `pjrt-cts verify` holds a claim to them.)"""
+    contradictions = contradicting_records(results.tests)
+    if not contradictions:
+        return []
+    test, why = contradictions[0]
+    return [f"{len(contradictions)} record(s) contradict themselves, first {test.id}: {why}"]

@@ -7,9 +7,12 @@ Rules (also in docs/levels.md, "Gate rules"):
   nor a regression: the expectations file accepted it, and the gate's waiver budgets bound it.
 - new crash: a test now CRASHes or TIMEOUTs that did not before (whatever it was, even FAIL).
 - new failure: good -> bad (other than a new crash).
+- deselected: a finding (bad, or XFAIL) -> SKIP: the failure is not fixed, it no longer runs (a SKIP entry of the
+  expectations file, -k, --id).
+- feature dropped: a finding -> NOT_SUPPORTED: the failure is not fixed, the feature is gone.
 - coverage loss: covered -> NOT_SUPPORTED or SKIP, or a covered test of the old run missing now.
 - new test failing: a test absent from the old run has a bad outcome.
-These four are regressions. Fix: bad -> good (other than XFAIL), or WARNING -> PASS. Spec fix:
+These six are regressions. Fix: bad -> good other than XFAIL, SKIP or NOT_SUPPORTED, or WARNING -> PASS. Spec fix:
 SHARED_DEVIATION -> PASS. Coverage gain: NOT_SUPPORTED, SKIP or XFAIL -> covered. New shared deviation:
 PASS -> SHARED_DEVIATION (informational: XLA's own answer, it still meets the levels). Everything else
 (added, removed, new warning, bad -> other bad) is informational.
@@ -31,6 +34,7 @@ from pjrt_cts.schema import Results
 from pjrt_cts.judgment.verdict import judge_results
 
 HANG_OR_DEATH = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
+FINDINGS = BAD_OUTCOMES | {Outcome.XFAIL}  # a failure, waived or not
 COVERED = frozenset({Outcome.PASS, Outcome.SHARED_DEVIATION})  # meets a level's contract by running
 NOT_COVERED = frozenset({Outcome.NOT_SUPPORTED, Outcome.SKIP, Outcome.XFAIL})
 
@@ -39,6 +43,8 @@ class ChangeKind(str, enum.Enum):
     # Declaration order is the listing order: regressions, then new waivers, then progress, then the rest.
     NEW_CRASH = "new crash"
     NEW_FAILURE = "new failure"
+    DESELECTED = "deselected"
+    FEATURE_DROPPED = "feature dropped"
     COVERAGE_LOSS = "coverage loss"
     NEW_TEST_FAILING = "new test failing"
     NEWLY_WAIVED = "newly waived"
@@ -57,7 +63,8 @@ class ChangeKind(str, enum.Enum):
 
 
 REGRESSION_KINDS = frozenset(
-    {ChangeKind.NEW_CRASH, ChangeKind.NEW_FAILURE, ChangeKind.COVERAGE_LOSS, ChangeKind.NEW_TEST_FAILING}
+    {ChangeKind.NEW_CRASH, ChangeKind.NEW_FAILURE, ChangeKind.DESELECTED, ChangeKind.FEATURE_DROPPED,
+     ChangeKind.COVERAGE_LOSS, ChangeKind.NEW_TEST_FAILING}
 )
 KIND_ORDER = list(ChangeKind)
 PROGRESS_KINDS = (ChangeKind.FIX, ChangeKind.SPEC_FIX, ChangeKind.COVERAGE_GAIN)
@@ -77,6 +84,10 @@ def classify(old: Outcome | None, new: Outcome | None) -> ChangeKind | None:
         return ChangeKind.NEW_CRASH
     if new in BAD_OUTCOMES and old not in BAD_OUTCOMES:
         return ChangeKind.NEW_FAILURE
+    if old in FINDINGS and new is Outcome.SKIP:  # before the fix rule: a failure that no longer runs is not fixed
+        return ChangeKind.DESELECTED
+    if old in FINDINGS and new is Outcome.NOT_SUPPORTED:
+        return ChangeKind.FEATURE_DROPPED
     if old in BAD_OUTCOMES and new not in BAD_OUTCOMES:
         return ChangeKind.FIX
     if old is Outcome.PASS and new is Outcome.SHARED_DEVIATION:
@@ -118,12 +129,13 @@ class RunStats:
     tests: int
     counts: Counter[Outcome]
     verdict: str
-    level: str | None
+    level: str | None  # awarded: a CONFORMANT run's only (pjrt_cts.judgment.verdict)
     covered_pairs: int  # (op, dtype) pairs of the execute layer with a PASS
     plugin_sha256: str
     waived_defects: list[dict[str, Any]] = field(default_factory=list)  # [{defect, tests}] over the XFAIL
     shared_defects: int = 0  # distinct defects of the SHARED_DEVIATION tests
     spec_exact: bool | None = None  # every spec.* test PASSed; None: no spec case ran
+    contract_level: str | None = None  # the highest level contract met, whatever the verdict (never printed as a level)
 
     @classmethod
     def of(cls, results: Results) -> RunStats:
@@ -139,6 +151,7 @@ class RunStats:
             waived_defects=list(judged.waived_defects),
             shared_defects=judged.shared["defects"],
             spec_exact=judged.spec_exact,
+            contract_level=judged.contract_level,
         )
 
     @property

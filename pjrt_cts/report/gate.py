@@ -1,29 +1,41 @@
 """The CI release gate: fail on regressions against a committed baseline or on a missed level.
 
 The gate fails (exit 1) when any of these holds:
-- with a baseline: a regression per pjrt_cts.report.diff (new crash, new failure, coverage loss,
-  new test failing), or the highest level reached dropped below the baseline's;
-- without a baseline: the run is not CONFORMANT (pjrt_cts.judgment.verdict: a bad outcome, or INCOMPLETE), or it does
-  not reach the required level, which defaults to Core;
-- with a required level: that level (pjrt_cts.judgment.levels) is not reached;
-- with a waiver budget (`--no-waivers` is a budget of 0): the run needs more waivers (XFAIL) than that;
+- the run is INCOMPLETE (a partial selection, one shard, a --quick sample, an interrupted run, Core not met ...),
+  with or without a baseline, unless `--allow-partial` and it is INCOMPLETE only because not every test ran
+  (RunVerdict.only_partial; the headline then says so);
+- the run's records cannot be trusted (pjrt_cts.judgment.contradictions: a record that contradicts itself), with or
+  without a baseline;
+- with a baseline: a regression per pjrt_cts.report.diff (new crash, new failure, a failure deselected (now SKIP)
+  or its feature dropped (now NOT_SUPPORTED), coverage loss, new test failing), or the highest level contract the
+  run meets dropped below the baseline's;
+- without a baseline: a bad outcome, or the run does not reach the required level, which defaults to Core (not
+  required of an INCOMPLETE run accepted by `--allow-partial`);
+- with a required level: that level's contract (pjrt_cts.judgment.levels) is not met;
+- the waiver budget: with `--no-waivers` / `--max-waivers N`, the run needs more waivers (XFAIL) than that; without
+  them and without a baseline, the budget is the waivers of the profile's own expectations file (the one pjrt-cts
+  ships in plugins/<profile>/): a run judged by any other file (a drafted one, `run --expectations`) fails;
 - with a defect budget (`--max-waived-defects N`): its waivers cover more than N distinct defects.
 Known failures recorded in the baseline do not fail the gate; fixing them is reported as progress. A test
 that became XFAIL is "newly waived": listed first after the regressions, never counted as a fix.
-The headline speaks in defects: `gate: PASS · CONFORMANT · level Full · spec ✗ (...) · 4 waived defects (98 tests)`.
+The headline speaks in defects, shows a level only for a CONFORMANT run, and says how many waived tests the run
+hides: `gate: PASS · CONFORMANT · level Full · spec ✗ (...) · 4 waived defects (98 tests) · hides 98 waived tests
+(budget: the cpu profile's expectations file)`.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pjrt_cts.judgment.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES
-from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, ChangeKind, RunDiff, RunStats, changes_table,
-                                  defect_summary, defects_table, diff_runs, stats_rows)
+from pjrt_cts.profiles import ProfileError, get_profile
+from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, REGRESSION_KINDS, ChangeKind, RunDiff, RunStats,
+                                  changes_table, defect_summary, defects_table, diff_runs, stats_rows)
 from pjrt_cts.schema import Results
-from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
+from pjrt_cts.judgment.verdict import CONFORMANT, INCOMPLETE, RunVerdict, judge_results
 
 DEFAULT_LEVEL_WITHOUT_BASELINE = "Core"
 
@@ -39,6 +51,8 @@ class GateResult:
     failures: list[str] = field(default_factory=list)
     plugin: dict[str, Any] = field(default_factory=dict)
     judged: RunVerdict | None = None  # the run's verdict (pjrt_cts.judgment.verdict)
+    allow_partial: bool = False  # `--allow-partial`: a run INCOMPLETE only because not every test ran may pass
+    waiver_budget: str = ""  # what bounds the waivers (`the cpu profile's expectations file`, `100`), "" for nothing
 
     @property
     def passed(self) -> bool:
@@ -50,12 +64,21 @@ class GateResult:
 
     @property
     def headline(self) -> str:
-        """`gate: PASS · CONFORMANT · level Full · spec ✗ (...) · 4 waived defects (98 tests)`: the verdict's
-        line, with the spec mark and the waived defects shown whatever the verdict."""
-        parts = [f"gate: {'PASS' if self.passed else 'FAIL'}", self.stats.verdict]
-        parts.append(f"level {self.stats.level}" if self.stats.level else "no level")
+        """`gate: PASS · CONFORMANT · level Full · spec ✗ (...) · 4 waived defects (98 tests) · hides 98 waived tests
+        (budget: ...)`: the verdict, a level only for a CONFORMANT run, the spec mark and the waived defects shown
+        whatever the verdict, and the waived tests the gate lets through."""
+        verdict = self.stats.verdict
+        if self.allow_partial and self.judged is not None and self.judged.only_partial:
+            verdict += " (accepted: --allow-partial)"
+        parts = [f"gate: {'PASS' if self.passed else 'FAIL'}", verdict]
+        if self.stats.verdict == CONFORMANT and self.stats.level:
+            parts.append(f"level {self.stats.level}")
         if self.judged is not None:
             parts += self.judged.marks()
+        waived = self.stats.waived_tests
+        if waived:
+            budget = f" (budget: {self.waiver_budget})" if self.waiver_budget else ""
+            parts.append(f"hides {waived} waived test{'' if waived == 1 else 's'}{budget}")
         return " · ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -64,6 +87,8 @@ class GateResult:
             "headline": self.headline,
             "failures": self.failures,
             "required_level": self.required_level,
+            "allow_partial": self.allow_partial,
+            "waiver_budget": self.waiver_budget or None,
             "levels": [result.to_dict() for result in self.level_results],
             "run": self.stats.to_dict(),
             "diff": self.diff.to_dict() if self.diff else None,
@@ -72,41 +97,33 @@ class GateResult:
 
 def evaluate_gate(
     results: Results, baseline: Results | None = None, level: str | None = None,
-    max_waivers: int | None = None, max_waived_defects: int | None = None,
+    max_waivers: int | None = None, max_waived_defects: int | None = None, allow_partial: bool = False,
 ) -> GateResult:
     """Raises KeyError for an unknown level name."""
-    if level is None and baseline is None:
+    judged = judge_results(results)
+    accepted_partial = allow_partial and judged.only_partial
+    if level is None and baseline is None and not accepted_partial:
         level = DEFAULT_LEVEL_WITHOUT_BASELINE
     required = level_by_name(level).name if level else None
     level_results = evaluate_levels(results)
-    judged = judge_results(results)
     stats = RunStats.of(results)
     diff = diff_runs(baseline, results) if baseline is not None else None
-    failures: list[str] = []
+    failures: list[str] = [f"the run's records cannot be trusted: {reason}" for reason in judged.untrusted]
+    if judged.verdict == INCOMPLETE and not accepted_partial:
+        why = ("an INCOMPLETE run passes the gate only with --allow-partial" if judged.only_partial else
+               "--allow-partial accepts a run that is INCOMPLETE only because not every test ran, and this one is not")
+        failures.append(f"the run is {judged.line()}; {why}")
     if diff is not None:
-        regressions = diff.regressions
-        if regressions:
-            counts = diff.kind_counts
-            kinds = ", ".join(
-                f"{counts[kind]} {kind.value}"
-                for kind in (ChangeKind.NEW_CRASH, ChangeKind.NEW_FAILURE, ChangeKind.COVERAGE_LOSS,
-                             ChangeKind.NEW_TEST_FAILING)
-                if counts.get(kind)
-            )
-            failures.append(f"{len(regressions)} regression(s) against the baseline ({kinds})")
-        if _level_rank(diff.new.level) < _level_rank(diff.old.level):
-            failures.append(f"conformance level dropped from {diff.old.level} to {diff.new.level or 'none'}")
+        failures += _regression_failures(diff)
     else:
         bad = [test for test in results.tests if test.outcome in BAD_OUTCOMES]
         if bad:
             failures.append(f"{len(bad)} test(s) with a bad outcome and no baseline to waive them")
         if not results.tests:
             failures.append("the run has no test results")
-        elif judged.verdict != CONFORMANT and not bad:
-            failures.append(f"the run is {judged.line()}")
-    if max_waivers is not None and len(judged.waivers) > max_waivers:
-        failures.append(f"the run needs {len(judged.waivers)} waiver(s) (XFAIL), the budget is {max_waivers}: "
-                        + ", ".join(str(w["id"]) for w in judged.waivers[:3]) + (" ..." if len(judged.waivers) > 3 else ""))
+    waiver_budget, problem = _waiver_budget(results, judged, baseline is not None, max_waivers)
+    if problem:
+        failures.append(problem)
     waived_defects = judged.waived_defects
     if max_waived_defects is not None and len(waived_defects) > max_waived_defects:
         failures.append(f"the run's waivers cover {len(waived_defects)} defect(s), the budget is {max_waived_defects}: "
@@ -116,7 +133,61 @@ def evaluate_gate(
         result = next(r for r in level_results if r.level.name == required)
         if not result.reached:
             failures.append(f"required level {required} not reached: " + "; ".join(result.reasons))
-    return GateResult(stats, diff, required, level_results, failures, dict(results.plugin or {}), judged)
+    return GateResult(stats, diff, required, level_results, failures, dict(results.plugin or {}), judged,
+                      allow_partial, waiver_budget)
+
+
+def _regression_failures(diff: RunDiff) -> list[str]:
+    """The regressions against the baseline, by kind, and a drop of the level contract met."""
+    failures = []
+    regressions = diff.regressions
+    if regressions:
+        counts = diff.kind_counts
+        kinds = ", ".join(f"{counts[kind]} {kind.value}" for kind in ChangeKind
+                          if kind in REGRESSION_KINDS and counts.get(kind))
+        failures.append(f"{len(regressions)} regression(s) against the baseline ({kinds})")
+    old, new = diff.old.contract_level, diff.new.contract_level
+    if _level_rank(new) < _level_rank(old):
+        failures.append(f"the highest level contract met dropped from {old} (baseline) to {new or 'none'}")
+    return failures
+
+
+def _waiver_budget(results: Results, judged: RunVerdict, has_baseline: bool,
+                   max_waivers: int | None) -> tuple[str, str | None]:
+    """(what bounds the run's waivers, why the run exceeds it or None). An explicit budget is a number of waived
+    tests; without one and without a baseline, the waivers of the profile's own expectations file: the run must
+    have been judged by exactly that file (the SHA-256 results.json `expectations` records)."""
+    waivers = judged.waivers
+    if max_waivers is not None:
+        if len(waivers) <= max_waivers:
+            return str(max_waivers), None
+        return str(max_waivers), (f"the run needs {len(waivers)} waiver(s) (XFAIL), the budget is {max_waivers}: "
+                                  + ", ".join(str(w["id"]) for w in waivers[:3]) + (" ..." if len(waivers) > 3 else ""))
+    if has_baseline:
+        return "", None  # the baseline's diff lists each newly waived test
+    profile = results.profile
+    bundled = _bundled_expectations_sha256(profile)
+    budget = f"the {profile} profile's expectations file" if bundled else "none"
+    recorded = (results.expectations or {}).get("sha256") or (results.binding or {}).get("expectations_sha256")
+    if not waivers or (bundled and recorded == bundled):
+        return budget, None
+    where = (results.expectations or {}).get("file") or "an expectations file"
+    shipped = (f"the {profile} profile's own ({bundled[:12]})" if bundled
+               else f"a profile's own (the run's profile {profile or '(none)'} ships none)")
+    return budget, (f"the run's {len(waivers)} waiver(s) come from {where} ({str(recorded or '?')[:12]}), not from "
+                    f"{shipped}: without a baseline the waiver budget is the profile's own expectations file; "
+                    "give --max-waivers N to accept more")
+
+
+def _bundled_expectations_sha256(profile: str | None) -> str | None:
+    """SHA-256 of the expectations file the profile ships (plugins/<profile>/expectations.toml), None without one."""
+    if not profile:
+        return None
+    try:
+        path = get_profile(profile).expectations_path
+    except (ProfileError, KeyError, OSError):
+        return None
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else None
 
 
 def _level_rank(name: str | None) -> int:
@@ -190,10 +261,12 @@ def gate_markdown(gate: GateResult, report_url: str | None = None) -> str:
         lines += [f"<details><summary>Waived defects ({len(waived_rows)})</summary>", "",
                   tabulate(waived_rows[:TABLE_LIMIT], headers=["defect", "waived tests"], tablefmt="github",
                            disable_numparse=True), "", "</details>", ""]
-    level_rows = [[r.level.name, "✅ reached" if r.reached else "❌ " + _cell_text("; ".join(r.reasons))]
+    level_rows = [[r.level.name, "✅ met" if r.reached else "❌ " + _cell_text("; ".join(r.reasons))]
                   for r in gate.level_results]
-    lines += ["<details><summary>Conformance levels</summary>", "",
-              tabulate(level_rows, headers=["level", "status"], tablefmt="github", disable_numparse=True), "",
+    awarded = (f"No level is awarded: the run is {gate.stats.verdict} (a level belongs to a CONFORMANT run); the "
+               "contracts its records meet are shown for information." if gate.stats.verdict != CONFORMANT else "")
+    lines += ["<details><summary>Level contracts</summary>", ""] + ([awarded, ""] if awarded else []) + [
+              tabulate(level_rows, headers=["level", "contract"], tablefmt="github", disable_numparse=True), "",
               "</details>", ""]
     if report_url:
         lines += [f"Full report: {report_url}", ""]

@@ -14,8 +14,10 @@ bytes) holding:
 
 A bundle is not signed: whoever can edit it can rewrite it consistently. What verify guarantees is that the claim
 is the one its records support (the verdict is recomputed from them with the one verdict function, the waivers
-from the bundled expectations file), that the facts agree with one another and with this installation of
-pjrt-cts, and, given the binary, that the claim is about that plugin. docs/bundles.md.
+from the bundled expectations file), that no record contradicts itself and the stored counts are the records'
+(an outcome edited alone, its message, defect, numeric diff and confirmation left saying otherwise, is refused),
+that the facts agree with one another and with this installation of pjrt-cts, and, given the binary, that the
+claim is about that plugin. docs/bundles.md.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts import __version__
+from pjrt_cts.judgment.contradictions import contradicting_records, count_problems
 from pjrt_cts.judgment.results import ResultsError, parse_results
 from pjrt_cts.judgment.summary import run_summary
 from pjrt_cts.judgment.verdict import judge_results
@@ -210,6 +213,8 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
     found.add("facts", _fact_problems(claim, results, summary), "the claim's plugin, suite, corpus, expectations "
               "and machine are the ones results.json records")
     found.add("expectations", *_expectation_check(members.get(EXPECTATIONS), claim.get("expectations_sha256"), results))
+    found.add("records", _record_problems(results), f"no record contradicts itself; the summary's counts are the "
+              f"{len(results.tests)} records'")
     found.add("verdict", *_verdict_check(claim, results, summary))
     if summary is not None:
         found.add("summary", _summary_problems(summary, results), f"{SUMMARY} is the summary of the bundled records")
@@ -306,6 +311,20 @@ def _load_expectations(content: bytes) -> Expectations:
         path = Path(folder) / EXPECTATIONS
         path.write_bytes(content)
         return Expectations.load(path)
+
+
+_LISTED_CONTRADICTIONS = 3
+
+
+def _record_problems(results: Results) -> list[str]:
+    """Records that contradict themselves (pjrt_cts.judgment.contradictions: a PASS with a failure's message,
+    defect or numeric diff, a confirmation of another outcome ...) and results.json summary counts that are not the
+    records': what an outcome edited alone leaves behind."""
+    contradictions = contradicting_records(results.tests)
+    problems = [f"{test.id}: {why}" for test, why in contradictions[:_LISTED_CONTRADICTIONS]]
+    if len(contradictions) > _LISTED_CONTRADICTIONS:
+        problems.append(f"and {len(contradictions) - _LISTED_CONTRADICTIONS} more record(s) that contradict themselves")
+    return problems + count_problems(results)
 
 
 def _verdict_check(claim: dict[str, Any], results: Results, summary: dict[str, Any] | None) -> tuple[list[str], str]:

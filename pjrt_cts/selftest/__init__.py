@@ -20,6 +20,7 @@ from pjrt_cts.judgment.levels import all_mandatory_ids
 from pjrt_cts.judgment.outcomes import IdPatterns, Outcome
 from pjrt_cts.proxy import PASSTHROUGH, build_proxy, proxy_environment
 from pjrt_cts.proxy.catalogue import DEFECTS, Defect, all_layers, all_patterns
+from pjrt_cts.selftest.claim_hatches import try_claim_hatches
 from pjrt_cts.selftest.run_hatches import HatchResult, try_run_hatches
 from pjrt_cts.selftest.suite_run import SuiteJob, SuiteRunner, SuiteRunResult, SuiteSelection, run_all
 from pjrt_cts.selftest.judging import (
@@ -57,7 +58,7 @@ class SelftestReport:
     wall_seconds: float
     options: SelftestOptions
     present_layers: list[str]
-    run_hatches: list[HatchResult] = field(default_factory=list)  # the runner's own escape hatches (run_hatches.py)
+    run_hatches: list[HatchResult] = field(default_factory=list)  # no mutant shows them: run_hatches, claim_hatches
 
     @property
     def score(self) -> float:
@@ -234,6 +235,7 @@ def run_selftest(options: SelftestOptions, say: Callable[[str], None] = print) -
     verdicts = [judged.get(defect.name) or judge(defect, results[defect.name], baseline, layers_present)
                 for defect in options.defects]
     hatches = try_run_hatches(proxy, options.target, options.profile, out, out / "baseline-passthrough")
+    hatches += try_claim_hatches(out / "mutants", out)  # the gate's, verify's and the matrix's (claim_hatches.py)
     for hatch in hatches:
         say(f"selftest: runner escape hatch {hatch.name}: {'caught' if hatch.caught else 'NOT CAUGHT'} ({hatch.evidence})")
     report = SelftestReport(verdicts, passthrough, baseline, real, differences, time.monotonic() - began, options,

@@ -1,26 +1,37 @@
 """docs/ARCHITECTURE.md's results.json tables and docs/conformance.md's summary.json tables are the ones
-pjrt_cts.schema renders from its fields: they cannot drift."""
+pjrt_cts.schema renders from its fields, and docs/levels.md's mandatory counts the ones the frozen lists
+(pjrt_cts/judgment/mustpass) hold: they cannot drift."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from pjrt_cts.judgment.levels import COUNTS_BEGIN, COUNTS_END, mandatory_counts_doc
 from pjrt_cts.schema import DOC_BEGIN, DOC_END, SUMMARY_DOCUMENTED, schema_doc
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "ARCHITECTURE.md"
 CONFORMANCE = ARCHITECTURE.with_name("conformance.md")
+LEVELS_DOC = ARCHITECTURE.with_name("levels.md")
+
+
+def _generated_part(doc: Path, begin: str, end: str) -> str:
+    """The part of `doc` between the markers `begin` and `end`, markers included."""
+    text = doc.read_text(encoding="utf-8")
+    return text[text.index(begin):text.index(end) + len(end)]
 
 
 def test_the_documented_schema_is_the_generated_one() -> None:
-    text = ARCHITECTURE.read_text(encoding="utf-8")
-    begin, end = text.index(DOC_BEGIN), text.index(DOC_END) + len(DOC_END)
-    assert text[begin:end] == schema_doc(), (
+    assert _generated_part(ARCHITECTURE, DOC_BEGIN, DOC_END) == schema_doc(), (
         "docs/ARCHITECTURE.md's schema tables differ from pjrt_cts/schema.py: paste "
         "`python -c 'from pjrt_cts.schema import schema_doc; print(schema_doc())'` between the markers")
 
 
 def test_the_documented_summary_is_the_generated_one() -> None:
-    text = CONFORMANCE.read_text(encoding="utf-8")
-    begin, end = text.index(DOC_BEGIN), text.index(DOC_END) + len(DOC_END)
-    assert text[begin:end] == schema_doc(SUMMARY_DOCUMENTED), (
+    assert _generated_part(CONFORMANCE, DOC_BEGIN, DOC_END) == schema_doc(SUMMARY_DOCUMENTED), (
         "docs/conformance.md's summary.json tables differ from pjrt_cts/schema.py: paste `python -c 'from "
         "pjrt_cts.schema import SUMMARY_DOCUMENTED, schema_doc; print(schema_doc(SUMMARY_DOCUMENTED))'` between the markers")
+
+
+def test_the_documented_mandatory_counts_are_the_lists() -> None:
+    assert _generated_part(LEVELS_DOC, COUNTS_BEGIN, COUNTS_END) == mandatory_counts_doc(), (
+        "docs/levels.md's mandatory counts differ from pjrt_cts/judgment/mustpass: paste `python -c 'from "
+        "pjrt_cts.judgment.levels import mandatory_counts_doc; print(mandatory_counts_doc())'` between the markers")

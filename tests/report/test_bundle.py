@@ -7,6 +7,7 @@ where it matters: with the manifest left alone (the manifest catches it) and wit
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import subprocess
@@ -23,9 +24,10 @@ from pjrt_cts.judgment.results import build_results, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.runner.bundle import CLAIM, MANIFEST, RESULTS, SUMMARY, installed_suite, pack_bundle, verify_bundle
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
+from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Results, TestRecord
 
-from .conftest import load_synthetic, make_clean
+from .conftest import load_synthetic, make_clean, recount
 
 Members = dict[str, bytes]
 
@@ -151,11 +153,13 @@ def edit_json(name: str, change: Callable[[dict[str, Any]], None]) -> Callable[[
 
 
 def edit_record(test_id: str | None, **fields: Any) -> Callable[[Members], None]:
-    """Change one record of results.json (`test_id` None: the first PASS)."""
+    """Change one record of results.json (`test_id` None: the first PASS), and the summary's counts with it (what
+    a careful forger would do: only what recomputes the verdict can catch it)."""
     def change(results: dict[str, Any]) -> None:
         record = next(test for test in results["tests"]
                       if test["id"] == test_id or (test_id is None and test["outcome"] == "PASS"))
         record.update(fields)
+        recount(results)
 
     return edit_json(RESULTS, change)
 
@@ -244,8 +248,8 @@ def test_a_conformant_claim_over_a_failing_record_does_not_hold(conformant: Path
 def test_a_failure_turned_pass_contradicts_a_non_conformant_claim(non_conformant: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert verify(capsys, non_conformant)[0] == 0  # the true claim holds
-    bundle = edited(non_conformant, tmp_path / "b.zip", edit_record(MANDATORY_PASS, outcome="PASS", message=""),
-                    rewrite_manifest=True)
+    bundle = edited(non_conformant, tmp_path / "b.zip",
+                    edit_record(MANDATORY_PASS, outcome="PASS", message="", defect=None), rewrite_manifest=True)
     code, output = verify(capsys, bundle)
     assert code == 1
     assert failed_checks(output) == ["verdict"]
@@ -377,5 +381,83 @@ def test_a_run_directory_without_results_or_with_a_changed_expectations_file_is_
 
 def test_verify_bundle_reports_every_check_in_order(conformant: Path) -> None:
     found = verify_bundle(conformant)
-    assert [check.name for check in found.checks] == ["manifest", "facts", "expectations", "verdict", "plugin", "suite"]
+    assert [check.name for check in found.checks] == ["manifest", "facts", "expectations", "records", "verdict", "plugin",
+                                                      "suite"]
     assert found.holds
+
+
+# -- one-field forgeries (issue 53 item 7) ----------------------------------------------------------
+
+GOLDEN_FAILURES = ("execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]",
+                   "execute.golden.test_case_matches_reference[linalg.convolution.f16.r2]")
+
+
+def failing_run(folder: Path) -> Path:
+    """A run directory whose golden cases fail as a wrong kernel makes them: a message, a numeric diff."""
+    def wrong_values(record: dict[str, Any]) -> None:
+        if record["id"] in GOLDEN_FAILURES:
+            record.update(outcome="FAIL", message="output 0: 12 of 16 values differ (bf16): max abs err 0.5",
+                          details=dict(record["details"], max_abs_err=0.5, max_rel_err=0.25, num_mismatches=12,
+                                       first_mismatch_index=[0, 1]))
+
+    return synthetic_run(folder, wrong_values)
+
+
+def forge(out: Path, change: Callable[[TestRecord], TestRecord]) -> Path:
+    """`out`'s results with `change` applied to each record and every summary recomputed by the project's own
+    functions (build_results, run_summary): a forgery only the records themselves can give away."""
+    real = Results.from_json(json.loads((out / RESULTS).read_text(encoding="utf-8")))
+    tests = [change(test) for test in real.tests]
+    forged = build_results(
+        tool_version=__version__, started_at=str(real.started_at), finished_at=str(real.finished_at),
+        wall_seconds=float(real.wall_seconds or 0), command=list(real.command or []), profile=real.profile,
+        plugin=dict(real.plugin or {}), environment=dict(real.environment or {}),
+        expectations=dict(real.expectations or {}), compatibility={}, tests=tests,
+        facts={"binding": real.binding})
+    write_results(forged, out / RESULTS)
+    write_summary(run_summary(forged), out / SUMMARY)
+    return out
+
+
+def flip_failures_to_pass(test: TestRecord) -> TestRecord:
+    return dataclasses.replace(test, outcome=Outcome.PASS) if test.outcome is Outcome.FAIL else test
+
+
+def test_failures_flipped_to_pass_with_their_summaries_recomputed_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The reproduction of issue 53 item 7: only `outcome` of the FAIL records changed, every summary recomputed
+    with the project's own functions, the bundle packed by `pjrt-cts bundle`: verify refuses it."""
+    out = failing_run(tmp_path / "run")
+    honest = tmp_path / "honest.zip"
+    pack_bundle(out, honest)
+    assert verify(capsys, honest)[0] == 0 and claim_of(honest)["verdict"] == "NON_CONFORMANT"
+    forged = tmp_path / "forged.zip"
+    pack_bundle(forge(out, flip_failures_to_pass), forged)
+    assert claim_of(forged)["verdict"] == "NON_CONFORMANT"  # the records give themselves away to the verdict too
+    code, output = verify(capsys, forged)
+    assert code == 1
+    assert failed_checks(output) == ["records"]
+    assert f"{GOLDEN_FAILURES[0]}: PASS attributed to the defect" in output
+    assert "2 record(s) contradict themselves" in claim_of(forged)["line"]
+
+
+def test_a_pass_carrying_only_a_failure_message_and_its_numeric_diff_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same forgery with the defect cleared too: the message and the numeric diff still say FAIL."""
+    out = failing_run(tmp_path / "run")
+    forged = tmp_path / "forged.zip"
+    pack_bundle(forge(out, lambda test: dataclasses.replace(flip_failures_to_pass(test), defect=None)), forged)
+    code, output = verify(capsys, forged)
+    assert code == 1 and failed_checks(output) == ["records"]
+    assert "PASS with a failure's details (max_abs_err, max_rel_err, first_mismatch_index, num_mismatches)" in output
+
+
+def test_summary_counts_that_do_not_add_up_are_refused(conformant: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    def inflate(results: dict[str, Any]) -> None:
+        results["summary"]["totals"]["PASS"] += 100
+
+    bundle = edited(conformant, tmp_path / "b.zip", edit_json(RESULTS, inflate), rewrite_manifest=True)
+    code, output = verify(capsys, bundle)
+    assert code == 1 and failed_checks(output) == ["records"]
+    assert 'summary totals {"PASS": ' in output and "are not the records'" in output

@@ -51,7 +51,14 @@ SD = Outcome.SHARED_DEVIATION
         (None, F, ChangeKind.NEW_TEST_FAILING),
         (None, P, ChangeKind.ADDED),
         (F, P, ChangeKind.FIX),
-        (C, NS, ChangeKind.FIX),
+        # a failure that no longer runs (SKIP) or whose feature is gone (NOT_SUPPORTED) is not fixed
+        (C, NS, ChangeKind.FEATURE_DROPPED),
+        (F, NS, ChangeKind.FEATURE_DROPPED),
+        (XF, NS, ChangeKind.FEATURE_DROPPED),
+        (F, S, ChangeKind.DESELECTED),
+        (T, S, ChangeKind.DESELECTED),
+        (XP, S, ChangeKind.DESELECTED),
+        (XF, S, ChangeKind.DESELECTED),
         (W, P, ChangeKind.FIX),
         (NS, P, ChangeKind.COVERAGE_GAIN),
         (P, W, ChangeKind.NEW_WARNING),
@@ -64,8 +71,8 @@ def test_classify(old, new, kind) -> None:
 
 def test_regression_kinds() -> None:
     regressions = {kind for kind in ChangeKind if kind.is_regression}
-    assert regressions == {ChangeKind.NEW_CRASH, ChangeKind.NEW_FAILURE, ChangeKind.COVERAGE_LOSS,
-                           ChangeKind.NEW_TEST_FAILING}
+    assert regressions == {ChangeKind.NEW_CRASH, ChangeKind.NEW_FAILURE, ChangeKind.DESELECTED,
+                           ChangeKind.FEATURE_DROPPED, ChangeKind.COVERAGE_LOSS, ChangeKind.NEW_TEST_FAILING}
 
 
 def test_identical_runs_have_no_changes(synthetic) -> None:

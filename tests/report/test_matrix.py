@@ -11,13 +11,13 @@ import pytest
 from pjrt_cts.cli.main import main
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import ResultsError
-from pjrt_cts.judgment.summary import load_summary, run_summary, write_summary
+from pjrt_cts.judgment.summary import load_summary, run_summary, summary_contradictions, write_summary
 from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.report.matrix import (defect_grid, diff_summaries, platform_text, render_matrix_html, render_matrix_markdown,
                                     sorted_rows)
 from pjrt_cts.schema import DefectCount, Results, RunSummary
 
-from .conftest import SYNTHETIC, make_clean, record_of
+from .conftest import SYNTHETIC, make_clean, record_of, set_outcome
 
 SHARED_ID = "execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]"
 
@@ -99,6 +99,51 @@ def test_a_summary_of_another_format_or_version_or_with_unknown_keys_is_refused(
     for name in ("future.json", "other.json", "extra.json"):
         with pytest.raises(ResultsError):
             load_summary(tmp_path / name)
+
+
+def _honest_summary(synthetic: dict[str, Any]) -> RunSummary:
+    summary = run_summary(Results.from_json(_clean_with_defects(synthetic)))
+    assert summary_contradictions(summary) == [] and summary.verdict == "CONFORMANT"
+    return summary
+
+
+@pytest.mark.parametrize("claim, words", [
+    # issue 53's reproduction: a row that says CONFORMANT · Multi-device · spec ✓ beside its own counts
+    (dict(outcomes={"ERROR": 16929, "SKIP": 132}, tests=17061, spec_mark="spec ✓", defects=()),
+     ["16929 bad outcome(s)", "no test passed", "spec ✓ beside {ERROR: 16929, SKIP: 132}"]),
+    (dict(outcomes={"NOT_SUPPORTED": 16704, "SKIP": 134}, tests=16838), ["no test passed"]),
+    (dict(verdict="INCOMPLETE", reasons=("partial selection",), line="INCOMPLETE: partial selection"),
+     ["INCOMPLETE with a level (Multi-device): a level belongs to a CONFORMANT run only"]),
+    (dict(level="Full"), ["level Full, but the levels reached are ['Core', 'Full', 'Multi-device']"]),
+    (dict(level=None, levels=()), ["CONFORMANT without a level"]),
+    (dict(tests=5), ["5 tests, but its outcomes count"]),
+    (dict(line="CONFORMANT · level Full"), ["its line 'CONFORMANT · level Full' is not the verdict's"]),
+    (dict(defects=()), ["its defects count 0 waived test(s), its outcomes 2", "its defects count 0 shared test(s)"]),
+])
+def test_a_summary_whose_claims_its_own_counts_contradict_is_refused(synthetic: dict[str, Any], tmp_path: Path,
+                                                                     claim: dict[str, Any], words: list[str],
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    forged = dataclasses.replace(_honest_summary(synthetic), **claim)
+    problems = summary_contradictions(forged)
+    for part in words:
+        assert any(part in problem for problem in problems), problems
+    path = tmp_path / "summary.json"
+    path.write_text(forged.dumps(), encoding="utf-8")
+    with pytest.raises(ResultsError, match="contradicts itself"):
+        load_summary(path)
+    assert main(["matrix", str(path), "--markdown"]) == 2
+    assert "contradicts itself" in capsys.readouterr().err
+
+
+def test_a_summary_of_a_run_that_is_not_conformant_carries_no_level(synthetic: dict[str, Any]) -> None:
+    clean = make_clean(synthetic)
+    summary = run_summary(Results.from_json(clean))
+    assert (summary.verdict, summary.level, summary.levels) == ("CONFORMANT", "Multi-device",
+                                                                ("Core", "Full", "Multi-device"))
+    set_outcome(clean, "robustness.fuzz.test_compile_survives_mutated_program[seed6]", Outcome.FAIL, "boom")
+    failing = run_summary(Results.from_json(clean))  # robustness is in no level: every contract is still met
+    assert failing.verdict == "NON_CONFORMANT" and (failing.level, failing.levels) == (None, ())
+    assert summary_contradictions(failing) == []
 
 
 # -- the matrix ------------------------------------------------------------------------------------------------

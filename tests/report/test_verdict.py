@@ -13,7 +13,7 @@ from pjrt_cts.judgment.verdict import (
     CONFORMANT, EXIT_CONFORMANT, EXIT_INCOMPLETE, EXIT_NON_CONFORMANT, INCOMPLETE, NON_CONFORMANT, judge_results,
 )
 
-from .conftest import set_outcome
+from .conftest import restate, set_outcome
 
 CLIENT_CREATE = "client.client_create.test_client_creates_with_profile_options"
 
@@ -51,7 +51,7 @@ def test_no_device_is_incomplete_with_the_plugins_reason(clean) -> None:
     reason = "no device: PJRT_Client_Create: FAILED_PRECONDITION: No visible GPU devices."
     for test in clean["tests"]:
         if test["layer"] != "abi":
-            test["outcome"], test["message"] = "NOT_SUPPORTED", reason
+            restate(test, Outcome.NOT_SUPPORTED, reason)
     judged = judge_results(Results.from_json(clean))
     assert judged.verdict == INCOMPLETE and judged.level is None
     assert reason in judged.reasons[0]
@@ -92,7 +92,7 @@ def test_missing_dot_general_cannot_reach_core(clean) -> None:
     """A plugin that answers UNIMPLEMENTED to every program with dot_general."""
     for test in clean["tests"]:
         if "[dot." in test["id"]:
-            test["outcome"], test["message"] = "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: dot_general"
+            restate(test, Outcome.NOT_SUPPORTED, "PJRT_Client_Compile: UNIMPLEMENTED: dot_general")
     judged = judge_results(Results.from_json(clean))
     assert judged.verdict == INCOMPLETE and judged.level is None
 
@@ -113,7 +113,8 @@ def _deselect_all_but_mandatory(results: dict[str, Any], by: str) -> dict[str, A
     partial = copy.deepcopy(results)
     for test in partial["tests"]:
         if test["id"] not in mandatory:
-            test.update(outcome="SKIP", message="not selected by --id", details={"deselected_by": by})
+            restate(test, Outcome.SKIP, "not selected by --id")
+            test["details"] = {"deselected_by": by}
     return partial
 
 

@@ -17,7 +17,7 @@ from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import layer_of_nodeid, result_of_phases
 from pjrt_cts.judgment.results import JsonlWriter, load_results, read_jsonl, summarize
 from pjrt_cts.runtime import MissingFunction
-from pjrt_cts.schema import TestRecord
+from pjrt_cts.schema import Expected, TestRecord
 from pjrt_cts.runner.worker_plugin import classify_exception
 
 
@@ -165,7 +165,15 @@ def test_jsonl_survives_a_partial_last_line(tmp_path: Path) -> None:
 
 def test_summary_verdicts() -> None:
     def tests(*outcomes: str) -> list[TestRecord]:
-        return [TestRecord(id=f"client.a.test_{i}", layer="client", outcome=Outcome(o)) for i, o in enumerate(outcomes)]
+        return [TestRecord(id=f"client.a.test_{i}", layer="client", outcome=Outcome(o), expected=_entry(o))
+                for i, o in enumerate(outcomes)]
+
+    def _entry(outcome: str) -> Expected | None:
+        """An XFAIL or XPASS carries the expectation entry that made it (judgment.contradictions)."""
+        if outcome not in ("XFAIL", "XPASS"):
+            return None
+        actual = Outcome.FAIL if outcome == "XFAIL" else Outcome.PASS
+        return Expected(pattern="client.a.*", outcome=Outcome.FAIL, cause=None, reason="known", url=None, actual=actual)
 
     # Nothing bad but no level contract met: a handful of client tests proves nothing.
     assert summarize(tests("PASS", "NOT_SUPPORTED", "SKIP", "XFAIL", "WARNING"))["verdict"] == "INCOMPLETE"

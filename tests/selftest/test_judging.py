@@ -11,7 +11,7 @@ import pytest
 
 from pjrt_cts.judgment.levels import LEVELS, all_mandatory_ids
 from pjrt_cts.judgment.outcomes import Outcome
-from pjrt_cts.schema import TestRecord
+from pjrt_cts.schema import Expected, TestRecord
 from pjrt_cts.proxy.catalogue import DEFECTS, DEFECTS_BY_NAME, LEVEL_NAMES, TOLERATED, Defect
 from pjrt_cts.selftest.suite_run import SuiteRunResult
 from pjrt_cts.selftest.judging import (
@@ -33,7 +33,12 @@ CORE_TEST, FULL_TEST, MULTI_TEST = (_own_mandatory(index) for index in range(3))
 
 
 def _record(test_id: str, outcome: str) -> TestRecord:
-    return TestRecord(id=test_id, layer=test_id.split(".", 1)[0], outcome=Outcome(outcome), message=f"{outcome} here")
+    # As the runner writes them (judgment.contradictions): a PASS has no message, an XFAIL its expectation entry.
+    message = "" if outcome == "PASS" else f"{outcome} here"
+    expected = Expected(pattern=test_id, outcome=Outcome.FAIL, cause=None, reason="known", url=None,
+                        actual=Outcome.FAIL) if outcome == "XFAIL" else None
+    return TestRecord(id=test_id, layer=test_id.split(".", 1)[0], outcome=Outcome(outcome), message=message,
+                      expected=expected)
 
 
 def _run(outcomes: dict[str, str], error: str | None = None) -> SuiteRunResult:
