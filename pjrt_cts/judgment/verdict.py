@@ -146,6 +146,23 @@ def partial_selection(results: Results) -> str | None:
     return f"partial selection ({'; '.join(parts)}): {ran} tests"
 
 
+def contract_unchecked(results: Results) -> str | None:
+    """Why the mandatory lists cannot decide this run's level (results.json `contract`, written by a run that could
+    be CONFORMANT: pjrt_cts.runner.contract_check): they disagree with the suites it ran, or could not be checked
+    against them. None when they agree, or when the run did not check (a partial selection, never CONFORMANT, or
+    a results.json written before runs checked)."""
+    contract = results.contract
+    if contract is None:
+        return None
+    problems = contract.get("problems") or []
+    if contract.get("checked") is not True:
+        return f"the mandatory lists could not be checked against the suites: {contract.get('error') or 'no answer'}"
+    if problems:
+        return (f"the mandatory lists disagree with the suites ({_count(len(problems), 'problem')}, first: "
+                f"{problems[0]}; `pjrt-cts contract --check`)")
+    return None
+
+
 def judge_results(results: Results) -> RunVerdict:
     tests = results.tests
     outcomes = [test.outcome for test in tests]
@@ -164,6 +181,9 @@ def judge_results(results: Results) -> RunVerdict:
             reasons.append(partial)
         verdict = NON_CONFORMANT
     else:
+        unchecked = contract_unchecked(results)
+        if unchecked:  # the level is decided by lists that must be the tree's
+            reasons.append(unchecked)
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
             reasons.append(f"{partial}, nothing bad")
         if results.quick:
