@@ -4,8 +4,9 @@
 - INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was a partial selection (any
   test left out by --layers, --id, -k/-m or a SKIP entry of the expectations file: `INCOMPLETE · partial selection
   (execute): 10143 tests, nothing bad`; a verdict belongs to one complete selection), one shard, a `--quick` sample,
-  or interrupted, nothing PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
-  — e.g. no device, a mandatory feature the plugin lacks).
+  or interrupted, nothing PASSed, the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
+  — e.g. no device, a mandatory feature the plugin lacks), or the mandatory lists disagree with the suites the run
+  ran (results.json `contract`: contract_unchecked).
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
 
