@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-_INSTALLED_ROOT = _PACKAGE_DIR / "_data"
+DATA_DIR_NAME = "_data"  # the package folder a wheel keeps the data trees in
+_INSTALLED_ROOT = _PACKAGE_DIR / DATA_DIR_NAME
 _SOURCE_ROOT = _PACKAGE_DIR.parent
 
 
@@ -30,3 +31,13 @@ def golden_dir() -> Path:
 
 def plugins_dir() -> Path:
     return _data_tree("plugins")
+
+
+def judging_trees(suites: Path | None = None) -> dict[str, Path]:
+    """Every tree whose files judge a run, by the name its files are known by (`pjrt_cts/golden/compare.py`,
+    `suites/...`, `golden/...`, `plugins/...`): the package (code, defect catalogue, mandatory lists, proxy and
+    native C sources), the suites (`suites`: the run's own, when it names another tree), the golden corpus and the
+    profiles. The package's tree holds the data trees in a wheel (DATA_DIR_NAME): they are not its own files."""
+    return {"pjrt_cts": _PACKAGE_DIR, "suites": suites or suites_dir(), "golden": golden_dir(),
+            "plugins": plugins_dir()}
+

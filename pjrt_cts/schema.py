@@ -338,9 +338,10 @@ class PhaseInfo:
                    tags=tuple(str(tag) for tag in data.get("tags") or ()))
 
 
-# Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard
-# and quick): what the records are bound to, what was selected, what confirming them cost.
-RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick")
+# Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard,
+# quick and contract): what the records are bound to, what was selected, what confirming them cost, whether the
+# mandatory lists agree with the suites.
+RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick", "contract")
 
 
 @dataclass(frozen=True)
@@ -366,6 +367,8 @@ class Results:
     confirmation: dict[str, Any] | None = _doc("what confirming the findings cost and found", default=None)
     shard: dict[str, Any] | None = _doc("`run --shard K/N` only: which shard", default=None)
     quick: dict[str, Any] | None = _doc("`run --quick` only: the sample", default=None)
+    contract: dict[str, Any] | None = _doc("a run that could be CONFORMANT only: whether the mandatory lists agree "
+                                           "with the suites it ran", default=None)
     tests: tuple[TestRecord, ...] = _doc("one record per test", default=())
     summary: dict[str, Any] | None = _doc("counts by layer and in total, and the verdict", default=None)
     defects: list[dict[str, Any]] | None = _doc("the findings as named defects (`pjrt-cts triage`)", default=None)

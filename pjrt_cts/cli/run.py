@@ -90,6 +90,7 @@ def handle(args: argparse.Namespace) -> int:
         create_options=create_options,
         user_create_options=list(args.create_options),
         worker_env=plugin.worker_environment(),
+        profile_environment=frozenset(getattr(profile, "environment", None) or ()),
         no_device_codes=frozenset(getattr(profile, "no_device_error_codes", ()) or ()),
         settings=_user_settings(),
         keyword=_keyword(args.keyword),

@@ -18,14 +18,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Check a bundle of `pjrt-cts run --bundle` / `pjrt-cts bundle`: every member against the "
                     "manifest, the claimed facts against results.json, the waivers against the bundled "
                     "expectations file, the verdict and level recomputed from the records against the claim, "
-                    "the plugin binary's SHA-256 (with --plugin-binary) and the suite and corpus against this "
-                    "pjrt-cts. Exit 0 when the claim holds, 1 when it does not.")
+                    "the plugin binary's SHA-256 (with --plugin-binary) and every file that judged the run (code, "
+                    "suites, golden corpus, profiles) against this pjrt-cts, naming each that differs. Exit 0 when "
+                    "the claim holds, 1 when it does not.")
     parser.add_argument("bundle", type=Path, metavar="FILE", help="the bundle (.zip)")
     parser.add_argument("--plugin-binary", type=Path, metavar="PATH",
                         help="the plugin the claim should be about: its SHA-256 must be the claimed one")
     parser.add_argument("--other-suite-ok", action="store_true",
-                        help="accept a claim made with another pjrt-cts version, suites or golden corpus (reported "
-                             "as a note; the verdict is recomputed with this installation's levels)")
+                        help="accept a claim judged by another pjrt-cts (version, code, suites, golden corpus or "
+                             "profiles; reported as a note; the verdict is recomputed with this installation's levels)")
     parser.set_defaults(func=handle)
 
 

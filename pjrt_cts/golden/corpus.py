@@ -65,8 +65,10 @@ class _ProgramFiles:
     bytecode_skipped: dict[str, str]
 
     def read_bytes(self, kind: str) -> bytes:
-        """The bytes of file `kind` ("mlir", "mlirbc.current", ..., "data")."""
-        return read_member(self.root, self.files[kind]["path"])
+        """The bytes of file `kind` ("mlir", "mlirbc.current", ..., "data"), checked against the manifest's SHA-256
+        (archive.MemberAltered)."""
+        entry = self.files[kind]
+        return read_member(self.root, entry["path"], entry["sha256"])
 
     def program_text(self) -> str:
         return self.read_bytes("mlir").decode("utf-8")
@@ -193,7 +195,8 @@ class GoldenCase(_ProgramFiles):
         if len(names) != int(deviation["xla_outputs"]):
             raise ValueError(f"{self.id}: spec_vs_xla lists {len(names)} XLA element types for "
                              f"{deviation['xla_outputs']} outputs")
-        return list(_load_xla_cached(str(self.root), self.files["data"]["path"], names))
+        data = self.files["data"]
+        return list(_load_xla_cached(str(self.root), data["path"], data["sha256"], names))
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.raw)
@@ -202,15 +205,15 @@ class GoldenCase(_ProgramFiles):
 # Room for two packs of the largest size (128 cases): a pack's cases are read for its program's arguments, then each
 # case again for its own test's expected values; a smaller cache read every npz twice.
 @functools.lru_cache(maxsize=256)
-def _load_rows_cached(root: str, data_path: str, input_dtypes: tuple[str, ...], output_dtypes: tuple[str, ...],
-                      devices: int) -> tuple:
-    arrays = load_npz_bytes(read_member(root, data_path))
+def _load_rows_cached(root: str, data_path: str, data_sha256: str, input_dtypes: tuple[str, ...],
+                      output_dtypes: tuple[str, ...], devices: int) -> tuple:
+    arrays = load_npz_bytes(read_member(root, data_path, data_sha256))
     return _read_only(_split_rows(arrays, input_dtypes, output_dtypes, devices))
 
 
 @functools.lru_cache(maxsize=64)
-def _load_xla_cached(root: str, data_path: str, names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
-    arrays = load_npz_bytes(read_member(root, data_path))
+def _load_xla_cached(root: str, data_path: str, data_sha256: str, names: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    arrays = load_npz_bytes(read_member(root, data_path, data_sha256))
     outputs = [dtypes.from_storable(arrays[xla_output_key(i)], name) for i, name in enumerate(names)]
     _read_only(([outputs],))
     return tuple(outputs)
@@ -245,7 +248,8 @@ def _load_rows(case: GoldenCase) -> tuple[list[list[np.ndarray]], list[list[np.n
         inputs, outputs = _synthesize_rows_cached(case.id, int(case.large["seed"]), case.large["reference"],
                                                   json.dumps(list(case.input_specs)))
     else:
-        inputs, outputs = _load_rows_cached(str(case.root), case.files["data"]["path"],
+        data = case.files["data"]
+        inputs, outputs = _load_rows_cached(str(case.root), data["path"], data["sha256"],
                                             tuple(spec["dtype"] for spec in case.input_specs),
                                             tuple(spec["dtype"] for spec in case.output_specs), case.num_devices)
     return [list(row) for row in inputs], [list(row) for row in outputs]

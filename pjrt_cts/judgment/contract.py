@@ -4,7 +4,9 @@
 manifest), applies each level's feature rules (pjrt_cts.judgment.levels) and writes pjrt_cts/judgment/mustpass/<level>.txt.
 `pjrt-cts contract --check` (run by CI) fails when the tree and the committed lists disagree, so the
 contract changes only on purpose: a changed list is a reviewed diff; and when a list (committed or generated)
-holds a test that declares more devices than its level's minimum, which no rule change may sneak in.
+holds a test that declares more devices than its level's minimum, which no rule change may sneak in. A full
+`pjrt-cts run` makes the same check (`tree_problems`, pjrt_cts.runner.contract_check) and gives no CONFORMANT
+verdict by lists that disagree with the suites it ran.
 
 Collection also records each test's declared device count (`requires(devices=N)`, read by the pytest plugin
 pjrt_cts.testing.declared_devices in the collection child), the one fact about a test the rules need beyond its id.
@@ -37,12 +39,15 @@ _DECLARED_DEVICES_OPTION = "--declared-devices-out"
 DeclaredDevices = dict[str, int]
 
 
-def collect_tests(suites_dir: Path) -> DeclaredDevices:
+def collect_tests(suites_dir: Path, timeout: float | None = None) -> DeclaredDevices:
     """Every test id of the tree with its declared device count, by a plain `pytest --collect-only` in a child
     (the suites' conftest files must not be imported into this process; no plugin is loaded)."""
     with tempfile.TemporaryDirectory(prefix="pjrt-cts-contract-") as scratch:
         out = Path(scratch) / "declared_devices.json"
-        done = _collect_in_child(suites_dir, out)
+        try:
+            done = _collect_in_child(suites_dir, out, timeout)
+        except subprocess.TimeoutExpired:
+            raise ContractError(f"collecting {suites_dir} took more than {timeout:g} s") from None
         declared = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
     if done.returncode != 0 or not declared:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
@@ -53,13 +58,14 @@ def collect_tests(suites_dir: Path) -> DeclaredDevices:
     return dict(sorted(by_id.items()))
 
 
-def _collect_in_child(suites_dir: Path, out: Path) -> subprocess.CompletedProcess[str]:
+def _collect_in_child(suites_dir: Path, out: Path, timeout: float | None) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                "-p", _DECLARED_DEVICES_PLUGIN, _DECLARED_DEVICES_OPTION, str(out),
                "-c", str(suites_dir / "pytest.ini"), "--rootdir", str(suites_dir.parent), str(suites_dir)]
     env = dict(os.environ)
     env.pop(CONTEXT_ENV, None)  # collection must not depend on a run's plugin
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=str(suites_dir.parent), check=False)
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=str(suites_dir.parent), check=False,
+                          timeout=timeout)
 
 
 def golden_cases(golden_dir: Path) -> list[dict[str, object]]:
@@ -132,6 +138,13 @@ def check(contracts: list[LevelContract], collected: Mapping[str, int]) -> list[
         listed = committed_ids(contract.level) + contract.ids
         problems.extend(device_problems(contract.level, listed, collected))
     return problems
+
+
+def tree_problems(suites_dir: Path, golden_dir: Path, timeout: float | None = None) -> list[str]:
+    """`pjrt-cts contract --check`'s problems with the committed lists for this tree of suites and corpus (empty:
+    they agree); ContractError when the tree cannot be collected."""
+    collected = collect_tests(suites_dir, timeout)
+    return check(build_contracts(collected, golden_cases(golden_dir)), collected)
 
 
 def device_problems(level: Level, ids: Iterable[str], collected: Mapping[str, int]) -> list[str]:

@@ -6,8 +6,9 @@
 - INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was a partial selection (any
   test left out by --layers, --id, -k/-m or a SKIP entry of the expectations file: `INCOMPLETE · partial selection
   (execute): 10143 tests, nothing bad`; a verdict belongs to one complete selection), one shard, a `--quick` sample,
-  or interrupted, nothing PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
-  — e.g. no device, a mandatory feature the plugin lacks).
+  or interrupted, nothing PASSed, the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
+  — e.g. no device, a mandatory feature the plugin lacks), or the mandatory lists disagree with the suites the run
+  ran (results.json `contract`: contract_unchecked).
 - CONFORMANT (exit 0): nothing bad and at least Core's contract met; the level is the highest one reached and
   the waivers (every XFAIL: a failure the profile's expectations file accepts) are listed with their reasons.
 
@@ -173,6 +174,23 @@ def partial_selection(results: Results) -> str | None:
     return f"partial selection ({'; '.join(parts)}): {ran} tests"
 
 
+def contract_unchecked(results: Results) -> str | None:
+    """Why the mandatory lists cannot decide this run's level (results.json `contract`, written by a run that could
+    be CONFORMANT: pjrt_cts.runner.contract_check): they disagree with the suites it ran, or could not be checked
+    against them. None when they agree, or when the run did not check (a partial selection, never CONFORMANT, or
+    a results.json written before runs checked)."""
+    contract = results.contract
+    if contract is None:
+        return None
+    problems = contract.get("problems") or []
+    if contract.get("checked") is not True:
+        return f"the mandatory lists could not be checked against the suites: {contract.get('error') or 'no answer'}"
+    if problems:
+        return (f"the mandatory lists disagree with the suites ({_count(len(problems), 'problem')}, first: "
+                f"{problems[0]}; `pjrt-cts contract --check`)")
+    return None
+
+
 def judge_results(results: Results) -> RunVerdict:
     tests = results.tests
     outcomes = [test.outcome for test in tests]
@@ -195,6 +213,9 @@ def judge_results(results: Results) -> RunVerdict:
             reasons.append(partial)
         verdict = NON_CONFORMANT
     else:
+        unchecked = contract_unchecked(results)
+        if unchecked:  # the level is decided by lists that must be the tree's
+            reasons.append(unchecked)
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
             partly.append(f"{partial}, nothing bad")
         if results.quick:

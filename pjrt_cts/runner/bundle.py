@@ -36,7 +36,8 @@ from pjrt_cts.judgment.contradictions import contradicting_records, count_proble
 from pjrt_cts.judgment.results import ResultsError, parse_results
 from pjrt_cts.judgment.summary import run_summary
 from pjrt_cts.judgment.verdict import judge_results
-from pjrt_cts.runner.binding import RunBinding, corpus_digest, file_digest, short_fact, tree_digest
+from pjrt_cts.runner.binding import (RunBinding, corpus_digest, describe_conditions, file_digest, installed_judge,
+                                     judge_differences, short_fact, tree_digest)
 from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
 from pjrt_cts.schema import Results
 
@@ -53,7 +54,7 @@ _MAX_MEMBER_BYTES = 1 << 30  # a full run's results.json is ~12 MB: a larger mem
 
 # The binding's facts a claim repeats; a bundle holds the rest of the binding in results.json.
 _CLAIMED_FACTS = ("plugin_sha256", "suite_version", "suites_sha256", "corpus_sha256", "expectations_sha256",
-                  "profile")
+                  "profile", "judge_sha256")
 # The facts that say which pjrt-cts judged the run: what this installation must share to recompute its verdict.
 _SUITE_FACTS = {"suite_version": "pjrt-cts version", "suites_sha256": "suites (SHA-256 of the test files)",
                 "corpus_sha256": "golden corpus (SHA-256 of its manifest)"}
@@ -219,9 +220,11 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
     if summary is not None:
         found.add("summary", _summary_problems(summary, results), f"{SUMMARY} is the summary of the bundled records")
     found.checks.append(_plugin_check(claim.get("plugin_sha256"), plugin_binary))
-    problems = _suite_problems(claim)
-    found.add("suite", problems, f"judged by this pjrt-cts {__version__} (suites and golden corpus alike)",
-              status=NOTE if other_suite_ok else FAILED)
+    here = installed_suite()
+    problems = _suite_problems(claim, results, here)
+    found.add("suite", problems, f"judged by this pjrt-cts {__version__} (its code, suites, golden corpus and "
+              f"profiles alike: {len(here['judge_files'] or {})} files)", status=NOTE if other_suite_ok else FAILED)
+    found.checks.append(Check("conditions", NOTE, describe_conditions(results.binding or {})))
     return found
 
 
@@ -368,20 +371,22 @@ def _plugin_check(claimed: Any, binary: Path | None) -> Check:
     return Check("plugin", OK, f"{binary} is the plugin the claim is about ({short_fact(actual)})")
 
 
-def installed_suite() -> dict[str, str | None]:
-    """This installation's suite facts, as a run's binding records them."""
+def installed_suite() -> dict[str, Any]:
+    """This installation's suite facts, as a run's binding records them (the judge file by file included)."""
     from pjrt_cts.resources import golden_dir, suites_dir
 
     return {"suite_version": __version__, "suites_sha256": tree_digest(suites_dir()),
-            "corpus_sha256": corpus_digest(golden_dir())}
+            "corpus_sha256": corpus_digest(golden_dir()), **installed_judge()}
 
 
-def _suite_problems(claim: dict[str, Any]) -> list[str]:
-    here = installed_suite()
+def _suite_problems(claim: dict[str, Any], results: Results, here: dict[str, Any]) -> list[str]:
+    """The claim's judge against this installation: the version, the suites' and corpus's digests, and every
+    judging file (named when it differs; a claim whose results.json binds no judge cannot be held to this one)."""
     problems = [f"{label}: {short_fact(claim.get(name))} claimed, {short_fact(here[name])} installed"
                 for name, label in _SUITE_FACTS.items() if claim.get(name) != here[name]]
+    problems += judge_differences(results.binding or {}, here, mine="claimed", theirs="installed")
     if problems:
-        problems.append("the claim was made with another suite or corpus than this pjrt-cts; its verdict is "
-                        "recomputed with this one's levels and mandatory lists")
+        problems.append("the claim was judged by another pjrt-cts (code, suites, corpus or profiles) than this one; "
+                        "its verdict is recomputed with this one's levels and mandatory lists")
     return problems
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.judgment.results import build_results, load_results
+from pjrt_cts.runner.binding import bound_differences
 from pjrt_cts.runner.consistency import apply_consistency
 from pjrt_cts.runner.expectations import count_usage
 from pjrt_cts.runner.preflight import PREFLIGHT_AREA
@@ -46,6 +47,7 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
     if not inputs:
         raise MergeError("nothing to merge: name the shards' results.json files")
     _check_same_run(inputs)
+    _check_same_binding(inputs)
     shards = sorted(inputs, key=lambda part: part.shard["index"])
     missing = _check_shard_set(shards, allow_partial)
     tests = apply_consistency(_union_of_tests(shards))  # a case's support may show in another shard
@@ -65,7 +67,7 @@ def merge_shards(inputs: list[ShardResults], *, allow_partial: bool = False) -> 
         tests=tests,
         complete=complete,
         facts={"binding": first.binding, "selection": first.selection,
-               "confirmation": _confirmation(shards)},
+               "confirmation": _confirmation(shards), "contract": _contract(shards)},
     )
     merged_from = [
         {"file": part.name, "shard": {"index": part.shard["index"], "count": part.shard["count"]},
@@ -111,6 +113,18 @@ def _check_same_run(inputs: list[ShardResults]) -> None:
         listed = ", ".join(f"{name}: {digest}" for name, digest in digests.items())
         raise MergeError(f"the shards split different test sets (plan digests {listed}): run every shard with the "
                          f"same layers, -k/--id selection, suites and --shard-durations file")
+
+
+def _check_same_binding(inputs: list[ShardResults]) -> None:
+    """The same judge (file by file), plugin environment and user settings as the first input: shards judged by
+    other code or run under other conditions would merge into records no one run made."""
+    first = inputs[0]
+    for part in inputs[1:]:
+        differences = bound_differences(first.results.binding or {}, part.results.binding or {},
+                                        mine=f"in {first.name}", theirs=f"in {part.name}")
+        if differences:
+            raise MergeError(f"{part.name} is bound to other facts than {first.name} ({'; '.join(differences)}); "
+                             "merge only the shards of one run")
 
 
 def _check_shard_set(shards: list[ShardResults], allow_partial: bool) -> list[int]:
@@ -180,6 +194,18 @@ def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
     summed["seconds"] = round(sum((float(part.get("seconds") or 0.0) for part in parts), 0.0), 1)
     summed["flaky_ids"] = [test_id for part in parts for test_id in part.get("flaky_ids") or []][:50]
     return summed
+
+
+def _contract(shards: list[ShardResults]) -> dict[str, Any] | None:
+    """The shards' check of the mandatory lists (runner/contract_check.py): one judge gives one answer, so the
+    first that finds the lists wrong or unchecked, else the first shard's; a shard that did not check leaves the
+    merged run unchecked."""
+    checks = [part.results.contract for part in shards]
+    if any(check is None for check in checks):
+        return None if all(check is None for check in checks) else {
+            "checked": False, "error": "a shard did not check the mandatory lists against the suites"}
+    return next((check for check in checks if check and (check.get("problems") or check.get("checked") is not True)),
+                checks[0])
 
 
 def _compatibility(shards: list[ShardResults]) -> dict[str, Any]:

@@ -22,12 +22,13 @@ import pytest
 from pjrt_cts import __version__
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
-from pjrt_cts.runner.binding import RunBinding, bind
+from pjrt_cts.runner.binding import RunBinding, bind, plugin_environment
 from pjrt_cts.runner.blocks import BlockFile, blocked_summary
 from pjrt_cts.runner.bundle import BundleError, pack_bundle
 from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
                                           twin_observations)
 from pjrt_cts.runner.consistency import apply_consistency
+from pjrt_cts.runner.contract_check import ContractCheck
 from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.junit import write_junit
@@ -63,6 +64,7 @@ class RunOptions:
     create_options: dict[str, Any] = field(default_factory=dict)
     user_create_options: list[str] = field(default_factory=list)  # as typed, for repro lines
     worker_env: dict[str, str] = field(default_factory=dict)  # what the plugin's runtime needs (library paths)
+    profile_environment: frozenset[str] = frozenset()  # the names the profile's [environment] sets (bound)
     no_device_codes: frozenset[str] = frozenset()  # the profile's "no device" PJRT_Client_Create error codes
     settings: UserSettings = field(default_factory=UserSettings)  # the user's knobs (UserSettings.from_environment)
     keyword: str | None = None
@@ -97,6 +99,7 @@ class Run:
         self.confirmation = ConfirmationSummary()
         self.unconfirmed: list[str] = []  # bad results not rerun (CONFIRM_ALL_LIMIT)
         self._records_read: tuple[tuple[int, int], list[TestRecord]] | None = None
+        self._contract_check: ContractCheck | None = None
 
     # -- entry point ----------------------------------------------------------------------------
 
@@ -109,6 +112,10 @@ class Run:
             self._say(f"pjrt-cts run: error: --resume refused: {refusal}")
             return EXIT_USAGE
         meta = self._prepare_out_dir(binding)
+        if self._may_be_conformant():
+            from pjrt_cts.resources import golden_dir
+
+            self._contract_check = ContractCheck(options.suites_dir, golden_dir(), binding.judge_sha256)
         done = read_jsonl(self.jsonl_path) if options.resume else []
         if done:
             self._say(f"resuming: {len(done)} tests already recorded in {self.jsonl_path}")
@@ -161,7 +168,17 @@ class Run:
         options = self.options
         return bind(plugin_path=options.plugin_path, profile=options.profile, create_options=options.create_options,
                     expectations_sha256=options.expectations.fingerprint(), suite_version=__version__,
-                    suites_dir=options.suites_dir, corpus_dir=golden_dir())
+                    suites_dir=options.suites_dir, corpus_dir=golden_dir(),
+                    plugin_environment=plugin_environment(os.environ, options.worker_env, options.profile_environment),
+                    user_settings={**options.settings.to_json(), "timeout": options.timeout})
+
+    def _may_be_conformant(self) -> bool:
+        """Whether this run's selection could earn CONFORMANT (alone, or as a shard of one that could): every
+        layer, no --id, -k or --quick. Only such a run checks its mandatory lists (runner/contract_check.py)."""
+        from pjrt_cts.judgment.outcomes import LAYERS
+
+        options = self.options
+        return set(LAYERS) <= set(options.layers) and not options.ids and not options.keyword and not options.quick
 
     def _resume_refusal(self, binding: RunBinding) -> str | None:
         """Why --resume may not continue the recorded run (None: it may, or there is nothing to resume)."""
@@ -178,8 +195,8 @@ class Run:
         differences = recorded.differences(binding)
         if not differences:
             return None
-        return (f"the recorded run in {self.out} was made with another " + "; ".join(differences)
-                + ": its records cannot be judged as this plugin's. Start a fresh run (without --resume) or use another --out")
+        return (f"the recorded run in {self.out} is bound to other facts than this one (" + "; ".join(differences)
+                + "): its records cannot be judged as this run's. Start a fresh run (without --resume) or use another --out")
 
     def _prepare_out_dir(self, binding: RunBinding) -> dict[str, Any]:
         self.out.mkdir(parents=True, exist_ok=True)
@@ -475,6 +492,7 @@ class Run:
             environment=identity.environment(), expectations=expectations_summary,
             compatibility=compatibility, tests=records, complete=complete,
             facts={"binding": meta["binding"], "selection": self._selection_record(),
+                   "contract": self._contract_check.result() if self._contract_check and not interrupted else None,
                    "confirmation": dict(self.confirmation.to_dict(), not_rerun=len(self.unconfirmed)),
                    "shard": self._shard_record(controller.collection) if options.shard is not None else None,
                    "quick": dict(controller.collection.get("quick") or {}, note=QUICK_NOTE) if options.quick else None},
@@ -503,6 +521,10 @@ class Run:
             self._say(f"warning: plugin identity unavailable: {plugin['error']}")
         for line in blocked_summary(records):
             self._say(line)
+        altered = corpus_alterations(records)
+        if altered:
+            self._say(f"error: {len(altered)} test(s) read a golden corpus file that is not the one its manifest "
+                      f"records, first {altered[0].id}: {altered[0].message}")
         if controller.stop_reason:
             self._say(f"error: run stopped: {controller.stop_reason}")
         if options.shard is not None:
@@ -622,6 +644,17 @@ class Run:
     def _say(self, line: str) -> None:
         self.stream.write(line + "\n")
         self.stream.flush()
+
+
+def corpus_alterations(records: list[TestRecord]) -> list[TestRecord]:
+    """The ERROR records of tests that read a golden corpus file other than the one its manifest records
+    (pjrt_cts.golden.archive.MemberAltered, named in the record by pjrt_cts.testing.corpus.read_case)."""
+    errors = [record for record in records if record.outcome is Outcome.ERROR]
+    if not errors:
+        return []
+    from pjrt_cts.golden.archive import MemberAltered  # numpy comes with the golden package: only when needed
+
+    return [record for record in errors if MemberAltered.__name__ in record.message]
 
 
 @contextmanager

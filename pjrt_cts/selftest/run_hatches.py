@@ -6,6 +6,8 @@ that no plugin defect causes, so no proxy mutant can show them. Each is tried fo
   new binary by the old one's records.
 - `mandatory_only_selection`: the passthrough baseline is itself a selection (`--id`) holding every mandatory test
   and little else; its own results must read INCOMPLETE (a partial selection) and fail `pjrt-cts gate`.
+- `edited_judge_code` (pjrt_cts/selftest/edited_judge.py): a copy of pjrt-cts whose comparison finds every result
+  equal judges a mutant; `verify` of its bundle by this installation must name the edited file.
 """
 from __future__ import annotations
 
@@ -84,5 +86,8 @@ def mandatory_only_selection(passthrough_out: Path) -> HatchResult:
 
 
 def try_run_hatches(proxy: Path, target: Path, profile: str | None, out: Path, passthrough_out: Path) -> list[HatchResult]:
+    from pjrt_cts.selftest.edited_judge import edited_judge_code  # it builds on HatchResult
+
     return [resume_over_another_binary(proxy, target, profile, out / "run-hatches"),
-            mandatory_only_selection(passthrough_out)]
+            mandatory_only_selection(passthrough_out),
+            edited_judge_code(proxy, target, profile, out / "run-hatches")]

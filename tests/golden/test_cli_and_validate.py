@@ -1,7 +1,7 @@
 """`pjrt-cts golden list|check|validate` and running cases on the bundled CPU plugin."""
 from __future__ import annotations
 
-from pjrt_cts.golden.corpus import read_manifest_json, write_manifest_json
+from pjrt_cts.golden.corpus import read_manifest_json, sha256_of, write_manifest_json
 
 import pytest
 
@@ -53,6 +53,7 @@ def test_validate_reports_a_wrong_expectation_with_the_diff(tmp_path) -> None:
     arrays["out.0.0"] = arrays["out.0.0"].copy()
     arrays["out.0.0"][2, 1] += np.float32(1.0)
     files[entry["files"]["data"]["path"]] = npz_bytes(arrays)
+    entry["files"]["data"]["sha256"] = sha256_of(files[entry["files"]["data"]["path"]])  # a corpus that says so
     write_archives(tmp_path, files)
     entry.pop("program", None)  # the case alone, as its own program
     data["cases"], data["programs"] = [entry], []

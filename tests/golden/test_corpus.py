@@ -11,7 +11,7 @@ import pytest
 
 from pjrt_cts.golden import dtypes, load_manifest, synth
 from pjrt_cts.golden.check import check_corpus
-from pjrt_cts.golden.archive import read_all, write_archives
+from pjrt_cts.golden.archive import MemberAltered, read_all, write_archives
 from pjrt_cts.golden.npzio import load_npz_bytes, npz_bytes
 
 REQUIRED_DTYPES = {"pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c64",
@@ -159,6 +159,28 @@ def test_check_detects_tampering(manifest, tmp_path: Path) -> None:
     assert any("sha256" in p and picked[0]["id"] in p for p in problems)
     assert any("missing" in p and picked[1]["id"] in p for p in problems)
     assert any("unreferenced" in p and "stray.mlir" in p for p in problems)
+
+
+def test_a_file_is_read_only_as_its_manifest_records_it(manifest, tmp_path: Path) -> None:
+    """Issue 53: a run judges by no corpus file that differs from the manifest; each read is checked (SHA-256)."""
+    data = read_manifest_json(manifest.root)
+    picked = [entry for entry in data["cases"] if entry["id"].startswith("elementwise.add.f32")][:2]
+    for entry in picked:
+        entry.pop("program", None)
+    files = read_all(manifest.root, [file["path"] for entry in picked for file in entry["files"].values()])
+    data["cases"], data["programs"] = picked, []
+    write_manifest_json(tmp_path, json.dumps(data))
+    program_path, data_path = picked[0]["files"]["mlir"]["path"], picked[0]["files"]["data"]["path"]
+    arrays = load_npz_bytes(files[data_path])
+    arrays = {name: array + 1 if name.startswith("out.") else array for name, array in arrays.items()}
+    write_archives(tmp_path, {**files, program_path: files[program_path] + b"\n", data_path: npz_bytes(arrays)})
+    altered, intact = load_manifest(tmp_path).cases
+    with pytest.raises(MemberAltered, match=f"golden corpus file {program_path} has SHA-256 .*, its manifest records"):
+        altered.program_text()
+    with pytest.raises(MemberAltered, match=f"golden corpus file {data_path} has SHA-256"):
+        altered.expected()
+    assert intact.program_text() == files[intact.files["mlir"]["path"]].decode()
+    assert len(intact.expected()) == len(intact.output_specs)
 
 
 def test_grouped_programs_partition_the_single_device_cases(manifest) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.judgment.verdict import EXIT_INCOMPLETE
+from pjrt_cts.runner.binding import installed_judge
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -116,6 +117,11 @@ def test_wheel_ships_the_data_trees_and_runs_outside_the_checkout(tmp_path: Path
     package_file, *trees = json.loads(where.stdout)
     assert Path(package_file).resolve().is_relative_to(site.resolve())
     assert [Path(t).resolve() for t in trees] == [(site / "pjrt_cts" / "_data" / t).resolve() for t in DATA_TREES]
+    # A run's binding names the files that judged it: the wheel's are the checkout's, name for name and byte for byte.
+    judge = _run([sys.executable, "-c", "import json; from pjrt_cts.runner.binding import installed_judge; "
+                  "print(json.dumps(installed_judge()))"], cwd=tmp_path, env=env)
+    assert judge.returncode == 0
+    assert json.loads(judge.stdout) == installed_judge()
 
     out = tmp_path / "out"
     run = _run([sys.executable, "-m", "pjrt_cts", "run", "--layers", "abi", "--out", str(out), "-n", "1",

@@ -22,6 +22,7 @@ from pjrt_cts import __version__
 from pjrt_cts.cli.main import main
 from pjrt_cts.judgment.results import build_results, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
+from pjrt_cts.runner.binding import judge_digest
 from pjrt_cts.runner.bundle import CLAIM, MANIFEST, RESULTS, SUMMARY, installed_suite, pack_bundle, verify_bundle
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.judgment.outcomes import Outcome
@@ -61,9 +62,10 @@ def real_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return out, bundle
 
 
-def synthetic_run(folder: Path, edit: Callable[[dict[str, Any]], None] = lambda record: None) -> Path:
+def synthetic_run(folder: Path, edit: Callable[[dict[str, Any]], None] = lambda record: None,
+                  conditions: dict[str, Any] | None = None) -> Path:
     """A run directory as `pjrt-cts run` leaves it, from the synthetic records made clean (CONFORMANT at every
-    level with one waiver); `edit` changes a record before it is judged."""
+    level with one waiver); `edit` changes a record before it is judged; `conditions` adds to the binding."""
     folder.mkdir(parents=True)
     expectations_file = folder / "expectations.toml"
     expectations_file.write_text(EXPECTATIONS_TOML, encoding="utf-8")
@@ -74,7 +76,7 @@ def synthetic_run(folder: Path, edit: Callable[[dict[str, Any]], None] = lambda 
         edit(record)
     tests = [apply_expectation(TestRecord.from_json(record), expectations) for record in raw]
     binding = {**installed_suite(), "plugin_sha256": sha256(plugin), "profile": None, "create_options": "{}",
-               "expectations_sha256": expectations.fingerprint()}
+               "expectations_sha256": expectations.fingerprint(), **(conditions or {})}
     results = build_results(
         tool_version=__version__, started_at="2026-01-01T00:00:00+00:00", finished_at="2026-01-01T00:10:00+00:00",
         wall_seconds=600.0, command=["pjrt-cts", "run", str(plugin)], profile=None,
@@ -327,6 +329,55 @@ def test_a_claim_of_another_suite_fails_unless_accepted(conformant: Path, tmp_pa
     assert "note  suite:" in output
 
 
+def test_a_claim_judged_by_edited_code_fails_naming_the_file(conformant: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 53's reproduction: a pjrt-cts whose golden/compare.py finds every result equal made the claim; its
+    binding (as such a run writes it, every hash consistent) differs from this installation's in that file."""
+    def judged_elsewhere(members: Members) -> None:
+        binding = json.loads(members[RESULTS])["binding"]
+        files = {**binding["judge_files"], "pjrt_cts/golden/compare.py": "e" * 64}
+        edit_json(RESULTS, lambda results: results["binding"].update(judge_files=files,
+                                                                     judge_sha256=judge_digest(files)))(members)
+        edit_json(CLAIM, lambda claim: claim.update(judge_sha256=judge_digest(files)))(members)
+
+    bundle = edited(conformant, tmp_path / "b.zip", judged_elsewhere, rewrite_manifest=True)
+    code, output = verify(capsys, bundle)
+    assert code == 1
+    assert failed_checks(output) == ["suite"]
+    assert "FAIL  suite: judging code: pjrt_cts/golden/compare.py differs;" in output
+    assert verify(capsys, bundle, "--other-suite-ok")[0] == 0
+
+
+def test_a_claim_from_before_the_judge_was_bound_cannot_be_bound(conformant: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A results.json written before bindings held the judge and the conditions loads and verifies as far as it
+    can; the suite check says the claim cannot be bound to its judge."""
+    new_facts = ("judge_sha256", "judge_files", "plugin_environment", "user_settings")
+
+    def older(members: Members) -> None:
+        edit_json(RESULTS, lambda results: [results["binding"].pop(name, None) for name in new_facts])(members)
+        edit_json(CLAIM, lambda claim: claim.pop("judge_sha256"))(members)
+
+    bundle = edited(conformant, tmp_path / "b.zip", older, rewrite_manifest=True)
+    code, output = verify(capsys, bundle)
+    assert code == 1
+    assert failed_checks(output) == ["suite"]
+    assert "judge: no hashes of the code, suites, golden corpus and profiles that judged the records (claimed)" in output
+    assert "cannot be bound to their judge" in output
+    assert "note  conditions: the binding records no plugin environment or user settings" in output
+
+
+def test_the_conditions_of_the_claim_are_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = synthetic_run(tmp_path / "run", conditions={"plugin_environment": {"XLA_FLAGS": "--xla_a"},
+                                                      "user_settings": {"fuzz_seed": 0, "timeout": 120.0}})
+    bundle = tmp_path / "b.zip"
+    pack_bundle(out, bundle)
+    code, output = verify(capsys, bundle)
+    assert code == 0, output
+    assert ("note  conditions: plugin environment: XLA_FLAGS='--xla_a'; user settings: fuzz_seed=0, timeout=120.0"
+            in output)
+
+
 def test_summary_json_is_bundled_and_held_to_the_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = synthetic_run(tmp_path / "run")
     write_summary(run_summary(Results.from_json(json.loads((out / RESULTS).read_text(encoding="utf-8")))), out / SUMMARY)
@@ -382,7 +433,7 @@ def test_a_run_directory_without_results_or_with_a_changed_expectations_file_is_
 def test_verify_bundle_reports_every_check_in_order(conformant: Path) -> None:
     found = verify_bundle(conformant)
     assert [check.name for check in found.checks] == ["manifest", "facts", "expectations", "records", "verdict", "plugin",
-                                                      "suite"]
+                                                      "suite", "conditions"]
     assert found.holds
 
 

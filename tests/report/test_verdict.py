@@ -42,6 +42,24 @@ def test_zero_pass_is_never_conformant() -> None:
     assert "no test passed" in judged.reasons
 
 
+@pytest.mark.parametrize(("contract", "reason"), [
+    ({"checked": True, "problems": ["Core: the tree no longer matches the committed list: 1 removed (e.g. abi.x)"]},
+     "the mandatory lists disagree with the suites (1 problem, first: Core: the tree no longer matches the committed "
+     "list: 1 removed (e.g. abi.x); `pjrt-cts contract --check`)"),
+    ({"checked": False, "error": "collecting suites took more than 600 s"},
+     "the mandatory lists could not be checked against the suites: collecting suites took more than 600 s"),
+])
+def test_a_run_whose_lists_are_not_the_trees_is_not_conformant(clean, contract: dict[str, Any], reason: str) -> None:
+    """Issue 53: the level is decided by the mandatory lists, so a run checks them against the suites it ran
+    (results.json `contract`) and is INCOMPLETE when they disagree or could not be checked; a run that found them
+    in agreement, or did not check (older files), is judged as before."""
+    assert judge_results(Results.from_json({**clean, "contract": {"checked": True, "problems": []}})).verdict == CONFORMANT
+    judged = judge_results(Results.from_json({**clean, "contract": contract}))
+    assert (judged.verdict, judged.reasons[0]) == (INCOMPLETE, reason)
+    set_outcome(clean, CLIENT_CREATE, Outcome.FAIL, "PJRT_Client_Create: INVALID_ARGUMENT: bogus_option")
+    assert judge_results(Results.from_json({**clean, "contract": contract})).verdict == NON_CONFORMANT
+
+
 def test_empty_run_is_incomplete() -> None:
     assert judge_results(Results.from_json({"tests": []})).verdict == INCOMPLETE
 

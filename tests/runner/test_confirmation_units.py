@@ -214,7 +214,8 @@ def _bind(tmp_path: Path, plugin: bytes, **changes: Any) -> RunBinding:
     corpus.mkdir(exist_ok=True)
     write_manifest_json(corpus, "{}")
     facts = dict(plugin_path=path, profile="cpu", create_options={"a": 1}, expectations_sha256="e",
-                 suite_version="1", suites_dir=suites, corpus_dir=corpus)
+                 suite_version="1", suites_dir=suites, corpus_dir=corpus, plugin_environment={},
+                 user_settings={"timeout": 120.0})
     facts.update(changes)
     return bind(**facts)
 
@@ -222,10 +223,16 @@ def _bind(tmp_path: Path, plugin: bytes, **changes: Any) -> RunBinding:
 def test_the_binding_names_every_fact_that_differs(tmp_path: Path) -> None:
     old = _bind(tmp_path, b"build 1")
     assert old.differences(_bind(tmp_path, b"build 1")) == []
-    new = _bind(tmp_path, b"build 2", create_options={"a": 2}, expectations_sha256="f")
+    new = _bind(tmp_path, b"build 2", create_options={"a": 2}, expectations_sha256="f",
+                plugin_environment={"XLA_FLAGS": "--xla_a"}, user_settings={"timeout": 30.0})
     differences = old.differences(new)
     assert [d.split(":")[0] for d in differences] == ["plugin binary (SHA-256)", "client create options",
-                                                      "expectations file (SHA-256)"]
+                                                      "expectations file (SHA-256)", "plugin environment",
+                                                      "user settings"]
+    (tmp_path / "suites" / "test_y.py").write_text("def test_y(): pass\n")
+    differences = old.differences(_bind(tmp_path, b"build 1"))
+    assert [d.split(":")[0] for d in differences] == ["suites (SHA-256 of the test files)", "suites"]
+    assert differences[1] == "suites: suites/test_y.py only now"
     assert RunBinding.from_dict(old.to_dict()) == old
     assert RunBinding.from_dict({"plugin_sha256": "x"}) is None
 

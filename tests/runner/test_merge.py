@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pjrt_cts.cli.main import main
+from pjrt_cts.runner.binding import judge_digest
 from pjrt_cts.runner.merge import MergeError, ShardResults, merge_shards
 from pjrt_cts.judgment.results import build_results
 from pjrt_cts.schema import Results, TestRecord
@@ -88,6 +89,54 @@ def test_shards_of_different_runs_are_refused(override: dict[str, Any], complain
     with pytest.raises(MergeError, match=complaint) as caught:
         merge_shards(three_shards(**override))
     assert "c.json" in str(caught.value)
+
+
+BOUND = {"create_options": "{}", "suites_sha256": "s1", "corpus_sha256": "c1",
+         "judge_sha256": judge_digest({"pjrt_cts/golden/compare.py": "1" * 64}),
+         "judge_files": {"pjrt_cts/golden/compare.py": "1" * 64}, "plugin_environment": {"XLA_FLAGS": "--xla_a"},
+         "user_settings": {"fuzz_seed": 0, "num_nodes": 2, "kv_backend": "auto", "timeout": 120.0}}
+EDITED_JUDGE = {"pjrt_cts/golden/compare.py": "2" * 64}
+
+
+def bound_shards(**last: Any) -> list[ShardResults]:
+    """Three shards whose bindings hold the judge and the conditions; the last one's changed by `last`."""
+    shards = [shard(name, shard_results(index, 3, [record(f"abi.plugin.test_{index}")], binding=dict(BOUND)))
+              for index, name in ((1, "a.json"), (2, "b.json"))]
+    return shards + [shard("c.json", shard_results(3, 3, [record("abi.plugin.test_3")], binding={**BOUND, **last}))]
+
+
+@pytest.mark.parametrize(("last", "complaint"), [
+    ({"judge_files": EDITED_JUDGE, "judge_sha256": judge_digest(EDITED_JUDGE)},
+     "judging code: pjrt_cts/golden/compare.py differs"),
+    ({"plugin_environment": {"XLA_FLAGS": "--xla_b"}}, "plugin environment: XLA_FLAGS '--xla_a' in a.json, '--xla_b' in c.json"),
+    ({"plugin_environment": {}}, "plugin environment: XLA_FLAGS '--xla_a' in a.json, unset in c.json"),
+    ({"user_settings": {**BOUND["user_settings"], "timeout": 30.0}}, "user settings: timeout 120.0 in a.json, 30.0 in c.json"),
+    ({"user_settings": {**BOUND["user_settings"], "fuzz_seed": 5}}, "user settings: fuzz_seed 0 in a.json, 5 in c.json"),
+    ({"user_settings": {**BOUND["user_settings"], "num_nodes": 4}}, "user settings: num_nodes 2 in a.json, 4 in c.json"),
+    ({"user_settings": {**BOUND["user_settings"], "kv_backend": "loopback"}}, "user settings: kv_backend 'auto'"),
+    ({"judge_files": None, "judge_sha256": None, "plugin_environment": None, "user_settings": None},
+     "judge: no hashes of the code, suites, golden corpus and profiles that judged the records (in c.json)"),
+])
+def test_shards_judged_by_other_code_or_under_other_conditions_are_refused(last: dict[str, Any], complaint: str) -> None:
+    assert merge_shards(bound_shards()).binding == BOUND
+    with pytest.raises(MergeError) as caught:
+        merge_shards(bound_shards(**last))
+    assert str(caught.value).startswith("c.json is bound to other facts than a.json (")
+    assert complaint in str(caught.value)
+
+
+def test_the_merged_run_keeps_the_shards_check_of_the_mandatory_lists() -> None:
+    def with_contract(*checks: dict[str, Any] | None) -> Results:
+        return merge_shards([ShardResults(part.name, replace(part.results, contract=check))
+                             for part, check in zip(three_shards(), checks)])
+
+    agree = {"checked": True, "problems": []}
+    disagree = {"checked": True, "problems": ["Core: the tree no longer matches the committed list: 1 added"]}
+    assert with_contract(agree, agree, agree).contract == agree
+    assert with_contract(agree, disagree, disagree).contract == disagree
+    assert with_contract(None, None, None).contract is None
+    assert with_contract(agree, None, agree).contract == {
+        "checked": False, "error": "a shard did not check the mandatory lists against the suites"}
 
 
 def test_missing_shard_is_an_error_unless_partial_is_allowed() -> None:

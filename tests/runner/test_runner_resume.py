@@ -129,3 +129,25 @@ def test_resume_refuses_other_create_options(fake_plugin: Path, tmp_path: Path) 
     run_cli(*args, env={"RUNNER_TEST_TRACE": str(trace)})
     refused = run_cli(*args, "--resume", "--create-option", "cpu_device_count=2", env={"RUNNER_TEST_TRACE": str(trace)})
     assert refused.returncode == 2 and "client create options" in refused.stdout
+
+
+
+RECORDED_ENV = {"XLA_FLAGS": "--xla_cpu_enable_fast_math=false", "PJRT_CTS_FUZZ_SEED": ""}
+
+
+@pytest.mark.parametrize(("changed", "named"), [
+    ({"env": {"XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}},
+     "plugin environment: XLA_FLAGS '--xla_cpu_enable_fast_math=false' recorded, '--xla_cpu_enable_fast_math=true' now"),
+    ({"args": ("--timeout", "30")}, "user settings: timeout 120.0 recorded, 30.0 now"),
+    ({"env": {"PJRT_CTS_FUZZ_SEED": "7"}}, "user settings: fuzz_seed "),
+])
+def test_resume_refuses_another_environment_or_settings(fake_plugin: Path, tmp_path: Path, changed: dict,
+                                                        named: str) -> None:
+    """Issue 53: records made under other conditions are not this run's, whatever the plugin binary."""
+    out, trace = tmp_path / "out", tmp_path / "trace.txt"
+    args = ("run", str(fake_plugin), "--suites-dir", str(SLOW), "-n", "1", "--out", str(out), "--id", "client.slow.test_slow[2]")
+    env = {"RUNNER_TEST_TRACE": str(trace), **RECORDED_ENV}
+    assert run_cli(*args, env=env).returncode == 3
+    refused = run_cli(*args, "--resume", *changed.get("args", ()), env={**env, **changed.get("env", {})})
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "--resume refused" in refused.stdout and named in refused.stdout
