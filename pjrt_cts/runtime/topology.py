@@ -71,15 +71,17 @@ class Topology(OwnedHandle):
     def _get(self, name: str, struct: type[PjrtStruct]) -> PjrtStruct:
         return self.plugin.call("TopologyDescription_" + name, struct(topology=self.handle))
 
+    def _text(self, name: str, struct: type[PjrtStruct], field: str) -> str:
+        args = self._get(name, struct)
+        return read_string(getattr(args, field), getattr(args, field + "_size"))
+
     @property
     def platform_name(self) -> str:
-        args = self._get("PlatformName", structs.PJRT_TopologyDescription_PlatformName_Args)
-        return read_string(args.platform_name, args.platform_name_size)
+        return self._text("PlatformName", structs.PJRT_TopologyDescription_PlatformName_Args, "platform_name")
 
     @property
     def platform_version(self) -> str:
-        args = self._get("PlatformVersion", structs.PJRT_TopologyDescription_PlatformVersion_Args)
-        return read_string(args.platform_version, args.platform_version_size)
+        return self._text("PlatformVersion", structs.PJRT_TopologyDescription_PlatformVersion_Args, "platform_version")
 
     @property
     def device_descriptions(self) -> list[DeviceDescription]:
