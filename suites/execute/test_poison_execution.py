@@ -118,7 +118,7 @@ def test_poison_payload_reaches_the_output_error(plugin: Any, loop: Loop) -> Non
         output.to_numpy()
     payloads = {key.decode(errors="replace"): value.decode(errors="replace")
                 for key, value in raised.value.payloads.items()}
-    assert payloads == PAYLOAD, (
+    assert PAYLOAD.items() <= payloads.items(), (
         f"the output error of a launch poisoned with payload {PAYLOAD} carries payloads {payloads} "
         f"(PJRT_Error_ForEachPayload)")
 
