@@ -1,5 +1,6 @@
-"""Fixtures shared by every layer: the plugin under test, one client per worker, its devices; and the one
-setup hook that resolves each test's declared requirements (`@requires(...)`, pjrt_cts.testing.requirements).
+"""Fixtures shared by every layer: the plugin under test, one client per worker, its devices; the one
+setup hook that resolves each test's declared requirements (`@requires(...)`, pjrt_cts.testing.requirements);
+and the call wrapper that fails a test whose errors had unreadable payloads (pjrt_cts.testing.error_payloads).
 
 Plugins are loaded lazily inside fixtures so that only worker processes (never the runner's controller,
 which imports this file while collecting) load the plugin under test.
@@ -7,11 +8,11 @@ which imports this file while collecting) load the plugin under test.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import pytest
 
-from pjrt_cts.testing import corpus, plugin_under_test, requirements
+from pjrt_cts.testing import corpus, error_payloads, plugin_under_test, requirements
 
 _SUITES_DIR = Path(__file__).resolve().parent
 # Layers whose golden-driven parametrizations may be legitimately empty (no case of a kind) once the
@@ -40,6 +41,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     corpus.raise_if_unreadable(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """A test during which an error's payloads could not be read FAILs (pjrt_cts.testing.error_payloads)."""
+    with error_payloads.payloads_readable():
+        return (yield)
 
 
 @pytest.fixture(autouse=True)

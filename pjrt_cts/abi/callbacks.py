@@ -14,8 +14,12 @@ GetPjrtApiFunction = ctypes.CFUNCTYPE(ctypes.c_void_p)
 EventOnReadyCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 # void (*on_delete_callback)(void* device_buffer_ptr, void* user_arg) of CreateViewOfDeviceBuffer.
 OnDeleteCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
-# void (*deleter)(PJRT_SerializedX*) of Serialize / GetCompileOptions / GetDeviceAssignment.
+# void (*deleter)(T*) of Serialize / GetCompileOptions / GetDeviceAssignment / TopologyDescription_Serialize, the
+# attributes_deleter of Device_GetAttributes and the serialized_shape_deleter of MakeCanonicalShapeForMemorySpace.
 SerializedDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# void (*PJRT_Error_PayloadVisitor)(const char* key, size_t key_size, const char* value, size_t value_size,
+#                                   void* user_arg) of PJRT_Error_ForEachPayload.
+PayloadVisitor = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 # PJRT_Error* (*PJRT_CallbackError)(PJRT_Error_Code code, const char* message, size_t message_size).
 CallbackErrorFunction = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t)
 # PJRT_Error* (*)(PJRT_KeyValue{Get,TryGet,Put}Callback_Args*).

@@ -44,7 +44,8 @@ class LaunchSpec:
     plugin: str
     num_nodes: int
     node_options: Sequence[dict[str, Any]]  # full create options per node
-    scenario: str = "topology"  # topology | all_reduce | all_reduce_partitions | spmd_sum | after_peer_loss | hang
+    scenario: str = "topology"  # topology | all_reduce | all_reduce_partitions | spmd_sum | after_peer_loss |
+    #                             process_info | hang
     preload: Sequence[str] = ()
     environment: dict[str, str] = field(default_factory=dict)
     max_get_timeout_s: float = 60.0  # caps the plugin's KV get timeouts, so missing peers surface
@@ -202,7 +203,7 @@ def _launch(spec: LaunchSpec, started_nodes: list[int], env: dict[str, str], nod
         try:
             for task, node_id in enumerate(started_nodes):
                 node_spec = {
-                    "node_id": node_id, "plugin": spec.plugin, "options": dict(spec.node_options[node_id]),
+                    "node_id": node_id, "num_nodes": spec.num_nodes, "plugin": spec.plugin, "options": dict(spec.node_options[node_id]),
                     "preload": [str(p) for p in spec.preload], "control_address": server.address_string,
                     "kv": node_kv(task, server.address_string),
                     "namespace": spec.namespace, "max_get_timeout_s": spec.max_get_timeout_s,

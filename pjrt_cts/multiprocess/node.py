@@ -2,7 +2,7 @@
 
 Prints one `PJRT_CTS_NODE {json}` line per event on stdout (plugin logs may share the stream):
 started, kv_connecting, kv_backend (the store behind the KV callbacks is open), client (topology) or error,
-then scenario events, then done. Exits 0 unless it crashed.
+then scenario events (collective, process_info, ...), then done. Exits 0 unless it crashed.
 """
 from __future__ import annotations
 
@@ -100,6 +100,48 @@ def run_collective(client: Any, scenario: str, repeats: int = 1) -> None:
          seconds=time.monotonic() - started, compile_seconds=compile_seconds, execute_seconds=execute_seconds)
 
 
+PROCESS_INFO_PROGRAM = """func.func public @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+
+
+def run_process_info(client: Any, num_nodes: int, node_id: int) -> None:
+    """PJRT_Client_UpdateGlobalProcessInfo as a job's coordination service drives it: every process connected, then
+    a peer disconnected, then a peer in error (each step's answer reported); then what the client says of itself
+    afterwards (process index, devices) and whether it still runs a program on its first device."""
+    import numpy as np
+
+    from pjrt_cts.abi.enums import ErrorCode, ProcessState
+    from pjrt_cts.runtime.client import ProcessInfo
+
+    def infos(peer_state: ProcessState, code: ErrorCode = ErrorCode.OK, message: str = "") -> list[ProcessInfo]:
+        return [ProcessInfo(task, 1000 + task, ProcessState.CONNECTED if task == node_id else peer_state,
+                            code if task != node_id else ErrorCode.OK, message if task != node_id else "")
+                for task in range(num_nodes)]
+
+    steps = {"all_connected": infos(ProcessState.CONNECTED),
+             "peer_disconnected": infos(ProcessState.DISCONNECTED),
+             "peer_error": infos(ProcessState.ERROR, ErrorCode.UNAVAILABLE, "peer lost its heartbeat (pjrt-cts)")}
+    answers: dict[str, Any] = {}
+    for step, step_infos in steps.items():
+        try:
+            client.update_global_process_info(step_infos)
+            answers[step] = {"code": "OK"}
+        except Exception as error:  # noqa: BLE001 - every step's answer is reported, whatever it is
+            answers[step] = error_fields(error)
+    after: dict[str, Any] = {"process_index": client.process_index, "devices": describe_devices(client.devices),
+                             "addressable": describe_devices(client.addressable_devices)}
+    try:
+        device = client.addressable_devices[0]
+        value = np.arange(4, dtype=np.float32)
+        output = client.compile(PROCESS_INFO_PROGRAM).execute([client.buffer_from_numpy(value, device)])[0]
+        after["program_ok"] = bool(np.array_equal(output.to_numpy(), value + value))
+    except Exception as error:  # noqa: BLE001 - reported as the program's outcome
+        after["program_error"] = error_fields(error)
+    emit("process_info", node_id=node_id, answers=answers, after=after)
+
+
 def start_watchdog(seconds: float) -> None:
     """Exit on our own after `seconds`, so a node orphaned by a dead launcher cannot hang forever."""
     def expire() -> None:
@@ -158,6 +200,8 @@ def main(spec: dict[str, Any]) -> int:
             emit("error", stage="wait_for_go", **error_fields(error))
         else:
             run_collective(client, "all_reduce")
+    elif scenario == "process_info":
+        run_process_info(client, int(spec["num_nodes"]), node_id)
     elif scenario == "hang":  # for the launcher's own tests: a node that never finishes
         while True:
             time.sleep(1)

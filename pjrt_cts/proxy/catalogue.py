@@ -435,6 +435,25 @@ DEFECTS: tuple[Defect, ...] = (
         "robustness.malformed_programs.test_malformed_program_text_is_rejected_cleanly[batch00]"],
        layers=["compile", "robustness"],
        note="the fuzz batch restarts its child after each crash and reruns each crashing input alone: ~100 children"),
+    # ---- errors, devices, topologies (issue 50A) ----------------------------------------------------------------
+    _d("for_each_payload_error", "abi",
+       "PJRT_Error_ForEachPayload returns an INTERNAL error for every error (JAX's C API client aborts on it)",
+       ["abi.error_payloads.test_visits_are_valid_and_repeatable[*]", "client.devices.test_lookup_device_rejects_bad_id[*]"],
+       layers=["abi", "client"], select=["abi.error_payloads.*"],
+       note="every test that provokes an error FAILs under it (pjrt_cts.testing.error_payloads), named "
+            "error-payloads-unreadable", names="error-payloads-unreadable"),
+    _d("device_attributes_null_deleter", "client",
+       "PJRT_Device_GetAttributes returns its attributes with a NULL attributes_deleter (the list is leaked)",
+       ["client.device_attributes.test_attributes_come_with_a_deleter[*]"], select=["client.device_attributes.*"]),
+    _d("topology_fingerprint_changes", "client",
+       "PJRT_TopologyDescription_Fingerprint adds the number of calls so far to the fingerprint",
+       ["client.topology.test_fingerprint_is_stable", "client.topology.test_deserialized_topology_has_the_same_fingerprint"],
+       select=["client.topology.test_*fingerprint*"]),
+    _d("topology_deserialize_reads_past_size", "client",
+       "PJRT_TopologyDescription_Deserialize of a proper prefix of the last serialization it made reads the whole of it "
+       "(serialized_topology_size ignored): truncated bytes are accepted",
+       ["client.topology.test_deserialize_rejects_malformed_bytes[truncated]"],
+       select=["client.topology.test_deserialize*"]),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

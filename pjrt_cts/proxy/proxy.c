@@ -306,6 +306,11 @@ enum {
     D_FAILS_EVERY_OTHER_TIME,
     D_MID_SIZE_DOT_REDUCE_OFF,
     D_COMPILE_ABORTS_ON_UNREADABLE_PROGRAM,
+    /* issue 50A: errors, devices, topologies */
+    D_FOR_EACH_PAYLOAD_ERROR,
+    D_DEVICE_ATTRIBUTES_NULL_DELETER,
+    D_TOPOLOGY_FINGERPRINT_CHANGES,
+    D_TOPOLOGY_DESERIALIZE_READS_PAST_SIZE,
     D_COUNT
 };
 
@@ -383,6 +388,10 @@ static const char *const g_defect_names[D_COUNT] = {
     "fails_every_other_time",
     "mid_size_dot_reduce_off",
     "compile_aborts_on_unreadable_program",
+    "for_each_payload_error",
+    "device_attributes_null_deleter",
+    "topology_fingerprint_changes",
+    "topology_deserialize_reads_past_size",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -1573,6 +1582,68 @@ static void *w_opaque_pointer(void *args) {
 }
 
 /* versioning: every args struct shorter than this header's is widened before the call ---------------- */
+/* errors, devices, topologies (issue 50A) ------------------------------------------------------------ */
+static void *w_error_for_each_payload(void *args) {
+    (void)args;
+    return make_error(ERR_INTERNAL, "proxy defect for_each_payload_error: PJRT_Error_ForEachPayload cannot read the payloads");
+}
+
+static void *w_device_get_attributes(void *args) {
+    void *error = CALL(Device_GetAttributes, args);
+    if (!error) /* the list is leaked: without a deleter the caller cannot free it */
+        F(args, PJRT_Device_GetAttributes_Args, attributes_deleter, void *) = NULL;
+    return error;
+}
+
+static void *w_topology_fingerprint(void *args) {
+    static uint64_t calls;
+    void *error = CALL(TopologyDescription_Fingerprint, args);
+    if (error) return error;
+    pthread_mutex_lock(&g_lock);
+    uint64_t call = ++calls;
+    pthread_mutex_unlock(&g_lock);
+    F(args, PJRT_TopologyDescription_Fingerprint_Args, fingerprint, uint64_t) += call;
+    return NULL;
+}
+
+/* The bytes of the last topology serialization made (process lifetime, under g_lock). */
+static char *g_last_topology;
+static size_t g_last_topology_size;
+
+static void *w_topology_serialize(void *args) {
+    void *error = CALL(TopologyDescription_Serialize, args);
+    if (error) return error;
+    const char *bytes = F(args, PJRT_TopologyDescription_Serialize_Args, serialized_bytes, const char *);
+    size_t size = F(args, PJRT_TopologyDescription_Serialize_Args, serialized_bytes_size, size_t);
+    char *copy = malloc(size ? size : 1);
+    if (!copy) return NULL;
+    memcpy(copy, bytes, size);
+    pthread_mutex_lock(&g_lock);
+    free(g_last_topology);
+    g_last_topology = copy;
+    g_last_topology_size = size;
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+/* Bytes that are a proper prefix of the last serialization are read as the whole of it: a Deserialize that
+ * ignores serialized_topology_size (reads past the end it was given). */
+static void *w_topology_deserialize(void *args) {
+    const char *bytes = F(args, PJRT_TopologyDescription_Deserialize_Args, serialized_topology, const char *);
+    size_t size = F(args, PJRT_TopologyDescription_Deserialize_Args, serialized_topology_size, size_t);
+    pthread_mutex_lock(&g_lock);
+    int prefix = g_last_topology && size > 0 && size < g_last_topology_size && memcmp(bytes, g_last_topology, size) == 0;
+    if (prefix) {
+        F(args, PJRT_TopologyDescription_Deserialize_Args, serialized_topology, const char *) = g_last_topology;
+        F(args, PJRT_TopologyDescription_Deserialize_Args, serialized_topology_size, size_t) = g_last_topology_size;
+    }
+    void *error = CALL(TopologyDescription_Deserialize, args);
+    pthread_mutex_unlock(&g_lock);
+    F(args, PJRT_TopologyDescription_Deserialize_Args, serialized_topology, const char *) = bytes;
+    F(args, PJRT_TopologyDescription_Deserialize_Args, serialized_topology_size, size_t) = size;
+    return error;
+}
+
 static void *generic_struct_size_fixup(int slot, void *args) {
     slot_fn real = (slot_fn)real_slot(slot);
     size_t expected = pjrt_slot_args_size[slot];
@@ -1683,6 +1754,13 @@ static void install_defect(void) {
         case D_STABLEHLO_VERSION_OVERCLAIMED:
             WRAP(Plugin_Attributes, w_plugin_attributes_overclaimed);
             WRAP(Client_Compile, w_client_compile);
+            break;
+        case D_FOR_EACH_PAYLOAD_ERROR: WRAP(Error_ForEachPayload, w_error_for_each_payload); break;
+        case D_DEVICE_ATTRIBUTES_NULL_DELETER: WRAP(Device_GetAttributes, w_device_get_attributes); break;
+        case D_TOPOLOGY_FINGERPRINT_CHANGES: WRAP(TopologyDescription_Fingerprint, w_topology_fingerprint); break;
+        case D_TOPOLOGY_DESERIALIZE_READS_PAST_SIZE:
+            WRAP(TopologyDescription_Serialize, w_topology_serialize);
+            WRAP(TopologyDescription_Deserialize, w_topology_deserialize);
             break;
         default: break;
     }

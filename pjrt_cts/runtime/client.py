@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.abi.callbacks import OnDeleteCallback
-from pjrt_cts.abi.enums import BufferType, HostBufferSemantics
+from pjrt_cts.abi.enums import BufferType, ErrorCode, HostBufferSemantics, ProcessState
 from pjrt_cts.runtime.buffer import Buffer, _buffer_destroyer
 from pjrt_cts.runtime.compile_options import compile_options_bytes
 from pjrt_cts.runtime.device import Device, Memory, read_handles, read_string
@@ -103,6 +104,18 @@ class Client(OwnedHandle):
     def lookup_addressable_device(self, local_hardware_id: int) -> Device:
         args = self._call("LookupAddressableDevice", structs.PJRT_Client_LookupAddressableDevice_Args, local_hardware_id=local_hardware_id)
         return self.device_for(args.addressable_device)
+
+    def update_global_process_info(self, infos: Sequence["ProcessInfo"]) -> None:
+        """PJRT_Client_UpdateGlobalProcessInfo (0.73+): tell the client the state of every process of the job."""
+        array = (structs.PJRT_ProcessInfo * max(1, len(infos)))()
+        messages = [ctypes.create_string_buffer(info.error_message.encode()) for info in infos]
+        for slot, info, message in zip(array, infos, messages):
+            slot.struct_size = structs.PJRT_ProcessInfo.STRUCT_SIZE
+            slot.task_id, slot.incarnation_id, slot.state = info.task_id, info.incarnation_id, int(info.state)
+            slot.error_code = int(info.error_code)
+            slot.error_message, slot.error_message_size = ctypes.addressof(message), len(info.error_message.encode())
+        self._call("UpdateGlobalProcessInfo", structs.PJRT_Client_UpdateGlobalProcessInfo_Args,
+                   process_infos=ctypes.addressof(array), num_process_infos=len(infos))
 
     def default_device_assignment(self, num_replicas: int, num_partitions: int, buffer_size: int | None = None) -> list[int]:
         size = num_replicas * num_partitions if buffer_size is None else buffer_size
@@ -279,6 +292,17 @@ class Client(OwnedHandle):
 
     def __repr__(self) -> str:
         return f"<Client {self.platform_name if not self.closed else 'closed'}>"
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    """One process of a multi-process job, as PJRT_ProcessInfo tells a client about it."""
+
+    task_id: int
+    incarnation_id: int
+    state: ProcessState | int  # an int: values outside the enum, for rejection tests
+    error_code: ErrorCode = ErrorCode.OK
+    error_message: str = ""
 
 
 # on_delete trampolines of views: never released, a plugin may call one after the view is gone.

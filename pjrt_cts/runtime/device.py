@@ -1,16 +1,22 @@
-"""PJRT_Device, PJRT_DeviceDescription and PJRT_Memory views (owned by the client: never freed here)."""
+"""PJRT_Device, PJRT_DeviceDescription and PJRT_Memory views (owned by the client: never freed here), and what a
+device hands out that the caller frees: its attribute list (PJRT_Device_GetAttributes) and async tracking events."""
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import PjrtStruct
-from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
+from pjrt_cts.abi.callbacks import SerializedDeleter
+from pjrt_cts.abi.enums import ErrorCode
+from pjrt_cts.runtime.handles import OwnedHandle
+from pjrt_cts.runtime.named_values import NamedValue, NamedValueArray, read_named_value_items
 
 if TYPE_CHECKING:
     from pjrt_cts.runtime.client import Client
+    from pjrt_cts.runtime.plugin import Plugin
 
 
 def read_string(pointer: int | None, size: int) -> str:
@@ -22,12 +28,12 @@ def read_handles(pointer: int | None, count: int) -> list[int]:
 
 
 class DeviceDescription:
-    """PJRT_DeviceDescription: what a device is, valid as long as its client (or topology)."""
+    """PJRT_DeviceDescription: what a device is, valid as long as its client or topology (`owner`, kept alive)."""
 
-    def __init__(self, client: "Client", handle: int) -> None:
-        self.client = client
-        self.plugin = client.plugin
+    def __init__(self, plugin: "Plugin", handle: int, owner: object = None) -> None:
+        self.plugin = plugin
         self.handle = handle
+        self._owner = owner
 
     def _get(self, name: str, struct: type[PjrtStruct]) -> PjrtStruct:
         return self.plugin.call("DeviceDescription_" + name, struct(device_description=self.handle))
@@ -69,7 +75,7 @@ class Device:
     @cached_property
     def description(self) -> DeviceDescription:
         args = self.plugin.call("Device_GetDescription", structs.PJRT_Device_GetDescription_Args(device=self.handle))
-        return DeviceDescription(self.client, args.device_description)
+        return DeviceDescription(self.plugin, args.device_description, self.client)
 
     @property
     def id(self) -> int:
@@ -116,8 +122,61 @@ class Device:
                 stats[name[: -len("_is_set")]] = int(getattr(args, name[: -len("_is_set")]))
         return stats
 
+    def read_attributes(self) -> "DeviceAttributes":
+        """PJRT_Device_GetAttributes (0.92+): the list copied, then freed through the plugin's attributes_deleter."""
+        args = self.plugin.call("Device_GetAttributes", structs.PJRT_Device_GetAttributes_Args(device=self.handle))
+        items = read_named_value_items(args.attributes, args.num_attributes)
+        if args.attributes_deleter:
+            SerializedDeleter(args.attributes_deleter)(args.device_attributes)
+        return DeviceAttributes(items, freed=bool(args.attributes_deleter))
+
+    def create_async_tracking_event(self, description: str) -> "AsyncTrackingEvent | None":
+        """PJRT_Device_CreateAsyncTrackingEvent (0.86+); None when the plugin succeeds without an event (a device
+        that tracks nothing)."""
+        text = description.encode()
+        buffer = ctypes.create_string_buffer(text, max(1, len(text)))
+        args = self.plugin.call("Device_CreateAsyncTrackingEvent", structs.PJRT_Device_CreateAsyncTrackingEvent_Args(
+            device=self.handle, description=ctypes.addressof(buffer), description_size=len(text)))
+        return AsyncTrackingEvent(self.plugin, args.event) if args.event else None
+
+    def clear_memory_stats(self) -> None:
+        """PJRT_Device_ClearMemoryStats (0.106+)."""
+        self.plugin.call("Device_ClearMemoryStats", structs.PJRT_Device_ClearMemoryStats_Args(device=self.handle))
+
+    def poison_execution(self, launch_id: int, code: ErrorCode, message: str,
+                         payload: Mapping[str, str] | None = None) -> bool:
+        """PJRT_Device_PoisonExecution (0.85+; `payload` 0.100+): make the earliest unfinished execution of
+        `launch_id` on this device fail with `code` and `message`. Returns `poisoned` (false: no such execution)."""
+        text = message.encode()
+        buffer = ctypes.create_string_buffer(text, max(1, len(text)))
+        values = NamedValueArray(payload or {})
+        args = structs.PJRT_Device_PoisonExecution_Args(
+            device=self.handle, launch_id=launch_id, error_code=int(code), error_message=ctypes.addressof(buffer),
+            error_message_size=len(text), payload=values.pointer, num_payload=values.count)
+        self.plugin.call("Device_PoisonExecution", args)
+        return bool(args.poisoned)
+
     def __repr__(self) -> str:
         return f"<Device id={self.id} kind={self.kind!r}>"
+
+
+@dataclass(frozen=True)
+class DeviceAttributes:
+    """What PJRT_Device_GetAttributes returned: the attributes in plugin order (duplicates kept), and whether they
+    were freed (a NULL attributes_deleter leaves them allocated: JAX CHECKs it is non-NULL)."""
+
+    items: list[tuple[str, NamedValue]]
+    freed: bool
+
+
+class AsyncTrackingEvent(OwnedHandle):
+    """PJRT_AsyncTrackingEvent: destroyed with PJRT_AsyncTrackingEvent_Destroy."""
+
+    def __init__(self, plugin: "Plugin", handle: int) -> None:
+        def destroy(h: int) -> None:
+            plugin.call("AsyncTrackingEvent_Destroy", structs.PJRT_AsyncTrackingEvent_Destroy_Args(event=h))
+
+        self._own(handle, destroy)
 
 
 class Memory:

@@ -3,14 +3,22 @@ from __future__ import annotations
 
 
 class PjrtError(Exception):
-    """A PJRT_Error returned by a plugin function (already destroyed; its code and message copied)."""
+    """A PJRT_Error returned by a plugin function (already destroyed; its code, message and payloads copied)."""
 
-    def __init__(self, function: str, code: str, message: str, code_value: int | None = None) -> None:
+    def __init__(self, function: str, code: str, message: str, code_value: int | None = None, *,
+                 payloads: dict[bytes, bytes] | None = None, payload_problem: str | None = None) -> None:
         self.function = function  # e.g. "PJRT_Client_Compile"
         self.code = code  # enum name, e.g. "INVALID_ARGUMENT"
         self.code_value = code_value
         self.message = message
+        self.payloads = payloads or {}  # PJRT_Error_ForEachPayload: type URL -> serialized payload
+        self.payload_problem = payload_problem  # why the payloads could not be read (pjrt_cts.runtime.payloads)
         super().__init__(f"{function} failed: {code}: {message}")
+
+    def as_error_of(self, function: str) -> "PjrtError":
+        """The same error, reported as `function`'s (an event's error surfacing through the call that awaited it)."""
+        return PjrtError(function, self.code, self.message, self.code_value, payloads=self.payloads,
+                         payload_problem=self.payload_problem)
 
 
 class MissingFunction(Exception):

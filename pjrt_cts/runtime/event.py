@@ -41,7 +41,7 @@ class Event(OwnedHandle):
         """PJRT_Event_Await; raises the event's error as PjrtError."""
         error = self.plugin.call_status("Event_Await", structs.PJRT_Event_Await_Args(event=self.handle))
         if error is not None:
-            raise PjrtError(error.function, error.code, error.message, error.code_value)
+            raise error.as_error_of(error.function)
 
     def set(self, code: ErrorCode = ErrorCode.OK, message: str = "") -> None:
         data = message.encode()
@@ -94,4 +94,4 @@ def wait_and_destroy(plugin: "Plugin", handle: int, what: str) -> None:
     error = plugin.call_status("Event_Await", structs.PJRT_Event_Await_Args(event=handle))
     plugin.call("Event_Destroy", structs.PJRT_Event_Destroy_Args(event=handle))
     if error is not None:
-        raise PjrtError(what, error.code, error.message, error.code_value)
+        raise error.as_error_of(what)

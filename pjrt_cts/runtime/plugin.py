@@ -17,6 +17,7 @@ from pjrt_cts.runtime import calltimes
 from pjrt_cts.runtime.hooks import CallHook, add_call_hook, call_hooks, remove_call_hook
 from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
+from pjrt_cts.runtime.payloads import read_payloads
 
 _ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)  # a call returns the args struct it was given
 calltimes.install_if_requested()  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
@@ -52,6 +53,7 @@ class Plugin:
         self.api_version_struct_size = int(head.pjrt_api_version.struct_size)
         self.extension_start = int(head.extension_start or 0)
         self._pointers = self._read_slot_pointers()
+        self._has_payloads = self.has("Error_ForEachPayload")  # read on every error: looked up once
         self._functions: dict[str, Callable[..., Any]] = {}
         self._attribute_items: list[tuple[str, NamedValue]] | None = None
 
@@ -198,14 +200,19 @@ class Plugin:
         return args, self.call_status(name, args)
 
     def consume_error(self, error: int, function: str) -> PjrtError:
-        """Copy code and message out of a PJRT_Error, destroy it, and return the PjrtError."""
+        """Copy code, message and payloads out of a PJRT_Error, destroy it, and return the PjrtError."""
         code_value, message = self.inspect_error(error)
+        payloads, problem = read_payloads(self, error, function) if self._has_payloads else ({}, None)
         self.destroy_error(error)
+        return PjrtError(function, self.error_code_name(code_value), message, code_value, payloads=payloads,
+                         payload_problem=problem)
+
+    @staticmethod
+    def error_code_name(code_value: int) -> str:
         try:
-            code = ErrorCode(code_value).name
+            return ErrorCode(code_value).name
         except ValueError:
-            code = f"UNKNOWN_CODE_{code_value}"
-        return PjrtError(function, code, message, code_value)
+            return f"UNKNOWN_CODE_{code_value}"
 
     def inspect_error(self, error: int) -> tuple[int, str]:
         message_args = structs.PJRT_Error_Message_Args(error=error)

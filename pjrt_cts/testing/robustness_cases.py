@@ -544,6 +544,23 @@ def null_device_get_description() -> None:
 
 
 @case
+def null_async_tracking_event_destroy() -> None:
+    call('AsyncTrackingEvent_Destroy', structs.PJRT_AsyncTrackingEvent_Destroy_Args(event=None))
+
+
+@case
+def null_device_create_async_tracking_event() -> None:
+    text = ctypes.create_string_buffer(b"pjrt-cts")
+    call('Device_CreateAsyncTrackingEvent', structs.PJRT_Device_CreateAsyncTrackingEvent_Args(
+        device=None, description=ctypes.addressof(text), description_size=8))
+
+
+@case
+def null_device_clear_memory_stats() -> None:
+    call('Device_ClearMemoryStats', structs.PJRT_Device_ClearMemoryStats_Args(device=None))
+
+
+@case
 def null_executable_num_outputs() -> None:
     call('Executable_NumOutputs', structs.PJRT_Executable_NumOutputs_Args(executable=None))
 

@@ -25,7 +25,7 @@ def test_description_id_matches_lookup(client: Any, devices: list[Any], index: i
 @pytest.mark.parametrize("index", DEVICE_INDEXES)
 def test_description_is_stable(devices: list[Any], index: int) -> None:
     device = devices[index]
-    again = DeviceDescription(device.client, device.description.handle)
+    again = DeviceDescription(device.plugin, device.description.handle)
     assert (again.id, again.kind) == (device.id, device.kind), (
         f"PJRT_DeviceDescription of device {device.id} should answer the same id and kind each time, "
         f"but answered {(again.id, again.kind)} after {(device.id, device.kind)}"

@@ -1,11 +1,13 @@
 """PJRT_Compile against a PJRT_TopologyDescription: device-less (ahead-of-time) compilation.
 
-The topology comes from PJRT_Client_TopologyDescription (client-owned). A plugin without a device-less
+The topology comes from PJRT_Client_TopologyDescription (client-owned), or from its serialization deserialized (the
+topology a framework ships to where the devices are). A plugin without a device-less
 compiler (slot absent, or UNIMPLEMENTED from PJRT_Client_TopologyDescription / PJRT_Compile) is NOT_SUPPORTED;
 any other error of a present slot is a FAIL.
 """
 from __future__ import annotations
 
+from pjrt_cts.runtime import Topology
 from pjrt_cts.runtime.aot import client_topology, compile_for_topology, load_executable
 from pjrt_cts.testing import (ADD, assert_matches_program, expect_rejection, programs_param, requires, run,
                               unsupported_if_unimplemented)
@@ -55,6 +57,23 @@ def test_topology_executable_loads_and_runs(client, program):
             inputs = program.inputs()
             assert_matches_program(program, run(loaded, client, inputs), inputs,
                                    "PJRT_LoadedExecutable_Execute of a PJRT_Compile result loaded with PJRT_Client_Load")
+
+
+@requires("Client_Load", "TopologyDescription_Serialize", "TopologyDescription_Deserialize")
+@programs_param(["add_f32", "dot_f32"])
+def test_deserialized_topology_executable_loads_and_runs(client, program):
+    """Ahead-of-time compilation as frameworks do it: the topology serialized, deserialized (PJRT_TopologyDescription_
+    Deserialize), compiled for without a client, loaded onto the client's devices; the results are the program's."""
+    _aot_compile(client, program.text).close()  # device-less compile works at all (else NOT_SUPPORTED)
+    serialized = Topology.of_client(client).serialize()
+    with unsupported_if_unimplemented("PJRT_TopologyDescription_Deserialize"):
+        deserialized = Topology.deserialize(client.plugin, serialized)
+    with deserialized, compile_for_topology(client, deserialized.handle, program.text) as executable:
+        with load_executable(client, executable) as loaded:
+            inputs = program.inputs()
+            assert_matches_program(program, run(loaded, client, inputs), inputs,
+                                   "PJRT_LoadedExecutable_Execute of a PJRT_Compile result for a deserialized topology, "
+                                   "loaded with PJRT_Client_Load")
 
 
 @requires("Executable_Serialize", "Executable_DeserializeAndLoad")

@@ -498,3 +498,40 @@ def test_mid_size_mutant_scales_dot_and_reduce_results_of_mid_size_programs_only
         for output, plain in zip(got, want):
             expected = plain * np.float32(1.01) if edited else plain
             assert output.tobytes() == expected.astype(np.float32).tobytes(), (program.splitlines()[0], edited)
+
+
+# ---- errors, devices, topologies (issue 50A) ----------------------------------------------------------------------
+
+def test_for_each_payload_mutant_makes_every_error_unreadable(load_proxy) -> None:
+    with load_proxy("for_each_payload_error").create_client({"cpu_device_count": 1}) as client:
+        with pytest.raises(PjrtError) as raised:
+            client.lookup_device(-1)
+    assert raised.value.code == "INVALID_ARGUMENT"  # the error itself is intact
+    assert raised.value.payload_problem and "returned INTERNAL: proxy defect for_each_payload_error" in raised.value.payload_problem
+
+
+def test_device_attributes_mutant_drops_the_deleter(load_proxy) -> None:
+    with load_proxy("device_attributes_null_deleter").create_client({"cpu_device_count": 1}) as client:
+        attributes = client.addressable_devices[0].read_attributes()
+    assert not attributes.freed
+
+
+def test_topology_fingerprint_mutant_changes_on_every_call(load_proxy) -> None:
+    from pjrt_cts.runtime import Topology
+
+    with load_proxy("topology_fingerprint_changes").create_client({"cpu_device_count": 1}) as client:
+        topology = Topology.of_client(client)
+        fingerprints = {topology.fingerprint for _ in range(3)}
+    assert len(fingerprints) == 3
+
+
+def test_topology_deserialize_mutant_reads_a_truncated_serialization_whole(load_proxy) -> None:
+    from pjrt_cts.runtime import Topology
+
+    proxy = load_proxy("topology_deserialize_reads_past_size")
+    with proxy.create_client({"cpu_device_count": 2}) as client:
+        serialized = Topology.of_client(client).serialize()
+        with Topology.deserialize(proxy, serialized[: len(serialized) // 2]) as accepted:
+            assert len(accepted.device_descriptions) == 2
+        with pytest.raises(PjrtError):  # bytes that are no prefix of it are still read as given
+            Topology.deserialize(proxy, b"\xff" * 64)
