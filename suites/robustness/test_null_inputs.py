@@ -40,6 +40,7 @@ NULL_HANDLES: dict[str, RiskyCase] = {
     "Device_GetDescription-device": RiskyCase("Device_GetDescription", "null_device_get_description"),
     "Executable_NumOutputs-executable": RiskyCase("Executable_NumOutputs", "null_executable_num_outputs"),
     "Event_Await-event": RiskyCase("Event_Await", "null_event_await"),
+    "ExecuteContext_Destroy-context": RiskyCase("ExecuteContext_Destroy", "null_execute_context_destroy"),
     "LoadedExecutable_Execute-options": RiskyCase("LoadedExecutable_Execute", "null_execute_options"),
 }
 
