@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import importlib.util
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +106,11 @@ def register_handler(ffi: Any, platform: str, target: str) -> None:
 
 
 def datum_type_id(ffi: Any) -> int:
-    """The type id of the Datum user data, registered once per process (a name registers once per registry)."""
+    """The type id of the Datum user data, registered once per plugin table in this process. A name registers once
+    per registry, and two tables may share one (a proxy and the plugin it wraps): each table gets a name of its own."""
     key = ffi.plugin.api_address
     if key not in _datum_type_ids:
-        _datum_type_ids[key] = ffi.register_type(DATUM_TYPE_NAME)
+        _datum_type_ids[key] = ffi.register_type(f"{DATUM_TYPE_NAME}.{uuid.uuid4().hex}")
     return _datum_type_ids[key]
 
 
