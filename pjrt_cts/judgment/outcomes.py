@@ -118,6 +118,7 @@ LAYERS = (
     "donation",
     "multidevice",
     "dlpack",
+    "extensions",
     "versioning",
     "robustness",
     "multiprocess",

@@ -39,8 +39,13 @@ def source_path(name: str) -> Path:
     return path
 
 
+def find_compiler() -> str | None:
+    """The C compiler helpers are built with: `$CC`, else cc, gcc or clang on PATH; None when there is none."""
+    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+
+
 def _compiler() -> str:
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    compiler = find_compiler()
     if not compiler:
         raise NativeBuildError("no C compiler found (set CC or install gcc, e.g. `apt-get install gcc`)")
     return compiler
@@ -89,7 +94,11 @@ def build_needed_bundle(libraries: Sequence[Path]) -> Path:
     return _compile(tail, "libpjrt_cts_bundle.so", key)
 
 
-def build_shared_library(name: str) -> Path:
-    """Path of the compiled `lib<name>.so`, compiling it first if the cache lacks it."""
+def build_shared_library(name: str, include_dirs: Sequence[Path] = ()) -> Path:
+    """Path of the compiled `lib<name>.so`, compiling it first if the cache lacks it. `include_dirs`: directories
+    of headers from outside this package (`-I`); their headers are part of the cache key, so another version of
+    them gets a fresh build."""
     source = source_path(name)
-    return _compile([str(source), *_LIBS], f"lib{name}.so", source.read_bytes())
+    headers = sorted(header for directory in include_dirs for header in Path(directory).rglob("*.h"))
+    key = source.read_bytes() + b"".join(header.read_bytes() for header in headers)
+    return _compile([*(f"-I{directory}" for directory in include_dirs), str(source), *_LIBS], f"lib{name}.so", key)

@@ -11,6 +11,7 @@ from typing import Any
 from pjrt_cts.abi import enums
 from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import PjrtStruct, RawStruct
+from pjrt_cts.abi.extensions import ffi
 from pjrt_cts.abi.slots import API_HEADER_SIZE, NUM_SLOTS, SLOT_SIZE, SLOTS, VOID_FUNCTIONS
 
 
@@ -48,6 +49,10 @@ def generate() -> str:
                               (enums.NamedValueType, "NV")):
         for member in enum_type:
             lines.append(f"#define {prefix}_{member.name} {int(member)}")
+    # The FFI extension's function offsets (pjrt_cts.abi.extensions.ffi): the proxy's FFI mutants replace them.
+    lines += [f"#define FFI_TYPE_REGISTER_OFFSET {ffi.TYPE_REGISTER_OFFSET}",
+              f"#define FFI_USER_DATA_ADD_OFFSET {ffi.USER_DATA_ADD_OFFSET}",
+              f"#define FFI_REGISTER_HANDLER_OFFSET {ffi.REGISTER_HANDLER_OFFSET}"]
     since = ", ".join(str(slot.since_minor) for slot in SLOTS)
     lines.append(f"static const int pjrt_slot_since_minor[PJRT_NUM_SLOTS] = {{{since}}};")
     sizes = []

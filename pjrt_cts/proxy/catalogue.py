@@ -454,6 +454,35 @@ DEFECTS: tuple[Defect, ...] = (
        "(serialized_topology_size ignored): truncated bytes are accepted",
        ["client.topology.test_deserialize_rejects_malformed_bytes[truncated]"],
        select=["client.topology.test_deserialize*"]),
+    # ---- execute context and the FFI extension (issue 50) ---------------------------------------------------------
+    _d("execute_ignores_context", "execute",
+       "PJRT_LoadedExecutable_Execute drops PJRT_ExecuteOptions.context: the program runs as if the caller passed none",
+       ["extensions.ffi.test_user_data_is_seen_inside_an_execution"],
+       layers=["execute", "extensions"],
+       select=["execute.execute_context.*", "extensions.ffi.test_user_data_of_a_context_destroyed_*"],
+       note="a context changes no values, so the execute layer's same-bits tests pass under it; a handler reading "
+            "the user data shows it (XLA:CPU's FFI runtime dereferences the missing context: CRASH of the isolated "
+            "test)"),
+    _d("execute_context_destroy_leaks", "execute",
+       "PJRT_ExecuteContext_Destroy returns success and never destroys the context",
+       ["execute.execute_context.test_create_destroy_pairs_do_not_leak"],
+       note="an XLA:CPU context holding one user datum is ~176 bytes: 50,000 pairs leak ~8 MiB against the test's "
+            "2 MiB bound", timeout=300.0),
+    _d("ffi_user_data_dropped", "extensions",
+       "FFI.user_data_add returns success without adding the user data to the context",
+       ["extensions.ffi.test_user_data_is_seen_inside_an_execution",
+        "extensions.ffi.test_user_data_of_a_context_destroyed_as_execute_returns_stays_its_own"],
+       layers=["extensions", "execute"],
+       select=["execute.execute_context.test_execute_with_ffi_user_data_gives_the_same_bits[*]"],
+       note="the custom call's handler finds no user data (NOT_FOUND from XLA's FFI runtime): the execution fails"),
+    _d("ffi_handler_ignored", "extensions",
+       "FFI.register_handler returns success without registering the handler",
+       ["extensions.ffi.test_registered_handler_computes_in_a_custom_call[*]",
+        "extensions.ffi.test_user_data_is_seen_inside_an_execution"],
+       select=["extensions.ffi.test_register_null_handler_is_invalid_argument",
+               "extensions.ffi.test_custom_call_to_an_unregistered_target_is_a_clean_error"],
+       note="what the XLA CPU plugins do for a handler XLA's FFI registry refuses (the waived defect "
+            "ffi-register-handler-drops-registration-errors), here for every handler"),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

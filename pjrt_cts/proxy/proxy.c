@@ -311,6 +311,10 @@ enum {
     D_DEVICE_ATTRIBUTES_NULL_DELETER,
     D_TOPOLOGY_FINGERPRINT_CHANGES,
     D_TOPOLOGY_DESERIALIZE_READS_PAST_SIZE,
+    D_EXECUTE_IGNORES_CONTEXT,
+    D_EXECUTE_CONTEXT_DESTROY_LEAKS,
+    D_FFI_USER_DATA_DROPPED,
+    D_FFI_HANDLER_IGNORED,
     D_COUNT
 };
 
@@ -392,6 +396,10 @@ static const char *const g_defect_names[D_COUNT] = {
     "device_attributes_null_deleter",
     "topology_fingerprint_changes",
     "topology_deserialize_reads_past_size",
+    "execute_ignores_context",
+    "execute_context_destroy_leaks",
+    "ffi_user_data_dropped",
+    "ffi_handler_ignored",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -451,6 +459,47 @@ static void make_extension_loop(void) {
     }
     F(previous, PJRT_Extension_Base, next, void *) = first;
     *(void **)(g_api + 8) = first;
+}
+
+/* FFI extension mutants: a copy of the extension chain in which one function of the FFI extension is replaced. The
+ * nodes up to and including FFI are copied (their `next` links change), the rest stay the real plugin's. A minimal,
+ * FFI-only version of mutating an extension function; a plugin whose FFI struct ends before `offset` is left alone. */
+static void replace_ffi_function(size_t offset, void *fn) {
+    const unsigned char *ffi = *(const unsigned char *const *)(g_real + 8);
+    for (int guard = 0; ffi && guard < 256 && F(ffi, PJRT_Extension_Base, type, int) != EXT_FFI; guard++)
+        ffi = F(ffi, PJRT_Extension_Base, next, const unsigned char *);
+    if (!ffi || F(ffi, PJRT_Extension_Base, type, int) != EXT_FFI || *(const size_t *)ffi < offset + sizeof(void *))
+        return;
+    unsigned char *previous = NULL;
+    for (const unsigned char *node = *(const unsigned char *const *)(g_real + 8); node;
+         node = F(node, PJRT_Extension_Base, next, const unsigned char *)) {
+        size_t size = *(const size_t *)node;
+        unsigned char *copy = malloc(size); /* process lifetime, like the plugin's own chain */
+        if (!copy) return;
+        memcpy(copy, node, size);
+        if (previous) F(previous, PJRT_Extension_Base, next, void *) = copy;
+        else *(void **)(g_api + 8) = copy;
+        previous = copy;
+        if (node == ffi) {
+            *(void **)(copy + offset) = fn;
+            return;
+        }
+    }
+}
+
+static void *w_ffi_user_data_add(void *args) {
+    (void)args; /* success, and the user data never reaches the context */
+    return NULL;
+}
+
+static void *w_ffi_register_handler(void *args) {
+    (void)args; /* success, and the handler is never registered */
+    return NULL;
+}
+
+static void *w_execute_context_destroy(void *args) {
+    (void)args; /* success, and the context is never destroyed */
+    return NULL;
 }
 
 /* stablehlo_version_overclaimed: the attributes claim one StableHLO minor more than the plugin's own
@@ -1383,13 +1432,18 @@ static void *w_execute(void *args) {
     size_t num_args = F(args, PJRT_LoadedExecutable_Execute_Args, num_args, size_t);
     uint64_t options_copy[64];
     int64_t *all_inputs = NULL;
-    if (options && (g_defect == D_NON_DONATABLE_IGNORED || g_defect == D_DONATION_KEEPS_INPUT)) {
+    if (options && (g_defect == D_NON_DONATABLE_IGNORED || g_defect == D_DONATION_KEEPS_INPUT ||
+                    g_defect == D_EXECUTE_IGNORES_CONTEXT)) {
         size_t size = *(const size_t *)options;
         if (size > sizeof options_copy) size = sizeof options_copy;
         memset(options_copy, 0, sizeof options_copy);
         memcpy(options_copy, options, size);
         *(size_t *)options_copy = size;
-        if (size >= OFF_PJRT_ExecuteOptions__num_non_donatable_input_indices + sizeof(size_t)) {
+        if (g_defect == D_EXECUTE_IGNORES_CONTEXT) {
+            if (size >= OFF_PJRT_ExecuteOptions__context + sizeof(void *))
+                F(options_copy, PJRT_ExecuteOptions, context, void *) = NULL;
+            F(args, PJRT_LoadedExecutable_Execute_Args, options, void *) = options_copy;
+        } else if (size >= OFF_PJRT_ExecuteOptions__num_non_donatable_input_indices + sizeof(size_t)) {
             if (g_defect == D_NON_DONATABLE_IGNORED) {
                 F(options_copy, PJRT_ExecuteOptions, non_donatable_input_indices, const int64_t *) = NULL;
                 F(options_copy, PJRT_ExecuteOptions, num_non_donatable_input_indices, size_t) = 0;
@@ -1762,6 +1816,11 @@ static void install_defect(void) {
             WRAP(TopologyDescription_Serialize, w_topology_serialize);
             WRAP(TopologyDescription_Deserialize, w_topology_deserialize);
             break;
+        case D_EXECUTE_IGNORES_CONTEXT: WRAP(LoadedExecutable_Execute, w_execute); break;
+        case D_EXECUTE_CONTEXT_DESTROY_LEAKS: WRAP(ExecuteContext_Destroy, w_execute_context_destroy); break;
+        case D_FFI_USER_DATA_DROPPED: replace_ffi_function(FFI_USER_DATA_ADD_OFFSET, (void *)w_ffi_user_data_add); break;
+        case D_FFI_HANDLER_IGNORED:
+            replace_ffi_function(FFI_REGISTER_HANDLER_OFFSET, (void *)w_ffi_register_handler); break;
         default: break;
     }
 }

@@ -18,6 +18,8 @@ from pjrt_cts.runtime.dtypes import buffer_type_of, dtype_of
 from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
 from pjrt_cts.runtime.event import Event
 from pjrt_cts.runtime.executable import Executable, LoadedExecutable
+from pjrt_cts.runtime.execute_context import ExecuteContext
+from pjrt_cts.runtime.ffi import FfiExtension
 from pjrt_cts.runtime.hooks import CallHook
 from pjrt_cts.runtime.layouts import MemoryLayout
 from pjrt_cts.runtime.plugin import ExtensionInfo, Plugin
@@ -27,7 +29,7 @@ from pjrt_cts.runtime.topology import ShapeProto, Topology
 __all__ = [
     "BufferType", "ErrorCode", "ExtensionType", "HostBufferSemantics", "ProcessState",
     "AsyncTrackingEvent", "Buffer", "CallHook", "Client", "CompileOptions", "Device", "DeviceAttributes", "DeviceDescription",
-    "Event", "Executable", "ExtensionInfo", "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin",
-    "PluginLoadError", "MissingFunction", "ProcessInfo", "ShapeProto", "Topology", "UnwrittenHostBytes",
+    "Event", "Executable", "ExecuteContext", "ExtensionInfo", "FfiExtension", "LoadedExecutable", "Memory", "MemoryLayout",
+    "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "ProcessInfo", "ShapeProto", "Topology", "UnwrittenHostBytes",
     "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",
 ]

@@ -18,6 +18,7 @@ from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 
 if TYPE_CHECKING:
     from pjrt_cts.runtime.client import Client
+    from pjrt_cts.runtime.execute_context import ExecuteContext
     from pjrt_cts.runtime.plugin import Plugin
 
 
@@ -238,10 +239,12 @@ class LoadedExecutable(OwnedHandle):
         launch_id: int = 0,
         want_device_events: bool = False,
         options: structs.PJRT_ExecuteOptions | None = None,
+        context: "ExecuteContext | None" = None,
     ) -> tuple[list[list[Buffer]], list[Event]]:
         """One row of arguments per addressable device; returns one row of outputs per device.
 
-        With want_device_events, also returns the per-device completion events (caller closes them).
+        With want_device_events, also returns the per-device completion events (caller closes them). `context` is
+        passed as PJRT_ExecuteOptions.context (API 0.64); the caller may destroy it as soon as this returns.
         """
         num_devices = len(argument_rows)
         num_args = len(argument_rows[0]) if num_devices else 0
@@ -253,16 +256,14 @@ class LoadedExecutable(OwnedHandle):
         events = (ctypes.c_void_p * num_devices)() if want_device_events else None
         opts = options if options is not None else self._options
         keepalive = None
-        if options is None:
-            if non_donatable_input_indices:
-                keepalive = (ctypes.c_int64 * len(non_donatable_input_indices))(*non_donatable_input_indices)
-                opts = structs.PJRT_ExecuteOptions(
-                    non_donatable_input_indices=ctypes.addressof(keepalive),
-                    num_non_donatable_input_indices=len(non_donatable_input_indices),
-                    launch_id=launch_id,
-                )
-            elif launch_id:
-                opts = structs.PJRT_ExecuteOptions(launch_id=launch_id)
+        if options is None and (non_donatable_input_indices or launch_id or context is not None):
+            keepalive = (ctypes.c_int64 * max(1, len(non_donatable_input_indices)))(*non_donatable_input_indices)
+            opts = structs.PJRT_ExecuteOptions(
+                non_donatable_input_indices=ctypes.addressof(keepalive) if non_donatable_input_indices else None,
+                num_non_donatable_input_indices=len(non_donatable_input_indices),
+                launch_id=launch_id,
+                context=context.handle if context is not None else None,
+            )
         args = structs.PJRT_LoadedExecutable_Execute_Args(
             executable=self.handle,
             options=ctypes.addressof(opts),

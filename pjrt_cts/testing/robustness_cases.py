@@ -571,6 +571,11 @@ def null_event_await() -> None:
 
 
 @case
+def null_execute_context_destroy() -> None:
+    call('ExecuteContext_Destroy', structs.PJRT_ExecuteContext_Destroy_Args(context=None))
+
+
+@case
 def null_execute_options() -> None:
     executable = client.compile(ADD)
     a = client.buffer_from_numpy(np.ones(4, np.float32))

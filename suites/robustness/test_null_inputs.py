@@ -44,6 +44,7 @@ NULL_HANDLES: dict[str, RiskyCase] = {
     "Device_ClearMemoryStats-device": RiskyCase("Device_ClearMemoryStats", "null_device_clear_memory_stats"),
     "Executable_NumOutputs-executable": RiskyCase("Executable_NumOutputs", "null_executable_num_outputs"),
     "Event_Await-event": RiskyCase("Event_Await", "null_event_await"),
+    "ExecuteContext_Destroy-context": RiskyCase("ExecuteContext_Destroy", "null_execute_context_destroy"),
     "LoadedExecutable_Execute-options": RiskyCase("LoadedExecutable_Execute", "null_execute_options"),
 }
 

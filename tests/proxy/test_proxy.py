@@ -1,11 +1,13 @@
 """The proxy plugin: builds from source, forwards faithfully, and its defects are observable."""
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -14,16 +16,20 @@ import pytest
 
 from pjrt_cts.abi.slots import SLOTS_BY_NAME
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.enums import ExtensionType
+from pjrt_cts.abi.extensions import ffi as ffi_abi
 from pjrt_cts.judgment.outcomes import LAYERS
-from pjrt_cts.native import NativeBuildError
+from pjrt_cts.native import NativeBuildError, find_compiler
 from pjrt_cts.proxy import (
     DEFECT_ENV, DEFECTS, DEFECTS_BY_NAME, PASSTHROUGH, TARGET_ENV, build_proxy, compiled_defect_names, proxy_environment,
 )
 from pjrt_cts.proxy.abi_header import generate
 from pjrt_cts.proxy.catalogue import ESCAPE_HATCHES, LEVEL_NAMES, TOLERATED
-from pjrt_cts.runtime import PjrtError, Plugin, default_plugin_path, legacy_plugin_path
+from pjrt_cts.runtime import ExecuteContext, FfiExtension, PjrtError, Plugin, default_plugin_path, legacy_plugin_path
 from pjrt_cts.runtime.errors import PluginLoadError
 from pjrt_cts.schema import CONTEXT_ENV
+from pjrt_cts.testing.ffi_handlers import (AFFINE, USER_DATA, Datum, affine_program, datum_type_id, ffi_handlers,
+                                          jaxlib_include_dir, register_handler, user_data_program)
 
 
 @pytest.fixture(scope="module")
@@ -535,3 +541,54 @@ def test_topology_deserialize_mutant_reads_a_truncated_serialization_whole(load_
             assert len(accepted.device_descriptions) == 2
         with pytest.raises(PjrtError):  # bytes that are no prefix of it are still read as given
             Topology.deserialize(proxy, b"\xff" * 64)
+# ---- execute contexts and the FFI extension (issue 50) ------------------------------------------------------------
+
+def _ffi_functions(plugin: Plugin) -> list[int]:
+    info = plugin.find_extension(ExtensionType.FFI)
+    assert info is not None
+    return [ctypes.c_void_p.from_address(info.address + offset).value or 0
+            for offset in (ffi_abi.TYPE_REGISTER_OFFSET, ffi_abi.USER_DATA_ADD_OFFSET, ffi_abi.REGISTER_HANDLER_OFFSET)]
+
+
+def test_ffi_mutants_replace_one_function_in_a_copy_of_the_extension_chain(load_proxy) -> None:
+    real = Plugin.load(default_plugin_path())
+    for defect, replaced in (("ffi_user_data_dropped", 1), ("ffi_handler_ignored", 2)):
+        mutant = load_proxy(defect)
+        assert [(e.type, e.struct_size) for e in mutant.extensions] == [(e.type, e.struct_size) for e in real.extensions]
+        assert mutant.extension_chain_problems() == []
+        changed = [i for i, (got, want) in enumerate(zip(_ffi_functions(mutant), _ffi_functions(real))) if got != want]
+        assert changed == [replaced], defect
+    assert _ffi_functions(load_proxy(PASSTHROUGH)) == _ffi_functions(real)
+
+
+@pytest.mark.skipif(jaxlib_include_dir() is None or find_compiler() is None,
+                    reason="needs jaxlib's xla/ffi/api/c_api.h and a C compiler")
+def test_ffi_mutants_succeed_and_drop_what_they_were_given(load_proxy) -> None:
+    mutant = load_proxy("ffi_handler_ignored")
+    with mutant.create_client({"cpu_device_count": 1}) as client:
+        target = f"pjrt_cts_ignored_{uuid.uuid4().hex}"
+        FfiExtension(mutant).register_handler(target, ffi_handlers().address(AFFINE), client.platform_name)
+        with pytest.raises(PjrtError, match="No FFI handler registered"):
+            client.compile(affine_program((4,), target))
+    mutant = load_proxy("ffi_user_data_dropped")
+    ffi = FfiExtension(mutant)
+    with mutant.create_client({"cpu_device_count": 1}) as client:
+        register_handler(ffi, client.platform_name, USER_DATA)
+        type_id, datum = datum_type_id(ffi), Datum.holding(2.0)
+        with client.compile(user_data_program(type_id, 4)) as executable, ExecuteContext.create(mutant) as context:
+            ffi.add_user_data(context, type_id, datum.address)
+            with pytest.raises(PjrtError, match="not found"):
+                executable.execute([client.buffer_from_numpy(np.zeros(4, np.float32))], context=context)[0].to_numpy()
+
+
+def test_execute_context_mutants_replace_their_slots(load_proxy) -> None:
+    real = Plugin.load(default_plugin_path())
+    leaks = load_proxy("execute_context_destroy_leaks")
+    assert leaks.slot_pointer("ExecuteContext_Destroy") != real.slot_pointer("ExecuteContext_Destroy")
+    ExecuteContext.create(leaks).close()  # Destroy answers success
+    ignores = load_proxy("execute_ignores_context")
+    assert ignores.slot_pointer("LoadedExecutable_Execute") != real.slot_pointer("LoadedExecutable_Execute")
+    with ignores.create_client({"cpu_device_count": 1}) as client, client.compile(_add_program(4)) as executable, \
+            ExecuteContext.create(ignores) as context:  # a program that reads no context still runs right
+        out = executable.execute([client.buffer_from_numpy(np.ones(4, np.float32))], context=context)[0]
+        np.testing.assert_array_equal(out.to_numpy(), [2, 2, 2, 2])
