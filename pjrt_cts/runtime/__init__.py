@@ -9,22 +9,27 @@
 """
 # The enums the client's API speaks (element types, error codes, host-buffer semantics, extension types).
 from pjrt_cts.abi.enums import BufferType, ErrorCode, ExtensionType, HostBufferSemantics
+from pjrt_cts.runtime.async_transfer import AsyncTransferManager, ShapeSpec
 from pjrt_cts.runtime.buffer import Buffer
 from pjrt_cts.runtime.client import Client, make_program
 from pjrt_cts.runtime.compile_options import CompileOptions, compile_options_bytes
 from pjrt_cts.runtime.defaults import default_plugin_path, legacy_plugin_path
+from pjrt_cts.runtime.deferred import AliasFulfilment, ControlDependency, RawCopyFuture
 from pjrt_cts.runtime.device import Device, DeviceDescription, Memory
+from pjrt_cts.runtime.device_stream import CopyToDeviceStream, HostRecvCallbacks
 from pjrt_cts.runtime.dtypes import buffer_type_of, dtype_of
 from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
 from pjrt_cts.runtime.event import Event
 from pjrt_cts.runtime.executable import Executable, LoadedExecutable
 from pjrt_cts.runtime.hooks import CallHook
-from pjrt_cts.runtime.layouts import MemoryLayout
+from pjrt_cts.runtime.layouts import LayoutView, MemoryLayout
 from pjrt_cts.runtime.plugin import ExtensionInfo, Plugin
 from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
 __all__ = [
     "BufferType", "ErrorCode", "ExtensionType", "HostBufferSemantics",
+    "AliasFulfilment", "AsyncTransferManager", "ControlDependency", "CopyToDeviceStream", "HostRecvCallbacks",
+    "LayoutView", "RawCopyFuture", "ShapeSpec",
     "Buffer", "CallHook", "Client", "CompileOptions", "Device", "DeviceDescription", "Event", "Executable", "ExtensionInfo",
     "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "UnwrittenHostBytes",
     "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",
