@@ -20,7 +20,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pjrt_cts.runtime import BufferType, ErrorCode, MemoryLayout, PjrtError, ShapeSpec, buffer_type_of, dtype_of
+from pjrt_cts.runtime import (AsyncTransferManager, BufferType, ErrorCode, MemoryLayout, PjrtError, ShapeSpec,
+                              buffer_type_of, dtype_of)
 from pjrt_cts.testing import (BlockedByFailure, assert_bit_exact, assert_buffer_error, assert_pending,
                               device_index_params, expect_rejection, refuse_or_succeed, requires, sample_array,
                               settled_error, unsupported_if_unimplemented)
@@ -300,6 +301,12 @@ def test_destroy_with_transfers_pending_never_hangs(client: Any, device: Any) ->
     assert error is not None, (
         f"a buffer whose manager was destroyed before its last chunk (is_last_transfer) became ready without error: "
         f"its contents were never all transferred ({len(chunk)} of {data.nbytes} bytes)")
+
+
+@pytest.mark.isolated  # a plugin that dereferences the manager crashes
+def test_destroy_of_a_null_manager_is_a_no_op(client: Any) -> None:
+    """The header: "Frees `transfer_manager`. `transfer_manager` can be nullptr." """
+    AsyncTransferManager(client, 0).close()
 
 
 # ---- misuse ---------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts.runtime import HostRecvCallbacks, PjrtError
+from pjrt_cts.runtime import CopyToDeviceStream, HostRecvCallbacks, PjrtError
 from pjrt_cts.testing import assert_same, requires, sample_array, settled_error, unsupported_if_unimplemented
 
 CHANNEL = 1
@@ -34,6 +34,12 @@ func.func @main() -> tensor<8xf32> {{
 
 pytestmark = requires("CopyToDeviceStream_Destroy", "CopyToDeviceStream_AddChunk", "CopyToDeviceStream_TotalBytes",
                       "CopyToDeviceStream_GranuleSize", "CopyToDeviceStream_CurrentBytes")
+
+
+@pytest.mark.isolated  # a plugin that dereferences the stream crashes
+def test_destroy_of_a_null_stream_is_a_no_op(plugin: Any) -> None:
+    """The header: "Frees `stream`. `stream` can be nullptr." (reachable without a recv)."""
+    CopyToDeviceStream(plugin, 0).close()
 
 
 @pytest.fixture(scope="module")
