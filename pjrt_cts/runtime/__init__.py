@@ -8,7 +8,7 @@
         print(exe.execute([x, x])[0].to_numpy())
 """
 # The enums the client's API speaks (element types, error codes, host-buffer semantics, extension types).
-from pjrt_cts.abi.enums import BufferType, ErrorCode, ExtensionType, HostBufferSemantics
+from pjrt_cts.abi.enums import BufferType, ErrorCode, ExtensionType, HostBufferSemantics, MemoryLayoutType
 from pjrt_cts.runtime.async_transfer import AsyncTransferManager, ShapeSpec
 from pjrt_cts.runtime.buffer import Buffer
 from pjrt_cts.runtime.client import Client, make_program
@@ -27,7 +27,7 @@ from pjrt_cts.runtime.plugin import ExtensionInfo, Plugin
 from pjrt_cts.runtime.readback import UnwrittenHostBytes
 
 __all__ = [
-    "BufferType", "ErrorCode", "ExtensionType", "HostBufferSemantics",
+    "BufferType", "ErrorCode", "ExtensionType", "HostBufferSemantics", "MemoryLayoutType",
     "AliasFulfilment", "AsyncTransferManager", "ControlDependency", "CopyToDeviceStream", "HostRecvCallbacks",
     "LayoutView", "RawCopyFuture", "ShapeSpec",
     "Buffer", "CallHook", "Client", "CompileOptions", "Device", "DeviceDescription", "Event", "Executable", "ExtensionInfo",

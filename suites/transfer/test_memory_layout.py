@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pjrt_cts.runtime import MemoryLayout
-from pjrt_cts.runtime.layouts import MemoryLayoutType
+from pjrt_cts.runtime import MemoryLayout, MemoryLayoutType
 from pjrt_cts.testing import requires, sample_array, unsupported_if_unimplemented
 
 GET_LAYOUT = "PJRT_Buffer_GetMemoryLayout"

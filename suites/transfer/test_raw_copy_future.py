@@ -111,8 +111,8 @@ def test_range_outside_the_buffer_is_an_error(source: Any, offset: int, size: in
             f"OUT_OF_RANGE, but failed with {error.code}: {error.message}")
         return
     future.fulfil(destination.ctypes.data)
-    error = completed(future, f"(offset={offset}, size={size}) of a 64-byte buffer")
-    assert error is not None, f"{FUTURE}(offset={offset}, size={size}) of a 64-byte buffer succeeded"
-    assert error.code in ("INVALID_ARGUMENT", "OUT_OF_RANGE"), (
+    event_error = completed(future, f"(offset={offset}, size={size}) of a 64-byte buffer")
+    assert event_error is not None, f"{FUTURE}(offset={offset}, size={size}) of a 64-byte buffer succeeded"
+    assert event_error.code in ("INVALID_ARGUMENT", "OUT_OF_RANGE"), (
         f"the event of {FUTURE}(offset={offset}, size={size}) of a 64-byte buffer should carry INVALID_ARGUMENT or "
-        f"OUT_OF_RANGE, but carries {error.code}: {error.message}")
+        f"OUT_OF_RANGE, but carries {event_error.code}: {event_error.message}")
