@@ -26,3 +26,10 @@ CallbackErrorFunction = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int, ctypes.c
 KeyValueCallback = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
 # void (*value_deleter_callback)(char* value).
 ValueDeleterCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# void (*)(PJRT_Buffer_CopyRawToHostFuture_Callback_Args*) and void (*)(PJRT_Buffer_DonateWithControlDependency_
+# Callback_Args*): a function the plugin hands out, which the caller calls once to complete deferred work.
+CompletionCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# void (*PJRT_RecvCallback)(PJRT_CopyToDeviceStream* stream, void* user_arg): the callee owns the stream.
+RecvCallback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+# void (*deleter)(void* data, void* deleter_arg) of PJRT_Chunk: the plugin calls it once it is done with the data.
+ChunkDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)

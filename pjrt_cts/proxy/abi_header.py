@@ -46,7 +46,8 @@ def generate() -> str:
         for field in (entry[0] for entry in struct._fields_):
             lines.append(f"#define OFF_{name}__{field} {getattr(struct, field).offset}")
     for enum_type, prefix in ((enums.ErrorCode, "ERR"), (enums.BufferType, "BT"), (enums.ExtensionType, "EXT"),
-                              (enums.NamedValueType, "NV")):
+                              (enums.NamedValueType, "NV"), (enums.MemoryLayoutType, "LAYOUT"),
+                              (enums.HostBufferSemantics, "HBS")):
         for member in enum_type:
             lines.append(f"#define {prefix}_{member.name} {int(member)}")
     # The FFI extension's function offsets (pjrt_cts.abi.extensions.ffi): the proxy's FFI mutants replace them.

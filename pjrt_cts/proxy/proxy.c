@@ -315,6 +315,14 @@ enum {
     D_EXECUTE_CONTEXT_DESTROY_LEAKS,
     D_FFI_USER_DATA_DROPPED,
     D_FFI_HANDLER_IGNORED,
+    D_TRANSFER_CHUNKS_AT_OFFSET_ZERO,
+    D_UNINITIALIZED_DIMS_REVERSED,
+    D_ALIAS_FULFILLED_WITH_OTHER_DATA,
+    D_RAW_COPY_FUTURE_OFFSET_IGNORED,
+    D_BITCAST_IGNORES_NEW_TYPE,
+    D_DEPENDENCY_IGNORED_BY_DONATION,
+    D_MEMORY_LAYOUT_REVERSED,
+    D_DMA_MAP_IS_A_NO_OP,
     D_COUNT
 };
 
@@ -400,6 +408,14 @@ static const char *const g_defect_names[D_COUNT] = {
     "execute_context_destroy_leaks",
     "ffi_user_data_dropped",
     "ffi_handler_ignored",
+    "transfer_chunks_at_offset_zero",
+    "uninitialized_dims_reversed",
+    "alias_fulfilled_with_other_data",
+    "raw_copy_future_offset_ignored",
+    "bitcast_ignores_new_type",
+    "dependency_ignored_by_donation",
+    "memory_layout_reversed",
+    "dma_map_is_a_no_op",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -1720,8 +1736,172 @@ static slot_fn const k_fixups[150] = {R1(0) R1(1) R1(2) R1(3) R1(4) R1(5) R1(6) 
     R10(1) R10(2) R10(3) R10(4) R10(5) R10(6) R10(7) R10(8) R10(9) R10(10) R10(11) R10(12) R10(13) R10(14)};
 _Static_assert(PJRT_NUM_SLOTS <= 150, "more slots than fixup trampolines");
 
+/* ---- the transfer family (issue 50, 50B) ------------------------------------------------------------ */
+/* transfer_chunks_at_offset_zero: every TransferData chunk lands at byte 0 of its buffer. */
+static void *w_transfer_data(void *args) {
+    F(args, PJRT_AsyncHostToDeviceTransferManager_TransferData_Args, offset, int64_t) = 0;
+    return CALL(AsyncHostToDeviceTransferManager_TransferData, args);
+}
+
+/* uninitialized_dims_reversed: CreateUninitializedBuffer makes the transposed shape (f32[2,3] -> f32[3,2]). */
+static void *w_create_uninitialized_buffer(void *args) {
+    const int64_t *dims = F(args, PJRT_Client_CreateUninitializedBuffer_Args, shape_dims, const int64_t *);
+    size_t rank = F(args, PJRT_Client_CreateUninitializedBuffer_Args, shape_num_dims, size_t);
+    int64_t *reversed = rank && dims ? ring_alloc(rank * sizeof(int64_t)) : NULL;
+    if (!reversed) return CALL(Client_CreateUninitializedBuffer, args);
+    for (size_t i = 0; i < rank; i++) reversed[i] = dims[rank - 1 - i];
+    F(args, PJRT_Client_CreateUninitializedBuffer_Args, shape_dims, const int64_t *) = reversed;
+    void *error = CALL(Client_CreateUninitializedBuffer, args);
+    F(args, PJRT_Client_CreateUninitializedBuffer_Args, shape_dims, const int64_t *) = dims;
+    return error;
+}
+
+/* A new buffer with `buffer`'s shape, device and memory holding its data with one bit of the last byte flipped
+ * (NULL when any step fails: the caller then leaves the call as it was). */
+static void *altered_copy(void *client, void *buffer) {
+    ARGS(q, PJRT_Buffer_ToHostBuffer_Args);
+    F(q, PJRT_Buffer_ToHostBuffer_Args, src, void *) = buffer;
+    void *error = CALL(Buffer_ToHostBuffer, q);
+    size_t size = error ? 0 : F(q, PJRT_Buffer_ToHostBuffer_Args, dst_size, size_t);
+    destroy_error(error);
+    unsigned char *host = size ? malloc(size) : NULL;
+    if (!host) return NULL;
+    F(q, PJRT_Buffer_ToHostBuffer_Args, dst, void *) = host;
+    error = CALL(Buffer_ToHostBuffer, q);
+    if (!error) error = await_event(F(q, PJRT_Buffer_ToHostBuffer_Args, event, void *));
+    destroy_event(F(q, PJRT_Buffer_ToHostBuffer_Args, event, void *));
+    ARGS(d, PJRT_Buffer_Dimensions_Args);
+    F(d, PJRT_Buffer_Dimensions_Args, buffer, void *) = buffer;
+    if (!error) error = CALL(Buffer_Dimensions, d);
+    ARGS(dev, PJRT_Buffer_Device_Args);
+    F(dev, PJRT_Buffer_Device_Args, buffer, void *) = buffer;
+    if (!error) error = CALL(Buffer_Device, dev);
+    ARGS(m, PJRT_Buffer_Memory_Args);
+    F(m, PJRT_Buffer_Memory_Args, buffer, void *) = buffer;
+    if (!error) error = CALL(Buffer_Memory, m);
+    void *copy = NULL;
+    if (!error) {
+        host[size - 1] ^= 0x40;
+        ARGS(b, PJRT_Client_BufferFromHostBuffer_Args);
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, client, void *) = client;
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, data, const void *) = host;
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, type, int) = buffer_element_type(buffer);
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, dims, const int64_t *) = F(d, PJRT_Buffer_Dimensions_Args, dims, const int64_t *);
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, num_dims, size_t) = F(d, PJRT_Buffer_Dimensions_Args, num_dims, size_t);
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, host_buffer_semantics, int) = HBS_IMMUTABLE_ONLY_DURING_CALL;
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, device, void *) = F(dev, PJRT_Buffer_Device_Args, device, void *);
+        F(b, PJRT_Client_BufferFromHostBuffer_Args, memory, void *) = F(m, PJRT_Buffer_Memory_Args, memory, void *);
+        error = CALL(Client_BufferFromHostBuffer, b);
+        if (!error) {
+            void *done = F(b, PJRT_Client_BufferFromHostBuffer_Args, done_with_host_buffer, void *);
+            destroy_error(await_event(done));
+            destroy_event(done);
+            copy = F(b, PJRT_Client_BufferFromHostBuffer_Args, buffer, void *);
+        }
+    }
+    destroy_error(error);
+    free(host);
+    return copy;
+}
+
+static void destroy_buffer(void *buffer) {
+    ARGS(a, PJRT_Buffer_Destroy_Args);
+    F(a, PJRT_Buffer_Destroy_Args, buffer, void *) = buffer;
+    destroy_error(CALL(Buffer_Destroy, a));
+}
+
+/* alias_fulfilled_with_other_data: FulfillAliasBuffer with a buffer fulfils the alias with a copy of it whose
+ * last byte has a bit flipped (the alias holds its own reference: the copy is released at once). */
+static void *w_fulfill_alias_buffer(void *args) {
+    void *buffer = F(args, PJRT_Client_FulfillAliasBuffer_Args, buffer, void *);
+    if (!buffer || F(args, PJRT_Client_FulfillAliasBuffer_Args, status_code, int) != ERR_OK)
+        return CALL(Client_FulfillAliasBuffer, args);
+    void *copy = altered_copy(F(args, PJRT_Client_FulfillAliasBuffer_Args, client, void *), buffer);
+    if (!copy) return CALL(Client_FulfillAliasBuffer, args);
+    F(args, PJRT_Client_FulfillAliasBuffer_Args, buffer, void *) = copy;
+    void *error = CALL(Client_FulfillAliasBuffer, args);
+    F(args, PJRT_Client_FulfillAliasBuffer_Args, buffer, void *) = buffer;
+    destroy_buffer(copy);
+    return error;
+}
+
+/* raw_copy_future_offset_ignored: CopyRawToHostFuture copies from byte 0 whatever offset is asked. */
+static void *w_copy_raw_to_host_future(void *args) {
+    int64_t offset = F(args, PJRT_Buffer_CopyRawToHostFuture_Args, offset, int64_t);
+    F(args, PJRT_Buffer_CopyRawToHostFuture_Args, offset, int64_t) = 0;
+    void *error = CALL(Buffer_CopyRawToHostFuture, args);
+    F(args, PJRT_Buffer_CopyRawToHostFuture_Args, offset, int64_t) = offset;
+    return error;
+}
+
+/* bitcast_ignores_new_type: Bitcast keeps the source's element type (dims and layout as asked). */
+static void *w_bitcast(void *args) {
+    int asked = F(args, PJRT_Buffer_Bitcast_Args, element_type, int);
+    int source = buffer_element_type(F(args, PJRT_Buffer_Bitcast_Args, buffer, void *));
+    if (source != BT_INVALID) F(args, PJRT_Buffer_Bitcast_Args, element_type, int) = source;
+    void *error = CALL(Buffer_Bitcast, args);
+    F(args, PJRT_Buffer_Bitcast_Args, element_type, int) = asked;
+    return error;
+}
+
+/* dependency_ignored_by_donation: DonateWithControlDependency completes the dependency itself at once, so the new
+ * buffer is ready before the caller says so; the caller gets a callback that does nothing. */
+static void ignored_dependency(void *callback_args) { (void)callback_args; }
+
+static void *w_donate_with_control_dependency(void *args) {
+    void *error = CALL(Buffer_DonateWithControlDependency, args);
+    if (error) return error;
+    typedef void (*dependency_fn)(void *);
+    dependency_fn real = F(args, PJRT_Buffer_DonateWithControlDependency_Args, dependency_ready_callback, dependency_fn);
+    ARGS(c, PJRT_Buffer_DonateWithControlDependency_Callback_Args);
+    F(c, PJRT_Buffer_DonateWithControlDependency_Callback_Args, callback_data, void *) =
+        F(args, PJRT_Buffer_DonateWithControlDependency_Args, callback_data, void *);
+    F(c, PJRT_Buffer_DonateWithControlDependency_Callback_Args, error_code, int) = ERR_OK;
+    if (real) real(c);
+    F(args, PJRT_Buffer_DonateWithControlDependency_Args, callback_data, void *) = NULL;
+    F(args, PJRT_Buffer_DonateWithControlDependency_Args, dependency_ready_callback, dependency_fn) = ignored_dependency;
+    return NULL;
+}
+
+/* memory_layout_reversed: GetMemoryLayout reports a tiled layout's minor_to_major reversed. */
+static void *w_get_memory_layout(void *args) {
+    void *error = CALL(Buffer_GetMemoryLayout, args);
+    if (error) return error;
+    unsigned char *layout = (unsigned char *)args + OFF_PJRT_Buffer_GetMemoryLayout_Args__layout;
+    if (*(int *)(layout + OFF_PJRT_Buffer_MemoryLayout__type) != LAYOUT_TILED) return NULL; /* strides: untouched */
+    unsigned char *tiled = layout + OFF_PJRT_Buffer_MemoryLayout__layout;
+    const int64_t *m2m = *(const int64_t **)(tiled + OFF_PJRT_Buffer_MemoryLayout_Tiled__minor_to_major);
+    size_t rank = *(size_t *)(tiled + OFF_PJRT_Buffer_MemoryLayout_Tiled__minor_to_major_size);
+    int64_t *reversed = rank && m2m ? ring_alloc(rank * sizeof(int64_t)) : NULL;
+    if (!reversed) return NULL;
+    for (size_t i = 0; i < rank; i++) reversed[i] = m2m[rank - 1 - i];
+    *(const int64_t **)(tiled + OFF_PJRT_Buffer_MemoryLayout_Tiled__minor_to_major) = reversed;
+    return NULL;
+}
+
+/* dma_map_is_a_no_op: DmaMap succeeds without mapping anything (DmaUnmap is the real one). */
+static void *w_dma_map(void *args) {
+    (void)args;
+    return NULL;
+}
+
+static void install_transfer_family_defect(void) {
+    switch (g_defect) {
+        case D_TRANSFER_CHUNKS_AT_OFFSET_ZERO: WRAP(AsyncHostToDeviceTransferManager_TransferData, w_transfer_data); break;
+        case D_UNINITIALIZED_DIMS_REVERSED: WRAP(Client_CreateUninitializedBuffer, w_create_uninitialized_buffer); break;
+        case D_ALIAS_FULFILLED_WITH_OTHER_DATA: WRAP(Client_FulfillAliasBuffer, w_fulfill_alias_buffer); break;
+        case D_RAW_COPY_FUTURE_OFFSET_IGNORED: WRAP(Buffer_CopyRawToHostFuture, w_copy_raw_to_host_future); break;
+        case D_BITCAST_IGNORES_NEW_TYPE: WRAP(Buffer_Bitcast, w_bitcast); break;
+        case D_DEPENDENCY_IGNORED_BY_DONATION: WRAP(Buffer_DonateWithControlDependency, w_donate_with_control_dependency); break;
+        case D_MEMORY_LAYOUT_REVERSED: WRAP(Buffer_GetMemoryLayout, w_get_memory_layout); break;
+        case D_DMA_MAP_IS_A_NO_OP: WRAP(Client_DmaMap, w_dma_map); break;
+        default: break;
+    }
+}
+
 /* ---- set-up ---------------------------------------------------------------------------------------- */
 static void install_defect(void) {
+    install_transfer_family_defect();
     switch (g_defect) {
         case D_NONE: break;
         case D_GET_API_UNSTABLE: break; /* handled in GetPjrtApi */

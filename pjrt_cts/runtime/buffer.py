@@ -14,7 +14,8 @@ from pjrt_cts.runtime.dtypes import dtype_of
 from pjrt_cts.runtime import readback
 from pjrt_cts.runtime.event import Event, wait_and_destroy
 from pjrt_cts.runtime.handles import OwnedHandle
-from pjrt_cts.runtime.layouts import MemoryLayout
+from pjrt_cts.runtime.deferred import ControlDependency, RawCopyFuture
+from pjrt_cts.runtime.layouts import LayoutView, MemoryLayout
 
 if TYPE_CHECKING:
     from pjrt_cts.runtime.client import Client
@@ -165,6 +166,16 @@ class Buffer(OwnedHandle):
 
         return readback.read_checked(copy, size, "PJRT_Buffer_CopyRawToHost").tobytes()
 
+    def copy_raw_to_host_future(self, offset: int, size: int) -> RawCopyFuture:
+        """PJRT_Buffer_CopyRawToHostFuture (0.84+): the copy of `size` raw bytes at `offset` starts once the
+        returned future is fulfilled with a destination; its `event` says when the bytes are there."""
+        return RawCopyFuture(self, offset, size)
+
+    @property
+    def memory_layout(self) -> LayoutView:
+        """PJRT_Buffer_GetMemoryLayout (deprecated since 0.54 for the LAYOUTS extension), copied out."""
+        return LayoutView.read(self._call("GetMemoryLayout", structs.PJRT_Buffer_GetMemoryLayout_Args).layout)
+
     # ---- lifetime and copies --------------------------------------------------------------------
     def delete(self) -> None:
         """PJRT_Buffer_Delete: frees device memory; the handle stays valid for IsDeleted/Destroy."""
@@ -177,6 +188,24 @@ class Buffer(OwnedHandle):
     def copy_to_memory(self, memory: Memory) -> "Buffer":
         args = self._call("CopyToMemory", structs.PJRT_Buffer_CopyToMemory_Args, dst_memory=memory.handle)
         return Buffer(self.client, args.dst_buffer)
+
+    def bitcast(self, element_type: BufferType | int, dims: Sequence[int],
+                device_layout: MemoryLayout | None = None) -> "Buffer":
+        """PJRT_Buffer_Bitcast (0.98+): the same bytes as a buffer of another type, shape and layout
+        (`device_layout` None: the default layout, not this buffer's)."""
+        c_dims = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        args = self._call("Bitcast", structs.PJRT_Buffer_Bitcast_Args, element_type=int(element_type),
+                          dims=ctypes.addressof(c_dims), num_dims=len(dims),
+                          device_layout=device_layout.address if device_layout is not None else None)
+        return Buffer(self.client, args.out_buffer)
+
+    def donate_with_control_dependency(self) -> tuple["Buffer", ControlDependency]:
+        """PJRT_Buffer_DonateWithControlDependency (0.88+): this buffer is donated to a new one that becomes
+        ready once the returned dependency is set ready (or carries its error)."""
+        args = self._call("DonateWithControlDependency", structs.PJRT_Buffer_DonateWithControlDependency_Args)
+        donated = Buffer(self.client, args.out_buffer)
+        dependency = ControlDependency(self.client, int(args.callback_data or 0), int(args.dependency_ready_callback or 0))
+        return donated, dependency
 
     # ---- external references (DLPack primitives) -------------------------------------------------
     @property

@@ -11,8 +11,10 @@ from pjrt_cts.abi import structs
 from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.abi.callbacks import OnDeleteCallback
 from pjrt_cts.abi.enums import BufferType, ErrorCode, HostBufferSemantics, ProcessState
+from pjrt_cts.runtime.async_transfer import AsyncTransferManager, ShapeSpec
 from pjrt_cts.runtime.buffer import Buffer, _buffer_destroyer
 from pjrt_cts.runtime.compile_options import compile_options_bytes
+from pjrt_cts.runtime.deferred import AliasFulfilment
 from pjrt_cts.runtime.device import Device, Memory, read_handles, read_string
 from pjrt_cts.runtime.dtypes import buffer_type_of
 from pjrt_cts.runtime.event import Event
@@ -252,6 +254,46 @@ class Client(OwnedHandle):
         )
         self.plugin.call("Client_CreateErrorBuffer", args)
         return Buffer(self, args.buffer)
+
+    def create_uninitialized_buffer(self, dims: Sequence[int], element_type: BufferType | int, *,
+                                    device: Device | None = None, memory: Memory | None = None,
+                                    layout: MemoryLayout | None = None) -> Buffer:
+        """PJRT_Client_CreateUninitializedBuffer (0.68+): a buffer of that shape whose contents are undefined, on
+        `device` (its default memory) or in `memory`."""
+        c_dims = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        args = structs.PJRT_Client_CreateUninitializedBuffer_Args(
+            client=self.handle, shape_dims=ctypes.addressof(c_dims), shape_num_dims=len(dims),
+            shape_element_type=int(element_type), shape_layout=layout.address if layout is not None else None,
+            device=device.handle if device is not None else None, memory=memory.handle if memory is not None else None,
+        )
+        self.plugin.call("Client_CreateUninitializedBuffer", args)
+        return Buffer(self, args.buffer)
+
+    def create_alias_buffer(self, memory: Memory, dims: Sequence[int], element_type: BufferType | int,
+                            layout: MemoryLayout | None = None) -> tuple[Buffer, AliasFulfilment]:
+        """PJRT_Client_CreateAliasBuffer (0.77+): a buffer that stands for one given later through the returned
+        fulfilment (PJRT_Client_FulfillAliasBuffer), or for an error."""
+        c_dims = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        args = structs.PJRT_Client_CreateAliasBuffer_Args(
+            client=self.handle, memory=memory.handle, shape_dims=ctypes.addressof(c_dims), shape_num_dims=len(dims),
+            shape_element_type=int(element_type), shape_layout=layout.address if layout is not None else None,
+        )
+        self.plugin.call("Client_CreateAliasBuffer", args)
+        return Buffer(self, args.alias_buffer), AliasFulfilment(self, int(args.fulfill_alias_buffer_cb or 0))
+
+    def create_buffers_for_async_host_to_device(
+        self, specs: Sequence[ShapeSpec], memory: Memory, device_layouts: Sequence[MemoryLayout | None] | None = None,
+    ) -> AsyncTransferManager:
+        """PJRT_Client_CreateBuffersForAsyncHostToDevice (0.60+); see pjrt_cts.runtime.async_transfer."""
+        return AsyncTransferManager.create(self, specs, memory, device_layouts)
+
+    def dma_map(self, address: int, size: int) -> None:
+        """PJRT_Client_DmaMap (0.67+): register `size` bytes of host memory at `address` for fast transfers."""
+        self._call("DmaMap", structs.PJRT_Client_DmaMap_Args, data=address, size=size)
+
+    def dma_unmap(self, address: int) -> None:
+        """PJRT_Client_DmaUnmap (0.67+): undo dma_map of the range starting at `address`."""
+        self._call("DmaUnmap", structs.PJRT_Client_DmaUnmap_Args, data=address)
 
     # ---- compilation ---------------------------------------------------------------------------
     def compile(

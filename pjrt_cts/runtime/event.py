@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from typing import TYPE_CHECKING, Callable
 
 from pjrt_cts.abi import structs
@@ -13,6 +14,9 @@ from pjrt_cts.runtime.handles import OwnedHandle
 
 if TYPE_CHECKING:
     from pjrt_cts.runtime.plugin import Plugin
+
+
+_POLL_SECONDS = 0.005
 
 
 class Event(OwnedHandle):
@@ -36,6 +40,15 @@ class Event(OwnedHandle):
     def error(self) -> PjrtError | None:
         """PJRT_Event_Error: the event's error once ready (None on success)."""
         return self.plugin.call_status("Event_Error", structs.PJRT_Event_Error_Args(event=self.handle))
+
+    def ready_within(self, seconds: float) -> bool:
+        """Whether PJRT_Event_IsReady turns true within `seconds` (polled): a bounded wait that cannot hang."""
+        deadline = time.monotonic() + seconds
+        while not self.is_ready():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_POLL_SECONDS)
+        return True
 
     def wait(self) -> None:
         """PJRT_Event_Await; raises the event's error as PjrtError."""

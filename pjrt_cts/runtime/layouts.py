@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 from typing import Sequence
 
 from pjrt_cts.abi import structs
@@ -42,3 +43,33 @@ class MemoryLayout:
         strides.struct_size = structs.PJRT_Buffer_MemoryLayout_Strides.STRUCT_SIZE
         strides.byte_strides, strides.num_byte_strides = ctypes.addressof(values), len(byte_strides)
         return cls(layout, [values])
+
+
+@dataclass(frozen=True)
+class LayoutView:
+    """A PJRT_Buffer_MemoryLayout a plugin returned, copied out (its arrays belong to the plugin's object)."""
+
+    type: MemoryLayoutType | int
+    minor_to_major: tuple[int, ...] = ()
+    tile_dims: tuple[tuple[int, ...], ...] = ()
+    byte_strides: tuple[int, ...] = ()
+
+    @classmethod
+    def read(cls, layout: structs.PJRT_Buffer_MemoryLayout) -> "LayoutView":
+        kind = MemoryLayoutType(layout.type) if layout.type in MemoryLayoutType._value2member_map_ else int(layout.type)
+        if kind == MemoryLayoutType.STRIDES:
+            strides = layout.strides
+            return cls(kind, byte_strides=_int64s(strides.byte_strides, strides.num_byte_strides))
+        tiled = layout.tiled
+        sizes = [int(n) for n in (ctypes.c_size_t * tiled.num_tiles).from_address(tiled.tile_dim_sizes)] \
+            if tiled.num_tiles and tiled.tile_dim_sizes else []
+        flat = _int64s(tiled.tile_dims, sum(sizes))
+        tiles, start = [], 0
+        for size in sizes:
+            tiles.append(flat[start:start + size])
+            start += size
+        return cls(kind, minor_to_major=_int64s(tiled.minor_to_major, tiled.minor_to_major_size), tile_dims=tuple(tiles))
+
+
+def _int64s(pointer: int | None, count: int) -> tuple[int, ...]:
+    return tuple(int(v) for v in (ctypes.c_int64 * count).from_address(pointer)) if pointer and count else ()

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         plugin_path_under_test, profile_name)
     from pjrt_cts.testing.programs import (ADD, PROGRAMS, PROGRAMS_BY_NAME, PROGRAM_NAMES, Program,
         assert_matches_program, compile_cached, compiled_program, mismatch_message, programs_param, run)
+    from pjrt_cts.testing.readiness import (assert_buffer_error, assert_pending, buffer_error, settled_error)
     from pjrt_cts.testing.resource_growth import (assert_growth_below, measure_growth)
     from pjrt_cts.testing.requirements import (FeatureProbe, create_client_under_test, create_session_client,
         device_index_params, environment_lacks, first_line, not_applicable, requires, unsupported_if_unimplemented)
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "pjrt_cts.testing.programs": (
         "ADD", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES", "Program", "assert_matches_program",
         "compile_cached", "compiled_program", "mismatch_message", "programs_param", "run"),
+    "pjrt_cts.testing.readiness": ("assert_buffer_error", "assert_pending", "buffer_error", "settled_error"),
     "pjrt_cts.testing.resource_growth": ("assert_growth_below", "measure_growth"),
     "pjrt_cts.testing.requirements": (
         "FeatureProbe", "create_client_under_test", "create_session_client", "device_index_params",
@@ -54,8 +56,8 @@ _SOURCES: dict[str, str] = {name: module for module, names in _EXPORTS.items() f
 # A literal list (linters read it to know the TYPE_CHECKING imports are re-exports); tests check it against _SOURCES.
 __all__ = [
     "ADD", "BlockedByFailure", "CorpusUnreadable", "FeatureProbe", "PROGRAMS", "PROGRAMS_BY_NAME", "PROGRAM_NAMES",
-    "Program", "SuiteError", "assert_bit_exact", "assert_growth_below", "assert_matches_program", "assert_same",
-    "attempt", "case_expected",
+    "Program", "SuiteError", "assert_bit_exact", "assert_buffer_error", "assert_growth_below", "assert_matches_program",
+    "assert_pending", "assert_same", "attempt", "buffer_error", "case_expected",
     "case_inputs", "case_xla_expected", "compile_cached", "compiled_for_framework", "compiled_golden",
     "compiled_program", "create_client_under_test", "create_options_under_test", "create_session_client",
     "declared_unreadable_reason", "device_index_params",
@@ -65,7 +67,7 @@ __all__ = [
     "no_device_codes", "not_applicable", "one_case_per_family", "one_program_per_family", "optional_input",
     "output_dir", "plugin_path_under_test", "profile_name", "program_of", "programs_param", "read_case",
     "refuse_or_succeed", "representative_cases", "requires",
-    "run", "run_golden", "sample_array", "unsupported_if_unimplemented",
+    "run", "run_golden", "sample_array", "settled_error", "unsupported_if_unimplemented",
 ]
 
 

@@ -25,7 +25,8 @@ from pjrt_cts.proxy import (
 )
 from pjrt_cts.proxy.abi_header import generate
 from pjrt_cts.proxy.catalogue import ESCAPE_HATCHES, LEVEL_NAMES, TOLERATED
-from pjrt_cts.runtime import ExecuteContext, FfiExtension, PjrtError, Plugin, default_plugin_path, legacy_plugin_path
+from pjrt_cts.runtime import (BufferType, ExecuteContext, FfiExtension, MemoryLayout, PjrtError, Plugin, ShapeSpec,
+                              default_plugin_path, legacy_plugin_path)
 from pjrt_cts.runtime.errors import PluginLoadError
 from pjrt_cts.schema import CONTEXT_ENV
 from pjrt_cts.testing.ffi_handlers import (AFFINE, USER_DATA, Datum, affine_program, datum_type_id, ffi_handlers,
@@ -592,3 +593,59 @@ def test_execute_context_mutants_replace_their_slots(load_proxy) -> None:
             ExecuteContext.create(ignores) as context:  # a program that reads no context still runs right
         out = executable.execute([client.buffer_from_numpy(np.ones(4, np.float32))], context=context)[0]
         np.testing.assert_array_equal(out.to_numpy(), [2, 2, 2, 2])
+# ---- the transfer family's mutants (issue 50, 50B) ------------------------------------------------------------------
+
+
+def test_transfer_chunks_land_at_offset_zero(load_proxy) -> None:
+    data = np.arange(4, dtype=np.float32)
+    with load_proxy("transfer_chunks_at_offset_zero").create_client({"cpu_device_count": 1}) as client:
+        device = client.addressable_devices[0]
+        with client.create_buffers_for_async_host_to_device([ShapeSpec((4,), BufferType.F32)], device.default_memory) as manager:
+            buffer = manager.retrieve_buffer(0)
+            manager.transfer_data(0, data.tobytes()[:8], 0, is_last=False).wait()
+            manager.transfer_data(0, data.tobytes()[8:], 8, is_last=True).wait()
+            np.testing.assert_array_equal(buffer.to_numpy()[:2], data[2:])
+
+
+def test_shape_and_type_mutants_change_what_they_name(load_proxy) -> None:
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with load_proxy("uninitialized_dims_reversed").create_client({"cpu_device_count": 1}) as client:
+        assert client.create_uninitialized_buffer((2, 3), BufferType.F32, device=client.addressable_devices[0]).dims == (3, 2)
+    with load_proxy("bitcast_ignores_new_type").create_client({"cpu_device_count": 1}) as client:
+        assert client.buffer_from_numpy(data).bitcast(BufferType.S32, (2, 3)).element_type == BufferType.F32
+    with load_proxy("memory_layout_reversed").create_client({"cpu_device_count": 1}) as client:
+        buffer = client.buffer_from_numpy(data, device_layout=MemoryLayout.tiled([0, 1]))
+        assert buffer.memory_layout.minor_to_major == (1, 0)
+
+
+def test_alias_is_fulfilled_with_other_data(load_proxy) -> None:
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with load_proxy("alias_fulfilled_with_other_data").create_client({"cpu_device_count": 1}) as client:
+        memory = client.addressable_devices[0].default_memory
+        alias, fulfilment = client.create_alias_buffer(memory, (2, 3), BufferType.F32, MemoryLayout.tiled([1, 0]))
+        fulfilment.fulfil(client.buffer_from_numpy(data))
+        result = alias.to_numpy()
+        assert (result != data).sum() == 1 and result[-1, -1] != data[-1, -1]
+
+
+def test_raw_copy_future_copies_from_byte_zero(load_proxy) -> None:
+    data = np.arange(16, dtype=np.float32)
+    with load_proxy("raw_copy_future_offset_ignored").create_client({"cpu_device_count": 1}) as client:
+        future = client.buffer_from_numpy(data).copy_raw_to_host_future(8, 8)
+        destination = np.zeros(8, np.uint8)
+        future.fulfil(destination.ctypes.data)
+        future.event.wait()
+        assert destination.tobytes() == data.tobytes()[:8]
+
+
+def test_donation_dependency_is_ignored(load_proxy) -> None:
+    with load_proxy("dependency_ignored_by_donation").create_client({"cpu_device_count": 1}) as client:
+        new, dependency = client.buffer_from_numpy(np.arange(4, dtype=np.float32)).donate_with_control_dependency()
+        assert new.ready_event().ready_within(5.0)
+        dependency.set_ready()  # the callback the mutant hands out does nothing
+
+
+def test_dma_map_succeeds_while_unmap_is_unimplemented(load_proxy) -> None:
+    with load_proxy("dma_map_is_a_no_op").create_client({"cpu_device_count": 1}) as client:
+        client.dma_map(0, 4096)
+        assert _error_code(lambda: client.dma_unmap(0)) == "UNIMPLEMENTED"
