@@ -1,0 +1,1 @@
+"""ctypes declarations of the PJRT extension structs, one module per extension type."""
