@@ -119,6 +119,7 @@ LAYERS = (
     "multidevice",
     "dlpack",
     "versioning",
+    "extensions",
     "robustness",
     "multiprocess",
     "framework_jax",
@@ -139,8 +140,8 @@ class FeatureNotSupported(Exception):
 
 
 # What a NOT_SUPPORTED rests on (a record's details["unsupported_by"]).
-UNSUPPORTED_KINDS = ("unimplemented", "slot", "devices", "memory_kind", "element_type", "feature", "no_device",
-                     "declared")
+UNSUPPORTED_KINDS = ("unimplemented", "slot", "extension", "devices", "memory_kind", "element_type", "feature",
+                     "no_device", "declared")
 
 
 class SharedDeviation(Exception):

@@ -15,7 +15,7 @@ from pjrt_cts.runtime.compile_options import CompileOptions, compile_options_byt
 from pjrt_cts.runtime.defaults import default_plugin_path, legacy_plugin_path
 from pjrt_cts.runtime.device import Device, DeviceDescription, Memory
 from pjrt_cts.runtime.dtypes import buffer_type_of, dtype_of
-from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
+from pjrt_cts.runtime.errors import MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
 from pjrt_cts.runtime.event import Event
 from pjrt_cts.runtime.executable import Executable, LoadedExecutable
 from pjrt_cts.runtime.hooks import CallHook
@@ -26,6 +26,6 @@ from pjrt_cts.runtime.readback import UnwrittenHostBytes
 __all__ = [
     "BufferType", "ErrorCode", "ExtensionType", "HostBufferSemantics",
     "Buffer", "CallHook", "Client", "CompileOptions", "Device", "DeviceDescription", "Event", "Executable", "ExtensionInfo",
-    "LoadedExecutable", "Memory", "MemoryLayout", "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "UnwrittenHostBytes",
+    "LoadedExecutable", "Memory", "MemoryLayout", "NullExtensionFunction", "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "UnwrittenHostBytes",
     "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",
 ]
