@@ -661,44 +661,43 @@ unchanged:
     return n;
 }
 
-/* Rewrites the (shardings, sizes) arrays of a Shardings args struct at `shardings_offset` into proxy-owned copies
- * (they live as long as the process: the header ties them to the executable's lifetime). */
-static void shift_shardings(void *args, size_t count_offset, size_t shardings_offset, size_t sizes_offset) {
+/* Calls the target's Shardings function at `member` and rewrites the (shardings, sizes) arrays it returned into
+ * proxy-owned copies with the devices moved (they live as long as the process: the header ties them to the
+ * executable's lifetime). */
+static void *shift_shardings(void *args, size_t member, size_t count_offset, size_t shardings_offset,
+                             size_t sizes_offset) {
+    void *error = ((slot_fn)real_extension_function(EXT_SHARDINGS, member))(args);
     size_t count = *(size_t *)((unsigned char *)args + count_offset);
     const char *const *shardings = *(const char *const **)((unsigned char *)args + shardings_offset);
     const size_t *sizes = *(const size_t **)((unsigned char *)args + sizes_offset);
-    if (!count || !shardings || !sizes) return;
+    if (error || !count || !shardings || !sizes) return error;
     const char **moved = calloc(count, sizeof *moved);
     size_t *moved_sizes = calloc(count, sizeof *moved_sizes);
-    if (!moved || !moved_sizes) return;
+    if (!moved || !moved_sizes) return NULL;
     for (size_t i = 0; i < count; i++) {
         unsigned char *copy = malloc(sizes[i] + 16 + MAX_SHARDING_DEVICES * 10);
-        if (!copy) return;
+        if (!copy) return NULL;
         moved_sizes[i] = shift_sharding_devices((const unsigned char *)shardings[i], sizes[i], copy);
         moved[i] = (const char *)copy;
     }
     *(const char ***)((unsigned char *)args + shardings_offset) = moved;
     *(size_t **)((unsigned char *)args + sizes_offset) = moved_sizes;
+    return NULL;
 }
 
+#define SHARDINGS_ARGS(kind, count) \
+    OFF_PJRT_Shardings_PJRT_Executable_##kind##Shardings_Args__##count, \
+    OFF_PJRT_Shardings_PJRT_Executable_##kind##Shardings_Args__shardings, \
+    OFF_PJRT_Shardings_PJRT_Executable_##kind##Shardings_Args__sharding_sizes
+
 static void *w_parameter_shardings(void *args) {
-    void *error = ((slot_fn)EXT_FN(SHARDINGS, PJRT_Shardings_Extension,
-                                   PJRT_Shardings_PJRT_Executable_ParameterShardings))(args);
-    if (!error)
-        shift_shardings(args, OFF_PJRT_Shardings_PJRT_Executable_ParameterShardings_Args__num_parameters,
-                        OFF_PJRT_Shardings_PJRT_Executable_ParameterShardings_Args__shardings,
-                        OFF_PJRT_Shardings_PJRT_Executable_ParameterShardings_Args__sharding_sizes);
-    return error;
+    return shift_shardings(args, OFF_PJRT_Shardings_Extension__PJRT_Shardings_PJRT_Executable_ParameterShardings,
+                           SHARDINGS_ARGS(Parameter, num_parameters));
 }
 
 static void *w_output_shardings(void *args) {
-    void *error = ((slot_fn)EXT_FN(SHARDINGS, PJRT_Shardings_Extension,
-                                   PJRT_Shardings_PJRT_Executable_OutputShardings))(args);
-    if (!error)
-        shift_shardings(args, OFF_PJRT_Shardings_PJRT_Executable_OutputShardings_Args__num_outputs,
-                        OFF_PJRT_Shardings_PJRT_Executable_OutputShardings_Args__shardings,
-                        OFF_PJRT_Shardings_PJRT_Executable_OutputShardings_Args__sharding_sizes);
-    return error;
+    return shift_shardings(args, OFF_PJRT_Shardings_Extension__PJRT_Shardings_PJRT_Executable_OutputShardings,
+                           SHARDINGS_ARGS(Output, num_outputs));
 }
 
 /* stablehlo_version_overclaimed: the attributes claim one StableHLO minor more than the plugin's own
