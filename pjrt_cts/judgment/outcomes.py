@@ -120,6 +120,7 @@ LAYERS = (
     "dlpack",
     "extensions",
     "versioning",
+    "extensions",
     "robustness",
     "multiprocess",
     "framework_jax",
@@ -140,8 +141,8 @@ class FeatureNotSupported(Exception):
 
 
 # What a NOT_SUPPORTED rests on (a record's details["unsupported_by"]).
-UNSUPPORTED_KINDS = ("unimplemented", "slot", "devices", "memory_kind", "element_type", "feature", "no_device",
-                     "declared")
+UNSUPPORTED_KINDS = ("unimplemented", "slot", "extension", "devices", "memory_kind", "element_type", "feature",
+                     "no_device", "declared")
 
 
 class SharedDeviation(Exception):

@@ -10,18 +10,24 @@ from typing import Any
 
 from pjrt_cts.abi import enums
 from pjrt_cts.abi import structs
+from pjrt_cts.abi.extensions import layouts, memory_descriptions, shardings
 from pjrt_cts.abi.base import PjrtStruct, RawStruct
 from pjrt_cts.abi.extensions import ffi
 from pjrt_cts.abi.slots import API_HEADER_SIZE, NUM_SLOTS, SLOT_SIZE, SLOTS, VOID_FUNCTIONS
 
 
+_EXTENSION_MODULES = (layouts, memory_descriptions, shardings)
+
+
 def _structs() -> list[type[RawStruct]]:
+    """The core args structs, then the extension structs whose members the proxy reads or replaces."""
     found: list[type[RawStruct]] = []
-    for name in sorted(vars(structs)):
-        value = getattr(structs, name)
-        if isinstance(value, type) and issubclass(value, RawStruct) and value not in (PjrtStruct, RawStruct) \
-                and name.startswith("PJRT_"):
-            found.append(value)
+    for module in (structs, *_EXTENSION_MODULES):
+        for name in sorted(vars(module)):
+            value = getattr(module, name)
+            if isinstance(value, type) and issubclass(value, RawStruct) and value not in (PjrtStruct, RawStruct) \
+                    and name.startswith("PJRT_") and value.__name__ == name and value not in found:
+                found.append(value)
     return found
 
 

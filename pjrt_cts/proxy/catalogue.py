@@ -521,6 +521,38 @@ DEFECTS: tuple[Defect, ...] = (
        select=["transfer.dma_mapping.*"],
        note="on a plugin without DMA mapping (XLA CPU: both UNIMPLEMENTED) the pair becomes inconsistent; on one with "
             "it, unmapping the range never mapped fails"),
+    # ---- extensions (issue 50): the proxy hands out its own copy of the extension chain with one function replaced ----
+    _d("layouts_serialized_garbage", "extensions",
+       "LAYOUTS.MemoryLayout_Serialize answers bytes that are no XLA layout text (JAX's C API client aborts on them)",
+       ["extensions.layouts.test_client_default_layouts_are_permutations[*]",
+        "extensions.layouts.test_executable_layout_counts_and_ranks_match_the_program",
+        "extensions.layouts.test_executable_layouts_agree_with_the_optimized_program"],
+       select=["extensions.layouts.*"]),
+    _d("memory_descriptions_disagree", "extensions",
+       "MEMORY_DESCRIPTIONS: every device description lists one memory of its own, kind 'device' with kind id 99, as "
+       "default, whatever the device's memories are",
+       ["extensions.memory_descriptions.test_descriptions_list_the_device_memories"],
+       select=["extensions.memory_descriptions.*"],
+       note="on the CPU plugins the real answer (no description) is a waived defect; the mutant's answer is another "
+            "disagreement, which the waiver's message does not cover"),
+    _d("shardings_off_by_one_device", "extensions",
+       "SHARDINGS: every tiled OpSharding names the next device for each tile (its device list rotated by one; a "
+       "single device d becomes d + 1)",
+       ["extensions.shardings.test_spmd_shardings_agree_with_the_annotations[*]",
+        "extensions.shardings.test_execution_with_arguments_placed_as_reported_gives_the_reference[*]"],
+       select=["extensions.shardings.*"]),
+    _hatch("null_extension_function", "extensions",
+       "LAYOUTS is advertised with Executable_GetOutputLayouts NULL (the rest of the extension works)",
+       ["extensions.structure.test_functions_within_struct_size_are_not_null[LAYOUTS]",
+        "extensions.layouts.test_executable_layout_counts_and_ranks_match_the_program",
+        "extensions.layouts.test_output_buffers_have_the_executable_output_layouts"],
+       select=["extensions.structure.*", "extensions.layouts.*"],
+       note="a NULL function of an advertised extension is a FAIL (runtime NullExtensionFunction), never NOT_SUPPORTED"),
+    _hatch("layouts_extension_dropped", "extensions",
+       "the extension chain no longer lists LAYOUTS (an optional extension a plugin may lack)",
+       ["extensions.layouts.*", "extensions.structure.*"], expect=TOLERATED,
+       note="negative control: an extension the plugin does not advertise is NOT_SUPPORTED (kind 'extension') and "
+            "costs no level"),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

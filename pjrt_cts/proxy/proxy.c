@@ -323,6 +323,11 @@ enum {
     D_DEPENDENCY_IGNORED_BY_DONATION,
     D_MEMORY_LAYOUT_REVERSED,
     D_DMA_MAP_IS_A_NO_OP,
+    D_LAYOUTS_SERIALIZED_GARBAGE,
+    D_MEMORY_DESCRIPTIONS_DISAGREE,
+    D_SHARDINGS_OFF_BY_ONE_DEVICE,
+    D_NULL_EXTENSION_FUNCTION,
+    D_LAYOUTS_EXTENSION_DROPPED,
     D_COUNT
 };
 
@@ -416,6 +421,11 @@ static const char *const g_defect_names[D_COUNT] = {
     "dependency_ignored_by_donation",
     "memory_layout_reversed",
     "dma_map_is_a_no_op",
+    "layouts_serialized_garbage",
+    "memory_descriptions_disagree",
+    "shardings_off_by_one_device",
+    "null_extension_function",
+    "layouts_extension_dropped",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -453,56 +463,277 @@ static void *w_plugin_attributes(void *args) {
     return NULL;
 }
 
-static void make_extension_loop(void) {
+/* ---- extensions: the proxy's own copy of the target's extension chain ---------------------------------
+ * Extension mutants cannot touch the target's structs (they are the plugin's static data): the proxy copies
+ * every link of the chain (struct_size bytes each, in order), hands out the copy as extension_start, and edits
+ * the copy: one function replaced (set_extension_function), a link dropped (drop_extension). Wrappers call the
+ * target's own function (real_extension_function). */
+#define EXT_CHAIN_CAPACITY 64
+static unsigned char *g_ext_copy[EXT_CHAIN_CAPACITY];
+static const unsigned char *g_ext_real[EXT_CHAIN_CAPACITY];
+static int g_ext_count;
+
+static size_t extension_size(const unsigned char *node) {
+    size_t size = *(const size_t *)node;
+    return size < SSIZE_PJRT_Extension_Base ? SSIZE_PJRT_Extension_Base : size;
+}
+
+static void relink_extension_copies(void) {
+    for (int i = 0; i < g_ext_count; i++)
+        F(g_ext_copy[i], PJRT_Extension_Base, next, void *) = i + 1 < g_ext_count ? g_ext_copy[i + 1] : NULL;
+    *(void **)(g_api + 8) = g_ext_count ? g_ext_copy[0] : NULL;
+}
+
+/* Copies the chain once; afterwards the proxy's PJRT_Api lists the copies. */
+static void copy_extension_chain(void) {
+    if (g_ext_count) return;
     const unsigned char *node = *(const unsigned char *const *)(g_real + 8);
-    unsigned char *first = NULL, *previous = NULL;
-    for (int guard = 0; node && guard < 256; guard++) {
-        size_t size = *(const size_t *)node;
-        if (size < SSIZE_PJRT_Extension_Base) size = SSIZE_PJRT_Extension_Base;
-        unsigned char *copy = malloc(size < 64 ? 64 : size);
+    for (; node && g_ext_count < EXT_CHAIN_CAPACITY; node = F(node, PJRT_Extension_Base, next, const unsigned char *)) {
+        size_t size = extension_size(node);
+        unsigned char *copy = calloc(1, size < 64 ? 64 : size);
         if (!copy) break;
         memcpy(copy, node, size);
-        if (previous) F(previous, PJRT_Extension_Base, next, void *) = copy;
-        else first = copy;
-        previous = copy;
-        node = F(node, PJRT_Extension_Base, next, const unsigned char *);
+        g_ext_copy[g_ext_count] = copy;
+        g_ext_real[g_ext_count++] = node;
     }
-    if (!first) { /* no chain: one node of the Unknown type pointing at itself */
-        first = previous = calloc(1, 64);
-        if (!first) return;
-        *(size_t *)first = SSIZE_PJRT_Extension_Base;
-        F(first, PJRT_Extension_Base, type, int) = EXT_UNKNOWN;
-    }
-    F(previous, PJRT_Extension_Base, next, void *) = first;
-    *(void **)(g_api + 8) = first;
+    relink_extension_copies();
 }
 
-/* FFI extension mutants: a copy of the extension chain in which one function of the FFI extension is replaced. The
- * nodes up to and including FFI are copied (their `next` links change), the rest stay the real plugin's. A minimal,
- * FFI-only version of mutating an extension function; a plugin whose FFI struct ends before `offset` is left alone. */
-static void replace_ffi_function(size_t offset, void *fn) {
-    const unsigned char *ffi = *(const unsigned char *const *)(g_real + 8);
-    for (int guard = 0; ffi && guard < 256 && F(ffi, PJRT_Extension_Base, type, int) != EXT_FFI; guard++)
-        ffi = F(ffi, PJRT_Extension_Base, next, const unsigned char *);
-    if (!ffi || F(ffi, PJRT_Extension_Base, type, int) != EXT_FFI || *(const size_t *)ffi < offset + sizeof(void *))
-        return;
-    unsigned char *previous = NULL;
-    for (const unsigned char *node = *(const unsigned char *const *)(g_real + 8); node;
-         node = F(node, PJRT_Extension_Base, next, const unsigned char *)) {
-        size_t size = *(const size_t *)node;
-        unsigned char *copy = malloc(size); /* process lifetime, like the plugin's own chain */
-        if (!copy) return;
-        memcpy(copy, node, size);
-        if (previous) F(previous, PJRT_Extension_Base, next, void *) = copy;
-        else *(void **)(g_api + 8) = copy;
-        previous = copy;
-        if (node == ffi) {
-            *(void **)(copy + offset) = fn;
-            return;
+static int extension_index(int type) {
+    for (int i = 0; i < g_ext_count; i++)
+        if (F(g_ext_real[i], PJRT_Extension_Base, type, int) == type) return i;
+    return -1;
+}
+
+/* The target's own function at `offset` of its `type` extension (NULL: not advertised, beyond its size, NULL). */
+static void *real_extension_function(int type, size_t offset) {
+    int i = extension_index(type);
+    if (i < 0 || offset + sizeof(void *) > *(const size_t *)g_ext_real[i]) return NULL;
+    return *(void *const *)(g_ext_real[i] + offset);
+}
+
+/* Replace (or, with fn NULL, clear) the function at `offset` in the copy of `type`; never invents one the
+ * target lacks. */
+static void set_extension_function(int type, size_t offset, void *fn) {
+    copy_extension_chain();
+    int i = extension_index(type);
+    if (i < 0 || (fn && !real_extension_function(type, offset))) return;
+    if (offset + sizeof(void *) > *(const size_t *)g_ext_copy[i]) return;
+    *(void **)(g_ext_copy[i] + offset) = fn;
+}
+
+static void drop_extension(int type) {
+    copy_extension_chain();
+    int i = extension_index(type);
+    if (i < 0) return;
+    free(g_ext_copy[i]);
+    for (int k = i; k + 1 < g_ext_count; k++) {
+        g_ext_copy[k] = g_ext_copy[k + 1];
+        g_ext_real[k] = g_ext_real[k + 1];
+    }
+    g_ext_count--;
+    relink_extension_copies();
+}
+
+static void make_extension_loop(void) {
+    copy_extension_chain();
+    if (!g_ext_count) { /* no chain: one node of the Unknown type pointing at itself */
+        unsigned char *node = calloc(1, 64);
+        if (!node) return;
+        *(size_t *)node = SSIZE_PJRT_Extension_Base;
+        F(node, PJRT_Extension_Base, type, int) = EXT_UNKNOWN;
+        g_ext_copy[0] = node;
+        g_ext_real[0] = node;
+        g_ext_count = 1;
+        relink_extension_copies();
+    }
+    F(g_ext_copy[g_ext_count - 1], PJRT_Extension_Base, next, void *) = g_ext_copy[0];
+}
+
+#define EXT_FN(ext, type_struct, member) real_extension_function(EXT_##ext, OFF_##type_struct##__##member)
+#define WRAP_EXT(ext, type_struct, member, fn) \
+    set_extension_function(EXT_##ext, OFF_##type_struct##__##member, (void *)(fn))
+
+/* layouts_serialized_garbage: MemoryLayout_Serialize answers bytes that are no layout text (the caller still
+ * frees the plugin's own serialized layout with the plugin's deleter). */
+static void *w_layouts_serialize(void *args) {
+    static const char garbage[] = "\x01garbage{layout";
+    slot_fn real = (slot_fn)EXT_FN(LAYOUTS, PJRT_Layouts_Extension, PJRT_Layouts_MemoryLayout_Serialize);
+    void *error = real(args);
+    if (error) return error;
+    F(args, PJRT_Layouts_MemoryLayout_Serialize_Args, serialized_bytes, const char *) = garbage;
+    F(args, PJRT_Layouts_MemoryLayout_Serialize_Args, serialized_bytes_size, size_t) = sizeof garbage - 1;
+    return NULL;
+}
+
+/* memory_descriptions_disagree: every device description lists one memory, the proxy's own, of kind "device"
+ * with kind id 99 and as default, whatever the device's memories are. */
+static const unsigned char g_fake_memory_description[16];
+static const void *const g_fake_memory_descriptions[1] = {g_fake_memory_description};
+#define FAKE_MEMORY_KIND "device"
+#define FAKE_MEMORY_KIND_ID 99
+
+static void *w_device_description_memory_descriptions(void *args) {
+    slot_fn real = (slot_fn)EXT_FN(MEMORY_DESCRIPTIONS, PJRT_MemoryDescriptions_Extension,
+                                   PJRT_DeviceDescription_MemoryDescriptions);
+    void *error = real(args);
+    if (error) return error;
+    F(args, PJRT_DeviceDescription_MemoryDescriptions_Args, memory_descriptions, const void *) = g_fake_memory_descriptions;
+    F(args, PJRT_DeviceDescription_MemoryDescriptions_Args, num_memory_descriptions, size_t) = 1;
+    F(args, PJRT_DeviceDescription_MemoryDescriptions_Args, default_memory_index, size_t) = 0;
+    return NULL;
+}
+
+static void *w_memory_description_kind(void *args) {
+    if (F(args, PJRT_MemoryDescription_Kind_Args, memory_description, const void *) != g_fake_memory_description)
+        return ((slot_fn)EXT_FN(MEMORY_DESCRIPTIONS, PJRT_MemoryDescriptions_Extension, PJRT_MemoryDescription_Kind))(args);
+    F(args, PJRT_MemoryDescription_Kind_Args, kind, const char *) = FAKE_MEMORY_KIND;
+    F(args, PJRT_MemoryDescription_Kind_Args, kind_size, size_t) = strlen(FAKE_MEMORY_KIND);
+    F(args, PJRT_MemoryDescription_Kind_Args, kind_id, int) = FAKE_MEMORY_KIND_ID;
+    return NULL;
+}
+
+/* shardings_off_by_one_device: every tiled OpSharding names the next device for each tile (its device list, explicit
+ * or the iota form's, rotated by one; a single device d becomes d + 1), written back as an explicit list. */
+#define OPSHARDING_DEVICES 4
+#define OPSHARDING_IOTA_DIMS 9
+#define OPSHARDING_IOTA_PERM 10
+#define MAX_SHARDING_DEVICES 4096
+
+static int read_varint(const unsigned char *p, size_t n, size_t *pos, uint64_t *value) {
+    *value = 0;
+    for (int shift = 0; *pos < n && shift < 64; shift += 7) {
+        unsigned char byte = p[(*pos)++];
+        *value |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) return 1;
+    }
+    return 0;
+}
+
+static size_t write_varint(unsigned char *out, uint64_t value) {
+    size_t n = 0;
+    do {
+        out[n++] = (unsigned char)((value & 0x7f) | (value > 0x7f ? 0x80 : 0));
+        value >>= 7;
+    } while (value);
+    return n;
+}
+
+/* The repeated integers of one field occurrence (packed or not) appended to values[*count]. */
+static int read_ints(const unsigned char *p, size_t n, size_t *pos, int wire, int64_t *values, size_t *count) {
+    uint64_t value, length;
+    if (wire == 0) {
+        if (!read_varint(p, n, pos, &value) || *count >= MAX_SHARDING_DEVICES) return 0;
+        values[(*count)++] = (int64_t)value;
+        return 1;
+    }
+    if (wire != 2 || !read_varint(p, n, pos, &length) || *pos + length > n) return 0;
+    size_t end = *pos + length;
+    while (*pos < end)
+        if (!read_varint(p, end, pos, &value) || *count >= MAX_SHARDING_DEVICES) return 0;
+        else values[(*count)++] = (int64_t)value;
+    return 1;
+}
+
+/* A copy of the serialized OpSharding `p` with its tile devices moved by one, in `out` (capacity n + room); the
+ * original length when there is nothing to move or it cannot be read. */
+static size_t shift_sharding_devices(const unsigned char *p, size_t n, unsigned char *out) {
+    static __thread int64_t devices[MAX_SHARDING_DEVICES], dims[64], perm[64];
+    size_t num_devices = 0, num_dims = 0, num_perm = 0, pos = 0, used = 0;
+    while (pos < n) {
+        size_t start = pos;
+        uint64_t key, skip;
+        if (!read_varint(p, n, &pos, &key)) goto unchanged;
+        int field = (int)(key >> 3), wire = (int)(key & 7);
+        if (field == OPSHARDING_DEVICES || field == OPSHARDING_IOTA_DIMS || field == OPSHARDING_IOTA_PERM) {
+            int64_t *into = field == OPSHARDING_DEVICES ? devices : field == OPSHARDING_IOTA_DIMS ? dims : perm;
+            size_t *count = field == OPSHARDING_DEVICES ? &num_devices : field == OPSHARDING_IOTA_DIMS ? &num_dims : &num_perm;
+            if ((field != OPSHARDING_DEVICES && *count >= 64) || !read_ints(p, n, &pos, wire, into, count)) goto unchanged;
+            continue;
+        }
+        if (wire == 0) { if (!read_varint(p, n, &pos, &skip)) goto unchanged; }
+        else if (wire == 1) pos += 8;
+        else if (wire == 5) pos += 4;
+        else if (wire == 2) { if (!read_varint(p, n, &pos, &skip) || pos + skip > n) goto unchanged; pos += skip; }
+        else goto unchanged;
+        if (pos > n) goto unchanged;
+        memcpy(out + used, p + start, pos - start);
+        used += pos - start;
+    }
+    if (!num_devices && num_dims) { /* iota form: iota(prod(dims)) reshaped to dims, transposed by perm */
+        size_t total = 1, strides[64];
+        for (size_t k = 0; k < num_dims; k++) total *= (size_t)dims[k];
+        if (total > MAX_SHARDING_DEVICES) goto unchanged;
+        for (size_t k = num_dims; k-- > 0;) strides[k] = k + 1 < num_dims ? strides[k + 1] * (size_t)dims[k + 1] : 1;
+        for (size_t flat = 0; flat < total; flat++) {
+            size_t rest = flat, source = 0;
+            for (size_t k = num_dims; k-- > 0;) {
+                size_t axis = num_perm == num_dims ? (size_t)perm[k] : k, extent = (size_t)dims[axis];
+                source += (rest % extent) * strides[axis];
+                rest /= extent;
+            }
+            devices[num_devices++] = (int64_t)source;
         }
     }
+    if (!num_devices) goto unchanged;
+    int64_t first = devices[0];
+    if (num_devices == 1) devices[0] = first + 1;
+    else {
+        for (size_t k = 0; k + 1 < num_devices; k++) devices[k] = devices[k + 1];
+        devices[num_devices - 1] = first;
+    }
+    unsigned char packed[MAX_SHARDING_DEVICES * 10];
+    size_t packed_size = 0;
+    for (size_t k = 0; k < num_devices; k++) packed_size += write_varint(packed + packed_size, (uint64_t)devices[k]);
+    used += write_varint(out + used, (OPSHARDING_DEVICES << 3) | 2);
+    used += write_varint(out + used, packed_size);
+    memcpy(out + used, packed, packed_size);
+    return used + packed_size;
+unchanged:
+    memcpy(out, p, n);
+    return n;
 }
 
+/* Calls the target's Shardings function at `member` and rewrites the (shardings, sizes) arrays it returned into
+ * proxy-owned copies with the devices moved (they live as long as the process: the header ties them to the
+ * executable's lifetime). */
+static void *shift_shardings(void *args, size_t member, size_t count_offset, size_t shardings_offset,
+                             size_t sizes_offset) {
+    void *error = ((slot_fn)real_extension_function(EXT_SHARDINGS, member))(args);
+    size_t count = *(size_t *)((unsigned char *)args + count_offset);
+    const char *const *shardings = *(const char *const **)((unsigned char *)args + shardings_offset);
+    const size_t *sizes = *(const size_t **)((unsigned char *)args + sizes_offset);
+    if (error || !count || !shardings || !sizes) return error;
+    const char **moved = calloc(count, sizeof *moved);
+    size_t *moved_sizes = calloc(count, sizeof *moved_sizes);
+    if (!moved || !moved_sizes) return NULL;
+    for (size_t i = 0; i < count; i++) {
+        unsigned char *copy = malloc(sizes[i] + 16 + MAX_SHARDING_DEVICES * 10);
+        if (!copy) return NULL;
+        moved_sizes[i] = shift_sharding_devices((const unsigned char *)shardings[i], sizes[i], copy);
+        moved[i] = (const char *)copy;
+    }
+    *(const char ***)((unsigned char *)args + shardings_offset) = moved;
+    *(size_t **)((unsigned char *)args + sizes_offset) = moved_sizes;
+    return NULL;
+}
+
+#define SHARDINGS_ARGS(kind, count) \
+    OFF_PJRT_Shardings_PJRT_Executable_##kind##Shardings_Args__##count, \
+    OFF_PJRT_Shardings_PJRT_Executable_##kind##Shardings_Args__shardings, \
+    OFF_PJRT_Shardings_PJRT_Executable_##kind##Shardings_Args__sharding_sizes
+
+static void *w_parameter_shardings(void *args) {
+    return shift_shardings(args, OFF_PJRT_Shardings_Extension__PJRT_Shardings_PJRT_Executable_ParameterShardings,
+                           SHARDINGS_ARGS(Parameter, num_parameters));
+}
+
+static void *w_output_shardings(void *args) {
+    return shift_shardings(args, OFF_PJRT_Shardings_Extension__PJRT_Shardings_PJRT_Executable_OutputShardings,
+                           SHARDINGS_ARGS(Output, num_outputs));
+}
+
+/* FFI extension mutants (set_extension_function replaces the one function in the proxy's copy of the chain). */
 static void *w_ffi_user_data_add(void *args) {
     (void)args; /* success, and the user data never reaches the context */
     return NULL;
@@ -1998,9 +2229,28 @@ static void install_defect(void) {
             break;
         case D_EXECUTE_IGNORES_CONTEXT: WRAP(LoadedExecutable_Execute, w_execute); break;
         case D_EXECUTE_CONTEXT_DESTROY_LEAKS: WRAP(ExecuteContext_Destroy, w_execute_context_destroy); break;
-        case D_FFI_USER_DATA_DROPPED: replace_ffi_function(FFI_USER_DATA_ADD_OFFSET, (void *)w_ffi_user_data_add); break;
+        case D_FFI_USER_DATA_DROPPED: set_extension_function(EXT_FFI, FFI_USER_DATA_ADD_OFFSET, (void *)w_ffi_user_data_add); break;
         case D_FFI_HANDLER_IGNORED:
-            replace_ffi_function(FFI_REGISTER_HANDLER_OFFSET, (void *)w_ffi_register_handler); break;
+            set_extension_function(EXT_FFI, FFI_REGISTER_HANDLER_OFFSET, (void *)w_ffi_register_handler); break;
+        case D_LAYOUTS_SERIALIZED_GARBAGE:
+            WRAP_EXT(LAYOUTS, PJRT_Layouts_Extension, PJRT_Layouts_MemoryLayout_Serialize, w_layouts_serialize);
+            break;
+        case D_MEMORY_DESCRIPTIONS_DISAGREE:
+            WRAP_EXT(MEMORY_DESCRIPTIONS, PJRT_MemoryDescriptions_Extension, PJRT_DeviceDescription_MemoryDescriptions,
+                     w_device_description_memory_descriptions);
+            WRAP_EXT(MEMORY_DESCRIPTIONS, PJRT_MemoryDescriptions_Extension, PJRT_MemoryDescription_Kind,
+                     w_memory_description_kind);
+            break;
+        case D_SHARDINGS_OFF_BY_ONE_DEVICE:
+            WRAP_EXT(SHARDINGS, PJRT_Shardings_Extension, PJRT_Shardings_PJRT_Executable_ParameterShardings,
+                     w_parameter_shardings);
+            WRAP_EXT(SHARDINGS, PJRT_Shardings_Extension, PJRT_Shardings_PJRT_Executable_OutputShardings,
+                     w_output_shardings);
+            break;
+        case D_NULL_EXTENSION_FUNCTION:
+            WRAP_EXT(LAYOUTS, PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetOutputLayouts, NULL);
+            break;
+        case D_LAYOUTS_EXTENSION_DROPPED: drop_extension(EXT_LAYOUTS); break;
         default: break;
     }
 }

@@ -30,7 +30,7 @@ import pytest
 
 from pjrt_cts.judgment import outcomes
 from pjrt_cts.judgment.outcomes import Outcome, id_matches, test_id_from_nodeid
-from pjrt_cts.runtime import MissingFunction
+from pjrt_cts.runtime import MissingFunction, NullExtensionFunction
 from pjrt_cts.schema import PhaseInfo
 from pjrt_cts.testing.outcomes import BlockedByFailure, SuiteError
 from pjrt_cts.runner import crashlog, shard
@@ -160,7 +160,7 @@ def unsupported_kind(exc: BaseException) -> str:
     """What a NOT_SUPPORTED exception rests on (pjrt_cts.judgment.outcomes.UNSUPPORTED_KINDS): a missing slot, or the
     FeatureNotSupported's own kind."""
     if isinstance(exc, MissingFunction):
-        return "slot"
+        return "slot"  # an extension function beyond the struct_size of an older version included
     return str(getattr(exc, "kind", "") or "unimplemented")
 
 
@@ -173,6 +173,8 @@ def classify_exception(exc: BaseException) -> tuple[Outcome | None, str]:
     described = str(exc) or type(exc).__name__
     if isinstance(exc, outcomes.FeatureNotSupported):
         return Outcome.NOT_SUPPORTED, exc.reason or described
+    if isinstance(exc, NullExtensionFunction):  # an advertised extension with a NULL function: the plugin's defect
+        return Outcome.FAIL, described
     if isinstance(exc, MissingFunction):  # a missing slot: same wording as a declared `requires(slot)`
         if exc.function and exc.plugin_version:
             return Outcome.NOT_SUPPORTED, (f"requires {exc.function}: missing slot (API {exc.plugin_version}): "

@@ -18,7 +18,7 @@ from pjrt_cts.runtime.deferred import AliasFulfilment, ControlDependency, RawCop
 from pjrt_cts.runtime.device import AsyncTrackingEvent, Device, DeviceAttributes, DeviceDescription, Memory
 from pjrt_cts.runtime.device_stream import CopyToDeviceStream, HostRecvCallbacks
 from pjrt_cts.runtime.dtypes import buffer_type_of, dtype_of
-from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
+from pjrt_cts.runtime.errors import MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
 from pjrt_cts.runtime.event import Event
 from pjrt_cts.runtime.executable import Executable, LoadedExecutable
 from pjrt_cts.runtime.execute_context import ExecuteContext
@@ -35,6 +35,7 @@ __all__ = [
     "LayoutView", "RawCopyFuture", "ShapeSpec",
     "AsyncTrackingEvent", "Buffer", "CallHook", "Client", "CompileOptions", "Device", "DeviceAttributes", "DeviceDescription",
     "Event", "Executable", "ExecuteContext", "ExtensionInfo", "FfiExtension", "LoadedExecutable", "Memory", "MemoryLayout",
-    "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "ProcessInfo", "ShapeProto", "Topology", "UnwrittenHostBytes",
+    "NullExtensionFunction", "PjrtError", "Plugin", "PluginLoadError", "MissingFunction", "ProcessInfo", "ShapeProto",
+    "Topology", "UnwrittenHostBytes",
     "buffer_type_of", "compile_options_bytes", "default_plugin_path", "dtype_of", "legacy_plugin_path", "make_program",
 ]

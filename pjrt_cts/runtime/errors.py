@@ -31,5 +31,11 @@ class MissingFunction(Exception):
         super().__init__(f"{function} is not available in this plugin (API {plugin_version}): {reason}")
 
 
+class NullExtensionFunction(MissingFunction):
+    """A function of an extension the plugin advertises is NULL inside the extension's struct_size: the header
+    gives the plugin no such choice, so it is a defect of the plugin, not a feature it lacks (the extensions
+    layer fails it)."""
+
+
 class PluginLoadError(Exception):
     """The file is not a loadable PJRT plugin (missing, not a shared library, no GetPjrtApi)."""

@@ -15,7 +15,7 @@ from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
 from pjrt_cts.runtime import calltimes
 from pjrt_cts.runtime.hooks import CallHook, add_call_hook, call_hooks, remove_call_hook
-from pjrt_cts.runtime.errors import PjrtError, PluginLoadError, MissingFunction
+from pjrt_cts.runtime.errors import MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 from pjrt_cts.runtime.payloads import read_payloads
 
@@ -292,7 +292,8 @@ class Plugin:
         `prototype` (default: `PJRT_Error* f(Args*)`), handed to the call hooks under the name
         `EXTENSION.name` (`LAYOUTS.Client_GetDefaultLayout`) as slot functions are under theirs, so that blocks,
         call accounting and narration see extension calls too. Raises MissingFunction when the plugin does not
-        advertise the extension, its struct_size ends before the pointer, or the pointer is NULL."""
+        advertise the extension or its struct_size ends before the pointer (an older version of the extension), and
+        NullExtensionFunction when the pointer is NULL."""
         qualified = f"{extension.name}.{name}"
         fn = self._functions.get(qualified)
         if fn is None:
@@ -304,9 +305,16 @@ class Plugin:
                                       f"{extension.name} struct_size {info.struct_size} ends before offset {offset}")
             pointer = int(ctypes.c_void_p.from_address(info.address + offset).value or 0)
             if not pointer:
-                raise MissingFunction(qualified, self.version_string, f"{extension.name} function at offset {offset} is NULL")
+                raise NullExtensionFunction(qualified, self.version_string,
+                                            f"{extension.name} advertises struct_size {info.struct_size} but its "
+                                            f"function at offset {offset} is NULL")
             fn = prototype(pointer)
             self._functions[qualified] = fn
+        return self.hooked(qualified, fn)
+
+    def hooked(self, qualified: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn`, a function the plugin handed out outside its tables (e.g. PROFILER's PLUGIN_Profiler_Api), as the
+        call hooks wrap it under the name `qualified` (`PROFILER.create`)."""
         for hook in call_hooks():
             fn = hook.slot_function(self, qualified, fn)
         return fn

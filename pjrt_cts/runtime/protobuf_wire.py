@@ -78,3 +78,16 @@ def iter_fields(data: bytes) -> Iterator[tuple[int, int, int | bytes]]:
 
 def as_int64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def repeated_varints(wire_type: int, value: int | bytes) -> list[int]:
+    """The values of a repeated integer field's occurrence: one VARINT, or a packed (LENGTH_DELIMITED) run."""
+    if wire_type == VARINT and isinstance(value, int):
+        return [value]
+    if wire_type != LENGTH_DELIMITED or not isinstance(value, bytes):
+        raise ValueError(f"repeated integer field with wire type {wire_type}")
+    out, pos = [], 0
+    while pos < len(value):
+        item, pos = decode_varint(value, pos)
+        out.append(item)
+    return out

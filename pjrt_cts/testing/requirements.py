@@ -8,6 +8,7 @@ of suites/conftest.py calls `resolve_requirements`):
     @requires(element_type=BufferType.F8E4M3FN)          # probed with a real BufferFromHostBuffer
     @requires(memory_kind="pinned_host")                 # a memory of that kind on device 0
     @requires(feature="multi_node")                       # probed by the layer's `feature_multi_node` fixture
+    @requires(extension="LAYOUTS")                        # listed in the plugin's extension chain
 
 and wraps the one call that may legitimately answer UNIMPLEMENTED in
 
@@ -44,6 +45,7 @@ class Requirements:
     element_type: Any = None  # pjrt_cts.abi.enums.BufferType
     memory_kinds: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = ()  # PJRT_Extension_Type names (pjrt_cts.abi.enums.ExtensionType)
 
     def merged(self, other: "Requirements") -> "Requirements":
         return Requirements(
@@ -52,6 +54,7 @@ class Requirements:
             element_type=other.element_type if other.element_type is not None else self.element_type,
             memory_kinds=tuple(dict.fromkeys(self.memory_kinds + other.memory_kinds)),
             features=tuple(dict.fromkeys(self.features + other.features)),
+            extensions=tuple(dict.fromkeys(self.extensions + other.extensions)),
         )
 
 
@@ -65,8 +68,11 @@ class FeatureProbe:
 
 
 def requires(*slots: str, devices: int = 0, element_type: Any = None, memory_kind: str | Sequence[str] = (),
-             feature: str | Sequence[str] = ()) -> pytest.MarkDecorator:
+             feature: str | Sequence[str] = (), extension: str | Sequence[str] = ()) -> pytest.MarkDecorator:
     """The `requires` marker, checked here so that a typo fails at import, not as a silent pass."""
+    from pjrt_cts.abi.enums import ExtensionType
+
+
     for slot in slots:
         if not isinstance(slot, str) or slot.startswith("PJRT_"):
             raise ValueError(f"requires(): slot names are PJRT_Api member names without 'PJRT_', got {slot!r}")
@@ -74,8 +80,12 @@ def requires(*slots: str, devices: int = 0, element_type: Any = None, memory_kin
         raise ValueError(f"requires(devices={devices}): must be >= 0")
     kinds = (memory_kind,) if isinstance(memory_kind, str) else tuple(memory_kind)
     features = (feature,) if isinstance(feature, str) else tuple(feature)
+    extensions = (extension,) if isinstance(extension, str) else tuple(extension)
+    unknown = [name for name in extensions if name not in ExtensionType.__members__]
+    if unknown:
+        raise ValueError(f"requires(extension=...): {unknown} are no PJRT_Extension_Type names")
     return pytest.mark.requires(*slots, devices=devices, element_type=element_type, memory_kinds=kinds,
-                                features=features)
+                                features=features, extensions=extensions)
 
 
 def device_index_params(count: int = 4) -> list[Any]:
@@ -91,7 +101,7 @@ def requirements_of(item: pytest.Item) -> Requirements:
         found = found.merged(Requirements(
             slots=tuple(mark.args), devices=int(mark.kwargs.get("devices", 0) or 0),
             element_type=mark.kwargs.get("element_type"), memory_kinds=tuple(mark.kwargs.get("memory_kinds", ())),
-            features=tuple(mark.kwargs.get("features", ())),
+            features=tuple(mark.kwargs.get("features", ())), extensions=tuple(mark.kwargs.get("extensions", ())),
         ))
     return found
 
@@ -102,10 +112,12 @@ def resolve_requirements(request: pytest.FixtureRequest) -> None:
     needs = requirements_of(request.node)
     if needs == Requirements():
         return
-    if needs.slots:
+    if needs.slots or needs.extensions:
         plugin = request.getfixturevalue("plugin")
         for slot in needs.slots:
             _require_slot(plugin, slot)
+        for extension in needs.extensions:
+            _require_extension(plugin, extension)
     if needs.devices or needs.memory_kinds or needs.element_type is not None:
         client = request.getfixturevalue("client")
         devices = client.addressable_devices
@@ -232,6 +244,16 @@ def _require_slot(plugin: Any, slot: str) -> None:
         plugin.function(slot)
     except MissingFunction as missing:
         _not_supported(missing_slot_reason(missing), "slot")
+
+
+def _require_extension(plugin: Any, name: str) -> None:
+    __tracebackhide__ = True
+    from pjrt_cts.abi.enums import ExtensionType
+
+    if plugin.find_extension(ExtensionType[name]) is None:
+        listed = ", ".join(e.name for e in plugin.extensions) or "none"
+        _not_supported(f"requires the {name} extension: the plugin's extension chain does not list it (it lists "
+                       f"{listed})", "extension", name)
 
 
 def missing_slot_reason(missing: Any) -> str:

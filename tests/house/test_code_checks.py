@@ -25,7 +25,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 REPO = Path(__file__).resolve().parents[2]
 # Layers whose subject is the ABI itself (struct sizes, slots, the entry point) may use the declarations.
-ABI_LAYERS = {"abi", "versioning"}
+ABI_LAYERS = {"abi", "versioning", "extensions"}
 # What runs the suites must never be imported by them.
 NEVER_IN_SUITES = ("pjrt_cts.runner", "pjrt_cts.report", "pjrt_cts.cli", "pjrt_cts.selftest")
 

@@ -19,6 +19,7 @@ from pjrt_cts.judgment.results import JsonlWriter, load_results, read_jsonl, sum
 from pjrt_cts.runtime import MissingFunction
 from pjrt_cts.schema import Expected, TestRecord
 from pjrt_cts.runner.worker_plugin import classify_exception
+from pjrt_cts.runtime import NullExtensionFunction
 
 
 def _report(when: str, outcome: str, longrepr: Any = None, info: dict | None = None, duration: float = 0.1) -> Any:
@@ -111,6 +112,9 @@ def test_classify_exception_by_class_and_code() -> None:
     unsupported = MissingFunction("PJRT_Y", "0.81", "beyond struct_size")
     assert classify_exception(unsupported) == ("NOT_SUPPORTED",
                                                "requires PJRT_Y: missing slot (API 0.81): beyond struct_size")
+    # a NULL function of an advertised extension is the plugin's defect, never a missing feature
+    null = NullExtensionFunction("LAYOUTS.Client_GetDefaultLayout", "0.115", "function at offset 40 is NULL")
+    assert classify_exception(null)[0] == "FAIL"
     # matched by class, not by name: a look-alike from elsewhere is no missing slot
     look_alike = type("MissingFunction", (Exception,), {"__module__": "pjrt_cts.runtime"})("PJRT_Y needs 0.90")
     assert classify_exception(look_alike) == (None, "")

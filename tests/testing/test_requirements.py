@@ -15,12 +15,21 @@ from pjrt_cts.testing.requirements import FeatureProbe, requires, unsupported_if
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
 
 
+class FakeExtension:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 class FakePlugin:
     version_string = "0.81"
     api_version = (0, 81)
 
     def __init__(self, present: set[str]) -> None:
         self.present = present
+        self.extensions = [FakeExtension("LAYOUTS")]
+
+    def find_extension(self, extension_type: Any) -> Any:
+        return next((e for e in self.extensions if e.name == extension_type.name), None)
 
     def function(self, name: str) -> Any:
         if name not in self.present:
@@ -204,3 +213,17 @@ def test_without_documented_codes_no_client_error_is_not_supported(use_run_conte
     use_run_context()
     with pytest.raises(BlockedByFailure):
         requirements.create_session_client(FailingPlugin("FAILED_PRECONDITION"), {})
+
+
+def test_extension_the_chain_lacks_is_not_supported_of_kind_extension() -> None:
+    with pytest.raises(FeatureNotSupported) as raised:
+        requirements.resolve_requirements(FakeRequest(requires(extension="SHARDINGS")))
+    assert raised.value.kind == "extension" and raised.value.subject == "SHARDINGS"
+    assert raised.value.reason == ("requires the SHARDINGS extension: the plugin's extension chain does not list it "
+                                   "(it lists LAYOUTS)")
+    requirements.resolve_requirements(FakeRequest(requires(extension="LAYOUTS")))  # advertised: the test runs
+
+
+def test_unknown_extension_name_fails_at_import() -> None:
+    with pytest.raises(ValueError, match="no PJRT_Extension_Type names"):
+        requires(extension="LAYOUT")

@@ -24,14 +24,16 @@ from __future__ import annotations
 from ctypes import c_int, c_int64, c_size_t, c_void_p
 
 from pjrt_cts.abi.base import HEADER, PjrtStruct, RawStruct, finalize_struct_sizes
+from pjrt_cts.abi.extensions.function_tables import function_table
 
 EXTENSION_SINCE_MINOR = 53
 REGISTER_HANDLER_SINCE_MINOR = 73
 
+PJRT_FFI_Extension = function_table("PJRT_FFI_Extension", ["type_register", "user_data_add", "register_handler"])
 # Byte offsets of the function pointers in PJRT_FFI_Extension (after the 24-byte PJRT_Extension_Base).
-TYPE_REGISTER_OFFSET = 24
-USER_DATA_ADD_OFFSET = 32
-REGISTER_HANDLER_OFFSET = 40
+TYPE_REGISTER_OFFSET: int = PJRT_FFI_Extension.type_register.offset  # 24
+USER_DATA_ADD_OFFSET: int = PJRT_FFI_Extension.user_data_add.offset  # 32
+REGISTER_HANDLER_OFFSET: int = PJRT_FFI_Extension.register_handler.offset  # 40
 EXTENSION_STRUCT_SIZE = 48
 
 # PJRT_FFI_Handler_TraitsBits

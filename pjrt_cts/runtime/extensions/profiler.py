@@ -1,0 +1,100 @@
+"""PROFILER: a profiling session of the plugin's PLUGIN_Profiler_Api (create, start, stop, collect_data, destroy).
+
+Its functions return PLUGIN_Profiler_Error*, read and freed with the table's own error_get_code / error_message /
+error_destroy and raised as PjrtError("PROFILER.<function>", ...). They go through the call hooks as
+`PROFILER.<function>`.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from pjrt_cts.abi.callbacks import SlotFunction, VoidSlotFunction
+from pjrt_cts.abi.enums import ErrorCode, ExtensionType
+from pjrt_cts.abi.extensions import profiler as abi
+from pjrt_cts.abi.extensions.registry import EXTENSIONS
+from pjrt_cts.runtime.errors import MissingFunction, PjrtError
+from pjrt_cts.runtime.handles import OwnedHandle
+from pjrt_cts.runtime.protobuf_wire import varint_field
+
+if TYPE_CHECKING:
+    from pjrt_cts.runtime.plugin import Plugin
+
+_ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)
+# tensorflow.ProfileOptions as JAX sends it: version 1, host tracer level 2, device tracer level 1.
+DEFAULT_OPTIONS = varint_field(5, 1) + varint_field(2, 2) + varint_field(3, 1)
+
+
+def profiler_api(plugin: "Plugin") -> abi.PLUGIN_Profiler_Api:
+    """The PLUGIN_Profiler_Api the PROFILER extension points to (MissingFunction when not advertised or NULL)."""
+    info = plugin.find_extension(ExtensionType.PROFILER)
+    if info is None:
+        raise MissingFunction("PROFILER.profiler_api", plugin.version_string, "the plugin does not advertise PROFILER")
+    offset = EXTENSIONS[ExtensionType.PROFILER].function("profiler_api").offset
+    table = int(ctypes.c_void_p.from_address(info.address + offset).value or 0)
+    if not table:
+        raise MissingFunction("PROFILER.profiler_api", plugin.version_string, "PROFILER's profiler_api is NULL")
+    return abi.PLUGIN_Profiler_Api.from_address(table)
+
+
+class ProfilerSession(OwnedHandle):
+    """A PLUGIN_Profiler made by create(options); destroy on close()."""
+
+    def __init__(self, plugin: "Plugin", options: bytes = DEFAULT_OPTIONS) -> None:
+        self.plugin = plugin
+        api = profiler_api(plugin)
+        self._api = api
+        text = ctypes.create_string_buffer(options, max(1, len(options)))
+        args = _call(plugin, api, "create", abi.PLUGIN_Profiler_Create_Args(options=ctypes.addressof(text),
+                                                                             options_size=len(options)))
+
+        def destroy(h: int) -> None:
+            _call(plugin, api, "destroy", abi.PLUGIN_Profiler_Session_Args(profiler=h))
+
+        self._own(int(args.profiler or 0), destroy)
+
+    def start(self) -> None:
+        _call(self.plugin, self._api, "start", abi.PLUGIN_Profiler_Session_Args(profiler=self.handle))
+
+    def stop(self) -> None:
+        _call(self.plugin, self._api, "stop", abi.PLUGIN_Profiler_Session_Args(profiler=self.handle))
+
+    def collect_data(self) -> bytes:
+        """collect_data's two-call protocol: the size with a NULL buffer, then the serialized XSpace."""
+        args = _call(self.plugin, self._api, "collect_data", abi.PLUGIN_Profiler_CollectData_Args(profiler=self.handle))
+        size = int(args.buffer_size_in_bytes)
+        data = ctypes.create_string_buffer(max(1, size))
+        args.buffer = ctypes.addressof(data)
+        _call(self.plugin, self._api, "collect_data", args)
+        return data.raw[:size]
+
+
+def _function(plugin: "Plugin", api: abi.PLUGIN_Profiler_Api, name: str, void: bool = False) -> Callable[..., Any]:
+    pointer = int(getattr(api, name) or 0)
+    if not pointer:
+        raise MissingFunction(f"PROFILER.{name}", plugin.version_string, f"PLUGIN_Profiler_Api.{name} is NULL")
+    return plugin.hooked(f"PROFILER.{name}", (VoidSlotFunction if void else SlotFunction)(pointer))
+
+
+def _call(plugin: "Plugin", api: abi.PLUGIN_Profiler_Api, name: str, args: _ArgsT) -> _ArgsT:
+    error = _function(plugin, api, name)(ctypes.addressof(args))
+    if error:
+        raise _consume_error(plugin, api, name, int(error))
+    return args
+
+
+def _consume_error(plugin: "Plugin", api: abi.PLUGIN_Profiler_Api, name: str, error: int) -> PjrtError:
+    message_args = abi.PLUGIN_Profiler_Error_Message_Args(error=error)
+    _function(plugin, api, "error_message", void=True)(ctypes.addressof(message_args))
+    message = ctypes.string_at(message_args.message, message_args.message_size).decode("utf-8", "replace") \
+        if message_args.message else ""
+    code_args = abi.PLUGIN_Profiler_Error_GetCode_Args(error=error)
+    code_error = _function(plugin, api, "error_get_code")(ctypes.addressof(code_args))
+    code = int(code_args.code) if not code_error else int(ErrorCode.UNKNOWN)
+    destroy_args = abi.PLUGIN_Profiler_Error_Destroy_Args(error=error)
+    _function(plugin, api, "error_destroy", void=True)(ctypes.addressof(destroy_args))
+    try:
+        code_name = ErrorCode(code).name
+    except ValueError:
+        code_name = f"UNKNOWN_CODE_{code}"
+    return PjrtError(f"PROFILER.{name}", code_name, message, code)
