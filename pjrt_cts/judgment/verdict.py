@@ -55,6 +55,7 @@ class RunVerdict:
     spec_tests: int = 0  # spec.* tests that did not PASS
     shared: dict[str, int] = field(default_factory=lambda: {"defects": 0, "tests": 0})  # SHARED_DEVIATION
     waived_defects: list[dict[str, Any]] = field(default_factory=list)  # [{defect, tests}] over every XFAIL
+    by_report: int = 0  # NOT_SUPPORTED decided by what the plugin reports about itself (unsupported_by "reported")
 
     @property
     def exit_code(self) -> int:
@@ -81,6 +82,8 @@ class RunVerdict:
             marks.append(mark if self.spec_exact else f"{mark} ({self.spec_mark_detail()})")
         if self.waivers:
             marks.append(f"{_count(len(self.waived_defects), 'waived defect')} ({_count(len(self.waivers), 'test')})")
+        if self.by_report:  # not a SKIP: what the plugin says about itself decided these, so the line says how many
+            marks.append(f"{_count(self.by_report, 'test')} NOT_SUPPORTED by what the plugin reports")
         return marks
 
     def spec_mark_detail(self) -> str:
@@ -193,5 +196,7 @@ def judge_results(results: Results) -> RunVerdict:
                       spec_exact=all(o is Outcome.PASS for o in spec) if spec else None,
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
-                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
+                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))],
+                      by_report=sum(1 for test, outcome in zip(tests, outcomes) if outcome is Outcome.NOT_SUPPORTED
+                                    and test.details.get("unsupported_by") == "reported"))
 
