@@ -11,9 +11,11 @@ no more than the plugin's word. Rules over a run's records (after confirmation, 
    FAIL that names those cases: the plugin implements the op on that type, so this case is a defect of it (e.g. a
    sort along dimension -2 answered "Stable sorting of more than 2^31-1 elements is not implemented" for two
    elements). A grouped program (many cases compiled as one) answered UNIMPLEMENTED is a FAIL when the plugin ran
-   some case of every op x type its member cases hold. A declared answer is judged by the same rule against evidence of the same input: another
-   case of that op and those types that the same test read from an artifact of the same version (or from text), so
-   that an older plugin rejecting an op's newer encoding is not taken for one rejecting the op.
+   some case of every op x type its member cases hold. A declared answer is judged by the same rule against
+   evidence of the same input: another case of that op and those types that the same test read from an artifact
+   of the same version (or from text; a test of the artifact a framework sends: a case shipping the same
+   versions), so that an older plugin rejecting an op's newer encoding is not taken for one rejecting the op; a
+   packed program's encoding is not its members', so the grouped-program rule leaves a declared pack alone.
 2. Same element type. A test NOT_SUPPORTED because a probe upload of its element type failed (`unsupported_by =
    "element_type"`, `unsupported_subject` the type) while a golden case on that type ran to an accepted result is a
    FAIL: the plugin computes on the type elsewhere.
@@ -45,7 +47,7 @@ RUN_TIME_ANSWERS = {"unimplemented": "UNIMPLEMENTED", "declared": "NOT_SUPPORTED
 
 
 Key = tuple[str, tuple[str, ...]]  # (main op, element types) of a golden case
-Source = tuple[str, str | None]  # (test function, portable artifact version label or None) a golden test read
+Source = tuple[str, str]  # (test function, which input of the case it read) a golden test read, see source_and_case
 
 
 _preloading: threading.Thread | None = None
@@ -112,16 +114,30 @@ def case_param(test_id: str) -> str | None:
 
 def source_and_case(test_id: str) -> tuple[Source, str] | None:
     """Which test read which input, and the golden case: `...test_golden_artifact_version_compiles[<case>-current]`
-    -> ((that function, "current"), case); a test parametrized by the case alone reads one input per run (the
-    execute layer's: the artifact a framework sends) -> ((function, None), case)."""
+    -> ((that function, "current"), case). A test parametrized by the case alone reads the same input for every case
+    that ships the same artifact versions (the artifact a framework sends is chosen among them; text is one):
+    -> ((function, "ships current+intermediate"), case)."""
     param = _param(test_id)
     if param is None:
         return None
     function = test_id.split("[", 1)[0]
     if param in _case_keys():
-        return (function, None), param
+        return (function, "ships " + _shipped_artifacts().get(param, "")), param
     case, _, label = param.rpartition("-")
     return ((function, label), case) if label in BYTECODE_VERSIONS and case in _case_keys() else None
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_artifacts() -> dict[str, str]:
+    """golden case id -> the portable artifact versions it ships ("current+intermediate"); empty when the corpus
+    cannot be read."""
+    from pjrt_cts.golden.corpus import CorpusError, load_manifest
+
+    try:
+        cases = load_manifest().cases
+    except (CorpusError, OSError, ValueError):
+        return {}
+    return {case.id: "+".join(v for v in BYTECODE_VERSIONS if f"mlirbc.{v}" in case.files) for case in cases}
 
 
 @functools.lru_cache(maxsize=1)
@@ -157,7 +173,11 @@ def apply_consistency(records: Iterable[TestRecord]) -> list[TestRecord]:
         if found is not None:
             source, case = found
             read.setdefault(source, {}).setdefault(keys[case], []).append(case)
-    supported = read.get((_GOLDEN_EXECUTE, None), {})  # the golden cases that ran
+    supported: dict[Key, list[str]] = {}  # the golden cases that ran, whatever they were compiled from
+    for (function, _), ran in read.items():
+        for key, cases in ran.items():
+            if function == _GOLDEN_EXECUTE:
+                supported.setdefault(key, []).extend(cases)
     by_type: dict[str, list[str]] = {}
     for cases in supported.values():
         for case in cases:
@@ -191,7 +211,7 @@ def _judged(record: TestRecord, keys: dict[str, Key], supported: dict[Key, list[
     evidence = read.get(found[0], {}) if found is not None else supported
     case = found[1] if found is not None else case
     others = [other for other in evidence.get(keys[case], []) if other != case] if case is not None else []
-    group = _corpus()[1].get(_param(test_id) or "") if case is None else None
+    group = _corpus()[1].get(_param(test_id) or "") if case is None and kind != "declared" else None
     if group and all(supported.get(keys[member]) for member in group):
         held = sorted({keys[member] for member in group})
         names = "; ".join(f"{op} on {'/'.join(dtypes)}" for op, dtypes in held[:_NAMED])
