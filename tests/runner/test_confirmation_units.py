@@ -273,6 +273,11 @@ def test_a_grouped_program_unimplemented_while_every_op_and_type_it_holds_runs_i
     assert judged.outcome == "FAIL" and judged.details["consistency"]["rule"] == "grouped_program"
     assert "stablehlo.sort on " in judged.message and judged.details["consistency"]["members"]
     assert apply_consistency([program])[0].outcome == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
+    # A pack's artifact is not its members': a declared one (vhlo.composite_v2 unknown to an older reader) stands.
+    declared = replace(program, message="the current portable artifact is StableHLO 1.17.0, newer than the plugin's "
+                       "declared stablehlo_current_version 1.13.3; PJRT_Client_Compile: UNKNOWN: vhlo.composite_v2",
+                       details={"unsupported_by": "declared"})
+    assert apply_consistency([declared, *evidence])[0].outcome == "NOT_SUPPORTED"
 
 
 def test_an_element_type_gap_contradicted_by_a_golden_case_on_that_type_is_a_fail() -> None:
