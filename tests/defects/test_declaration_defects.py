@@ -35,7 +35,13 @@ def _attributed(test_id: str, outcome: str, message: str) -> str | None:
              "addressable device, but PJRT_Client_AddressableDevices lists none", "client-lists-no-device"),
     (CLIENT, "AssertionError: PJRT_Client_Create({}) should create a client with the profile's options, but failed with "
              "INTERNAL: boom", UNCLASSIFIED),
+    ("execute.golden_cases.test_case_matches_reference[spec.sort.GT_TOTALORDER.unstable.f4e2m1fn]",
+     "NOT_SUPPORTED on the plugin's declaration for one case of an op the plugin implements on this element type: "
+     "...; PJRT_Client_Compile: INTERNAL: RET_CHECK failure (xla/service/cpu/cpu_compiler.cc:1171) "
+     "!llvm::verifyModule(llvm_module, &err_stream) Invalid LLVM IR before optimizations: ...",
+     "narrow-float-totalorder-sort-invalid-llvm-ir"),
 ])
 def test_each_declaration_defect_is_named_from_its_own_message(test_id: str, message: str, defect: str) -> None:
     assert _attributed(test_id, "FAIL", message) == defect
-    assert _attributed(test_id, "CRASH", message) == UNCLASSIFIED  # a crash is another finding
+    if defect != UNCLASSIFIED:  # a crash of the same test is another finding, never this defect
+        assert _attributed(test_id, "CRASH", message) != defect
