@@ -196,13 +196,16 @@ class Profile:
         where = str(self.file)
         _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras", "install",
                            "library", "create_options", "runtime", "environment", "deviation", "notes",
-                           "no_device_error_codes"}, where)
+                           "no_device_error_codes", "platform"}, where)
         self.name: str = _require(data, "name", str, where)
         if self.name != directory.name:
             raise ProfileError(f"{where}: name {self.name!r} differs from its directory {directory.name!r}")
         self.description: str = _require(data, "description", str, where)
         self.needs_hardware: str | None = _optional(data, "needs_hardware", str, where)
         self.expected_device_count: int | None = _optional(data, "expected_device_count", int, where)
+        # What PJRT_Client_PlatformName must answer (the client layer checks it); what applies to the plugin (its
+        # documented options, its multi-node scheme) follows it, never the reported name. None: not known.
+        self.platform: str | None = _optional(data, "platform", str, where)
         self.pip_extras: tuple[str, ...] = tuple(_string_list(data, "pip_extras", where))
         self.install: str | None = _optional(data, "install", str, where)
         self.notes: str = _optional(data, "notes", str, where) or ""

@@ -130,8 +130,9 @@ LAYERS = (
 
 class FeatureNotSupported(Exception):
     """Raised by a test when the plugin legitimately lacks what the test checks; carries the plugin's reason and
-    the kind of evidence (UNSUPPORTED_KINDS): only an UNIMPLEMENTED answer at run time can differ between runs or
-    between cases of one op, so only that kind is confirmed and checked for consistency (pjrt_cts.runner)."""
+    the kind of evidence (UNSUPPORTED_KINDS): only an answer at run time (UNIMPLEMENTED, or an error the plugin's own
+    declaration was to explain) can differ between runs or between cases of one op, so only those kinds are confirmed
+    and checked for consistency (pjrt_cts.runner)."""
 
     def __init__(self, reason: str, kind: str = "unimplemented", subject: str | None = None) -> None:
         super().__init__(reason)
@@ -140,9 +141,10 @@ class FeatureNotSupported(Exception):
         self.subject = subject  # what is missing, where a rule needs it: the element type's name (`f8e4m3fn`)
 
 
-# What a NOT_SUPPORTED rests on (a record's details["unsupported_by"]).
+# What a NOT_SUPPORTED rests on (a record's details["unsupported_by"]); "reported": what the plugin says about itself
+# decided what applies (its platform name, where no profile says which it must be).
 UNSUPPORTED_KINDS = ("unimplemented", "slot", "extension", "devices", "memory_kind", "element_type", "feature",
-                     "no_device", "declared")
+                     "no_device", "declared", "reported")
 
 
 class SharedDeviation(Exception):

@@ -70,6 +70,7 @@ class RunVerdict:
         """INCOMPLETE for no reason but that not every test ran (a selection, a shard, a --quick sample, an
         interruption): what `pjrt-cts gate --allow-partial` accepts."""
         return self.verdict == INCOMPLETE and bool(self.reasons) and self.reasons == self.partial
+    by_report: int = 0  # NOT_SUPPORTED decided by what the plugin reports about itself (unsupported_by "reported")
 
     @property
     def exit_code(self) -> int:
@@ -109,6 +110,8 @@ class RunVerdict:
             marks.append(mark if self.spec_exact else f"{mark} ({self.spec_mark_detail()})")
         if self.waivers:
             marks.append(f"{_count(len(self.waived_defects), 'waived defect')} ({_count(len(self.waivers), 'test')})")
+        if self.by_report:  # not a SKIP: what the plugin says about itself decided these, so the line says how many
+            marks.append(f"{_count(self.by_report, 'test')} NOT_SUPPORTED by what the plugin reports")
         return marks
 
     def spec_mark_detail(self) -> str:
@@ -247,7 +250,9 @@ def judge_results(results: Results) -> RunVerdict:
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
                       waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))],
-                      untrusted=untrusted, partial=partly)
+                      untrusted=untrusted, partial=partly,
+                      by_report=sum(1 for test, outcome in zip(tests, outcomes) if outcome is Outcome.NOT_SUPPORTED
+                                    and test.details.get("unsupported_by") == "reported"))
 
 
 def _untrusted(results: Results) -> list[str]:

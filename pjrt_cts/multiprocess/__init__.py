@@ -6,6 +6,6 @@ with the plugin's multi-node options (pjrt_cts.multiprocess.schemes) and KV call
 scenario and reports JSON lines. Every wait is bounded; leftover nodes are killed.
 """
 from pjrt_cts.multiprocess.launcher import LaunchSpec, NodeReport, run_nodes
-from pjrt_cts.multiprocess.schemes import MultiNodeScheme, scheme_for_platform
+from pjrt_cts.multiprocess.schemes import SCHEMES, MultiNodeScheme, scheme_for_platform
 
-__all__ = ["LaunchSpec", "MultiNodeScheme", "NodeReport", "run_nodes", "scheme_for_platform"]
+__all__ = ["LaunchSpec", "MultiNodeScheme", "NodeReport", "SCHEMES", "run_nodes", "scheme_for_platform"]

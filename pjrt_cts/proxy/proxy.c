@@ -328,6 +328,10 @@ enum {
     D_SHARDINGS_OFF_BY_ONE_DEVICE,
     D_NULL_EXTENSION_FUNCTION,
     D_LAYOUTS_EXTENSION_DROPPED,
+    D_STABLEHLO_WINDOW_FALSE,
+    D_PLATFORM_RENAMED,
+    D_CLIENT_WITHOUT_DEVICES,
+    D_RNG_RESULTS_CONSTANT,
     D_COUNT
 };
 
@@ -426,6 +430,10 @@ static const char *const g_defect_names[D_COUNT] = {
     "shardings_off_by_one_device",
     "null_extension_function",
     "layouts_extension_dropped",
+    "stablehlo_window_false",
+    "platform_renamed",
+    "client_without_devices",
+    "rng_results_constant",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -749,15 +757,24 @@ static void *w_execute_context_destroy(void *args) {
     return NULL;
 }
 
-/* stablehlo_version_overclaimed: the attributes claim one StableHLO minor more than the plugin's own
- * stablehlo_current_version, and Client_Compile (w_client_compile) refuses portable artifacts newer than the
- * plugin's own version, as a parser that only reads up to it would. */
+/* Attribute mutants: the plugin's list copied once (process lifetime, like the plugin's own), `edit` applied to each
+ * copied item. stablehlo_version_overclaimed claims one StableHLO minor more than the plugin's own
+ * stablehlo_current_version (and Client_Compile, w_client_compile, refuses portable artifacts newer than the plugin's
+ * own version, as a parser that only reads up to it would); stablehlo_window_false declares the window [0.1.0, 0.1.0],
+ * older than any portable artifact, and still compiles every program. */
 #define STABLEHLO_CURRENT_VERSION "stablehlo_current_version"
+#define STABLEHLO_MINIMUM_VERSION "stablehlo_minimum_version"
 
 static int named_value_is(const unsigned char *item, const char *name) {
     const char *text = F(item, PJRT_NamedValue, name, const char *);
     size_t size = F(item, PJRT_NamedValue, name_size, size_t);
     return text && size == strlen(name) && memcmp(text, name, size) == 0;
+}
+
+/* Whether `item` is the version attribute `name`: an int64 list of (major, minor, patch). */
+static int is_version_attribute(const unsigned char *item, const char *name) {
+    return named_value_is(item, name) && F(item, PJRT_NamedValue, type, int) == NV_INT64_LIST &&
+           F(item, PJRT_NamedValue, value_size, size_t) >= 3;
 }
 
 /* The real plugin's stablehlo_current_version as (major, minor, patch); 0 when it declares none. */
@@ -772,48 +789,56 @@ static int real_stablehlo_current(int64_t version[3]) {
     const unsigned char *items = F(a, PJRT_Plugin_Attributes_Args, attributes, const unsigned char *);
     for (size_t i = 0; items && i < count; i++) {
         const unsigned char *item = items + i * SIZEOF_PJRT_NamedValue;
-        if (!named_value_is(item, STABLEHLO_CURRENT_VERSION) || F(item, PJRT_NamedValue, type, int) != NV_INT64_LIST ||
-            F(item, PJRT_NamedValue, value_size, size_t) < 3)
-            continue;
+        if (!is_version_attribute(item, STABLEHLO_CURRENT_VERSION)) continue;
         memcpy(version, F(item, PJRT_NamedValue, value, const int64_t *), 3 * sizeof(int64_t));
         return 1;
     }
     return 0;
 }
 
-static void *w_plugin_attributes_overclaimed(void *args) {
-    static unsigned char *claimed; /* process lifetime, like the plugin's own list */
-    static size_t claimed_count;
-    static int64_t newer[3];
+static void *rewritten_attributes(void *args, void (*edit)(unsigned char *item)) {
+    static unsigned char *copy;
+    static size_t copy_count;
     void *error = CALL(Plugin_Attributes, args);
     if (error) return error;
     size_t count = F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t);
     const unsigned char *items = F(args, PJRT_Plugin_Attributes_Args, attributes, const unsigned char *);
     if (count == 0 || !items) return NULL;
     pthread_mutex_lock(&g_lock);
-    if (!claimed && (claimed = malloc(count * SIZEOF_PJRT_NamedValue))) {
-        memcpy(claimed, items, count * SIZEOF_PJRT_NamedValue);
-        claimed_count = count;
-        for (size_t i = 0; i < count; i++) {
-            unsigned char *item = claimed + i * SIZEOF_PJRT_NamedValue;
-            if (!named_value_is(item, STABLEHLO_CURRENT_VERSION) || F(item, PJRT_NamedValue, type, int) != NV_INT64_LIST ||
-                F(item, PJRT_NamedValue, value_size, size_t) < 3)
-                continue;
-            const int64_t *own = F(item, PJRT_NamedValue, value, const int64_t *);
-            newer[0] = own[0];
-            newer[1] = own[1] + 1;
-            newer[2] = 0;
-            F(item, PJRT_NamedValue, value, const int64_t *) = newer;
-            F(item, PJRT_NamedValue, value_size, size_t) = 3;
-        }
+    if (!copy && (copy = malloc(count * SIZEOF_PJRT_NamedValue))) {
+        memcpy(copy, items, count * SIZEOF_PJRT_NamedValue);
+        copy_count = count;
+        for (size_t i = 0; i < count; i++) edit(copy + i * SIZEOF_PJRT_NamedValue);
     }
     pthread_mutex_unlock(&g_lock);
-    if (claimed) {
-        F(args, PJRT_Plugin_Attributes_Args, attributes, const void *) = claimed;
-        F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t) = claimed_count;
+    if (copy) {
+        F(args, PJRT_Plugin_Attributes_Args, attributes, const void *) = copy;
+        F(args, PJRT_Plugin_Attributes_Args, num_attributes, size_t) = copy_count;
     }
     return NULL;
 }
+
+static void claim_one_minor_newer(unsigned char *item) {
+    static int64_t newer[3];
+    if (!is_version_attribute(item, STABLEHLO_CURRENT_VERSION)) return;
+    const int64_t *own = F(item, PJRT_NamedValue, value, const int64_t *);
+    newer[0] = own[0];
+    newer[1] = own[1] + 1;
+    newer[2] = 0;
+    F(item, PJRT_NamedValue, value, const int64_t *) = newer;
+    F(item, PJRT_NamedValue, value_size, size_t) = 3;
+}
+
+static void claim_window_0_1_0(unsigned char *item) {
+    static const int64_t ancient[3] = {0, 1, 0};
+    if (!is_version_attribute(item, STABLEHLO_CURRENT_VERSION) && !is_version_attribute(item, STABLEHLO_MINIMUM_VERSION))
+        return;
+    F(item, PJRT_NamedValue, value, const int64_t *) = ancient;
+    F(item, PJRT_NamedValue, value_size, size_t) = 3;
+}
+
+static void *w_plugin_attributes_overclaimed(void *args) { return rewritten_attributes(args, claim_one_minor_newer); }
+static void *w_plugin_attributes_window_false(void *args) { return rewritten_attributes(args, claim_window_0_1_0); }
 
 /* client ------------------------------------------------------------------------------------------ */
 static void *w_client_create(void *args) {
@@ -855,11 +880,31 @@ static void *w_client_lookup_device(void *args) {
     return NULL;
 }
 
-static void *w_client_process_index(void *args) {
-    void *error = CALL(Client_ProcessIndex, args);
-    if (!error) F(args, PJRT_Client_ProcessIndex_Args, process_index, int) = 1;
-    return error;
+/* platform_renamed: PJRT_Client_PlatformName answers another platform's name than the plugin's own. */
+#define RENAMED_PLATFORM "host"
+
+static void *w_client_platform_name(void *args) {
+    void *error = CALL(Client_PlatformName, args);
+    if (error) return error;
+    F(args, PJRT_Client_PlatformName_Args, platform_name, const char *) = RENAMED_PLATFORM;
+    F(args, PJRT_Client_PlatformName_Args, platform_name_size, size_t) = strlen(RENAMED_PLATFORM);
+    return NULL;
 }
+
+/* A wrapper that calls the real function and, when it succeeds, overwrites one output field with `value`. */
+#define WRAPPER_SETTING(name, slot, T, field, type, value) \
+    static void *name(void *args) {                        \
+        void *error = CALL(slot, args);                    \
+        if (!error) F(args, T, field, type) = (value);     \
+        return error;                                      \
+    }
+
+/* client_without_devices: the client lists no device (Client_Devices and Client_AddressableDevices answer 0). */
+WRAPPER_SETTING(w_client_devices_none, Client_Devices, PJRT_Client_Devices_Args, num_devices, size_t, 0)
+WRAPPER_SETTING(w_client_addressable_devices_none, Client_AddressableDevices, PJRT_Client_AddressableDevices_Args,
+                num_addressable_devices, size_t, 0)
+/* process_index_one */
+WRAPPER_SETTING(w_client_process_index, Client_ProcessIndex, PJRT_Client_ProcessIndex_Args, process_index, int, 1)
 
 static void *w_error_get_code(void *args) {
     void *error = CALL(Error_GetCode, args);
@@ -1303,6 +1348,7 @@ static void *w_client_compile(void *args) {
                : g_defect == D_NAN_NOT_PROPAGATED_BY_MAX ? program_uses_op(program, "maximum") || program_uses_op(program, "minimum")
                : g_defect == D_CONVERTS_ROUND_TOWARD_ZERO ? program_uses_op(program, "convert")
                : g_defect == D_FAILS_EVERY_OTHER_TIME ? program_uses_op(program, "cosine")
+               : g_defect == D_RNG_RESULTS_CONSTANT ? program_uses_op(program, "rng")
                : g_defect == D_MID_SIZE_DOT_REDUCE_OFF ? program_uses_op(program, "dot_general") || program_uses_op(program, "reduce")
                : (g_defect == D_TRANSCENDENTAL_2ULP || g_defect == D_TRANSCENDENTAL_64ULP) && program_is_transcendental(program);
     if (marked) mark_handle(F(args, PJRT_Client_Compile_Args, executable, void *), 1);
@@ -1655,6 +1701,27 @@ static void converts_truncate(void *buffer, const struct input_copy *inputs, siz
     }
 }
 
+/* rng_results_constant: a float output whose elements take exactly two adjacent non-negative values, both present
+ * (what rng UNIFORM draws on [a, nextafter(a)): a and the excluded bound), becomes a constant: the larger one, the
+ * bound. Every element is still a value XLA draws there; the draws' distribution is gone. Other outputs stay. */
+static void rng_draws_made_constant(void *buffer) {
+    int type = buffer_element_type(buffer);
+    size_t bytes = 0, width = element_size(type);
+    int is_float = type == BT_F16 || type == BT_BF16 || type == BT_F32 || type == BT_F64;
+    unsigned char *data = is_float ? host_data(buffer, &bytes) : NULL;
+    if (!data || width == 0 || bytes < 2 * width) return;
+    uint64_t sign = 1ull << (8 * width - 1), low = UINT64_MAX, high = 0;
+    for (size_t offset = 0; offset + width <= bytes; offset += width) {
+        uint64_t bits = 0;
+        memcpy(&bits, data + offset, width); /* little-endian host */
+        if (bits & sign) return;
+        if (bits < low) low = bits;
+        if (bits > high) high = bits;
+    }
+    if (high != low + 1) return;
+    for (size_t offset = 0; offset + width <= bytes; offset += width) memcpy(data + offset, &high, width);
+}
+
 static void *w_execute(void *args) {
     static unsigned long calls;
     if (g_defect == D_EXECUTE_REJECTS_ALL)
@@ -1748,6 +1815,11 @@ static void *w_execute(void *args) {
         size_t count = executable_num_outputs(loaded);
         for (size_t d = 0; d < num_devices; d++)
             for (size_t j = 0; j < count; j++) add_one_to_f32_results(outputs[d][j]);
+    }
+    if (g_defect == D_RNG_RESULTS_CONSTANT && outputs && is_marked(loaded)) {
+        size_t count = executable_num_outputs(loaded);
+        for (size_t d = 0; d < num_devices; d++)
+            for (size_t j = 0; j < count; j++) rng_draws_made_constant(outputs[d][j]);
     }
     if (g_defect == D_MID_SIZE_DOT_REDUCE_OFF && outputs && mid_size >= MID_SIZE_MIN_ELEMENTS &&
         mid_size < MID_SIZE_END_ELEMENTS) {
@@ -2207,7 +2279,7 @@ static void install_defect(void) {
         case D_COPY_TO_DEVICE_UNIMPLEMENTED: WRAP(Buffer_CopyToDevice, w_copy_to_device); break;
         case D_UNIMPLEMENTED_FOR_ONE_CASE: WRAP(Client_Compile, w_client_compile); break;
         case D_TINY_RESULTS_IMPRECISE: case D_NAN_NOT_PROPAGATED_BY_MAX: case D_CONVERTS_ROUND_TOWARD_ZERO:
-        case D_FAILS_EVERY_OTHER_TIME: case D_MID_SIZE_DOT_REDUCE_OFF:
+        case D_FAILS_EVERY_OTHER_TIME: case D_MID_SIZE_DOT_REDUCE_OFF: case D_RNG_RESULTS_CONSTANT:
             WRAP(Client_Compile, w_client_compile);
             WRAP(LoadedExecutable_Destroy, w_loaded_executable_destroy);
             WRAP(LoadedExecutable_Execute, w_execute);
@@ -2251,6 +2323,12 @@ static void install_defect(void) {
             WRAP_EXT(LAYOUTS, PJRT_Layouts_Extension, PJRT_Layouts_PJRT_Executable_GetOutputLayouts, NULL);
             break;
         case D_LAYOUTS_EXTENSION_DROPPED: drop_extension(EXT_LAYOUTS); break;
+        case D_STABLEHLO_WINDOW_FALSE: WRAP(Plugin_Attributes, w_plugin_attributes_window_false); break;
+        case D_PLATFORM_RENAMED: WRAP(Client_PlatformName, w_client_platform_name); break;
+        case D_CLIENT_WITHOUT_DEVICES:
+            WRAP(Client_Devices, w_client_devices_none);
+            WRAP(Client_AddressableDevices, w_client_addressable_devices_none);
+            break;
         default: break;
     }
 }

@@ -1,7 +1,8 @@
 """Confirm before judging: every finding is observed twice, in two processes, before the verdict.
 
-After the run, each record whose outcome rests on a failure or on a run-time UNIMPLEMENTED (CONFIRMED_OUTCOMES,
-judged on the actual outcome, so a waived failure is confirmed too) runs once more in fresh worker processes
+After the run, each record whose outcome rests on a failure or on a run-time answer of the plugin (CONFIRMED_OUTCOMES,
+judged on the actual outcome, so a waived failure is confirmed too; an UNIMPLEMENTED, or an error its declaration was
+to explain: pjrt_cts.runner.consistency.RUN_TIME_ANSWERS) runs once more in fresh worker processes
 (pjrt_cts.runner.session). The two observations are then folded into one record:
 
 - the same outcome and the same cause class (`cause_class`): confirmed -- the record is the first observation,
@@ -22,10 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from pjrt_cts.judgment.outcomes import Outcome
+from pjrt_cts.runner.consistency import RUN_TIME_ANSWERS
 from pjrt_cts.schema import Confirmation, Observation, TestRecord
 from pjrt_cts.testing.corpus import COMPUTED_AS
 
-# What is rerun (by actual outcome): failures, and NOT_SUPPORTED that rests on an UNIMPLEMENTED answer at run time.
+# What is rerun (by actual outcome): failures, and NOT_SUPPORTED that rests on an answer at run time.
 CONFIRMED_OUTCOMES = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
 NONDETERMINISTIC_TAG = "nondeterministic"
 _MESSAGE_CHARS = 2000
@@ -45,7 +47,7 @@ def needs_confirmation(record: TestRecord) -> bool:
         return False
     actual = record.actual_outcome
     if actual is Outcome.NOT_SUPPORTED:
-        return details.get("unsupported_by") == "unimplemented"
+        return details.get("unsupported_by") in RUN_TIME_ANSWERS
     return actual in CONFIRMED_OUTCOMES
 
 

@@ -609,6 +609,8 @@ class WorkerPlugin:
             subject = getattr(excinfo.value, "subject", None)
             if subject:
                 stash["unsupported_subject"] = str(subject)
+        if excinfo is not None and isinstance(excinfo.value, BlockedByFailure) and excinfo.value.finding:
+            item.stash.setdefault(DETAILS_KEY, {})["blocked_by"] = excinfo.value.finding  # the root cause's own test
         # FAIL, ERROR: the report stays failed; setup or call alike
         details, compatibility = item.stash.get(DETAILS_KEY, None), item.stash.get(COMPATIBILITY_KEY, None)
         info = PhaseInfo(outcome=kind, message=reason if kind is not None else "",

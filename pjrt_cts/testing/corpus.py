@@ -292,8 +292,30 @@ def plugin_stablehlo_range(plugin: Any) -> tuple[tuple[int, ...] | None, tuple[i
             version_tuple(attributes.get("stablehlo_current_version")))
 
 
+# The first StableHLO version of portable artifacts (VHLO's own first version): no portable artifact is older.
+OLDEST_PORTABLE_VERSION = (0, 9, 0)
+
+
+def declared_window_problem(plugin: Any) -> str | None:
+    """Why the StableHLO window the plugin declares cannot be true (None: it may be): a stablehlo_current_version
+    older than every portable artifact, or a minimum above the current. Such a window holds no program a framework
+    can send, so it explains no rejection: the suite then judges compiles as if nothing were declared."""
+    oldest, newest = plugin_stablehlo_range(plugin)
+    if newest is not None and newest < OLDEST_PORTABLE_VERSION:
+        return (f"PJRT_Plugin_Attributes declares stablehlo_current_version {_shown(newest)}, older than the "
+                f"first portable StableHLO version {_shown(OLDEST_PORTABLE_VERSION)}: no portable artifact lies in "
+                "its window")
+    if oldest is not None and newest is not None and oldest > newest:
+        return (f"PJRT_Plugin_Attributes declares stablehlo_minimum_version {_shown(oldest)} above its "
+                f"stablehlo_current_version {_shown(newest)}: an empty window")
+    return None
+
+
 def declared_unreadable_reason(plugin: Any, case: Any, version: str) -> str | None:
-    """Why the plugin's declared StableHLO window excludes `case`'s `version` artifact (None: it includes it)."""
+    """Why the plugin's declared StableHLO window excludes `case`'s `version` artifact (None: it includes it, or
+    the window cannot be true: `declared_window_problem`)."""
+    if declared_window_problem(plugin) is not None:
+        return None
     artifact = version_tuple(case.stablehlo_version(version))
     oldest, newest = plugin_stablehlo_range(plugin)
     if artifact is not None and newest is not None and artifact > newest:
@@ -323,7 +345,10 @@ def framework_artifact_version(plugin: Any, case: Any) -> str:
 
 
 def text_declared_unsupported(plugin: Any, case: Any) -> str | None:
-    """Why the plugin declares it may not parse the corpus's program text (written by a newer StableHLO)."""
+    """Why the plugin declares it may not parse the corpus's program text (written by a newer StableHLO); None when
+    it does not, or when its window cannot be true (`declared_window_problem`)."""
+    if declared_window_problem(plugin) is not None:
+        return None
     manifest = golden_manifest()
     written = version_tuple((manifest.stablehlo_versions or {}).get("current")) if manifest else None
     _, newest = plugin_stablehlo_range(plugin)
@@ -539,7 +564,8 @@ __all__ = [
     "COMPUTED_AS", "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
     "attempt", "attempt_markers", "crashed_before", "grouped_program_crash", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
     "one_program_per_family", "program_of", "program_unit_of", "representative_cases",
-    "single_device_programs", "declared_unreadable_reason", "use_own_programs",
+    "single_device_programs", "declared_unreadable_reason", "declared_window_problem", "OLDEST_PORTABLE_VERSION",
+    "use_own_programs",
     "drop_empty_parametrizations", "first_line", "framework_artifact_version", "golden_manifest", "golden_param",
     "golden_version_param", "load_error", "multi_device_cases", "one_case_per_family", "raise_if_unreadable",
     "read_case", "run_golden", "single_device_cases",

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 
 class BlockedByFailure(AssertionError):
-    """A prerequisite the plugin claims to support failed: the dependent test FAILs, naming the cause."""
+    """A prerequisite the plugin claims to support failed: the dependent test FAILs, naming the cause. `finding`: the
+    test id that reports the cause itself (its record's `details.blocked_by`): the root cause is named once, by that
+    test, and the dependent tests are counted under it, never rerun or attributed on their own."""
+
+    def __init__(self, message: str, finding: str | None = None) -> None:
+        super().__init__(message)
+        self.finding = finding
 
 
 class SuiteError(Exception):

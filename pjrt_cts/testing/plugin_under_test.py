@@ -26,6 +26,16 @@ def profile_name() -> str:
     return run_context().profile
 
 
+def expected_platform() -> str | None:
+    """The platform name the profile under test says PJRT_Client_PlatformName must answer (profile.toml `platform`);
+    for a bare run of the bundled plugin, the default profile's. None: no profile names it."""
+    from pjrt_cts.profiles import DEFAULT_PROFILE, get_profile
+
+    context = run_context()
+    name = context.profile or ("" if context.plugin_path else DEFAULT_PROFILE)
+    return get_profile(name).platform if name else None
+
+
 def no_device_codes() -> frozenset[str]:
     """PJRT error codes with which PJRT_Client_Create says "no device" on this host (the profile documents them)."""
     return run_context().no_device_codes

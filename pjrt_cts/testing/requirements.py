@@ -18,9 +18,13 @@ and wraps the one call that may legitimately answer UNIMPLEMENTED in
 NOT_SUPPORTED is decided by evidence from the plugin after a real attempt: a missing slot, the error code
 UNIMPLEMENTED, too few devices, a memory kind its devices do not list, a feature probe that failed; never by
 message text, and never by a version the plugin declares alone (a declared version only explains an error
-that a real attempt produced: `declared_unsupported=`). Everything else that stops a test is not a plugin
-gap: `not_applicable` (the clause does not apply to this plugin) and `environment_lacks` (the test machine
-lacks a tool) are SKIPs that say why, and a failed prerequisite is `BlockedByFailure` (a FAIL).
+that a real attempt produced: `declared_unsupported=`; the runner confirms it and holds it to the consistency
+rules like an UNIMPLEMENTED). Where what applies is decided by what the plugin reports about itself (its platform
+name, where no profile says which it must be), the test is NOT_SUPPORTED naming the call and its answer
+(`unsupported_by_report`), never a SKIP: the verdict counts it. Everything else that stops a test is not a plugin
+gap: `not_applicable` (the clause does not apply to this plugin, as its profile or the suite decides) and
+`environment_lacks` (the test machine lacks a tool) are SKIPs that say why, and a failed prerequisite is
+`BlockedByFailure` (a FAIL).
 """
 from __future__ import annotations
 
@@ -185,11 +189,17 @@ def create_session_client(plugin: Any, options: dict[str, Any]) -> Any:
     from pjrt_cts.runtime import PjrtError
 
     try:
-        return plugin.create_client(options)
+        created = plugin.create_client(options)
     except PjrtError as error:
         _not_supported_if_no_device(error)
         raise BlockedByFailure(f"blocked: PJRT_Client_Create failed: {error.code}: {first_line(error.message)} "
-                               f"(see {CLIENT_CREATE_TEST_ID})") from None
+                               f"(see {CLIENT_CREATE_TEST_ID})", CLIENT_CREATE_TEST_ID) from None
+    if not created.addressable_devices:  # nothing a test could place a buffer on or run a program on
+        created.close()
+        raise BlockedByFailure(f"blocked: PJRT_Client_Create({options}) gave a client whose "
+                               f"PJRT_Client_AddressableDevices lists no device (see {CLIENT_CREATE_TEST_ID})",
+                               CLIENT_CREATE_TEST_ID)
+    return created
 
 
 def create_client_under_test(plugin: Any, options: dict[str, Any]) -> Any:
@@ -209,6 +219,13 @@ def not_applicable(reason: str) -> NoReturn:
     """SKIP: the clause under test does not apply to this plugin (e.g. no non-addressable device exists)."""
     __tracebackhide__ = True
     pytest.skip(f"not applicable: {reason}")
+
+
+def unsupported_by_report(call: str, answer: Any, why: str) -> NoReturn:
+    """NOT_SUPPORTED decided by what the plugin reports about itself, with the evidence: `call` answered `answer`, so
+    `why` (e.g. no options are documented for that platform). Never a SKIP: the verdict counts these."""
+    __tracebackhide__ = True
+    _not_supported(f"{why}: {call} answered {answer!r}", "reported", str(answer))
 
 
 def environment_lacks(reason: str) -> NoReturn:

@@ -3,6 +3,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from pjrt_cts.testing import not_applicable, profile_name
+from pjrt_cts.testing.plugin_under_test import expected_platform
+
+
+def test_platform_name_is_the_profiles(client: Any) -> None:
+    """The profile says which platform its plugin is (profile.toml `platform`), and what applies to the plugin follows
+    the profile: a plugin reporting another platform name is not the plugin its profile describes."""
+    expected = expected_platform()
+    if expected is None:
+        not_applicable(f"no profile names the platform this plugin must report (profile {profile_name()!r}; "
+                       "profile.toml `platform`)")
+    reported = client.platform_name
+    assert reported == expected, (
+        f"PJRT_Client_PlatformName answered {reported!r}, but the profile {profile_name() or 'cpu'!r} says the plugin "
+        f"reports {expected!r} (profile.toml `platform`)")
+
 
 def test_platform_name_is_non_empty(client: Any) -> None:
     assert client.platform_name, "PJRT_Client_PlatformName should return a non-empty name, but returned ''"

@@ -19,7 +19,8 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.testing import BlockedByFailure, FeatureProbe, not_applicable, profile_name
-from pjrt_cts.testing.plugin_under_test import user_settings
+from pjrt_cts.testing.plugin_under_test import expected_platform, user_settings
+from pjrt_cts.testing.requirements import unsupported_by_report
 from pjrt_cts.testing.requirements import requirements_of
 
 TOPOLOGY_BOUND_S = 90.0  # client creation on every node; CPU takes ~2 s, GPUs with NCCL more
@@ -37,13 +38,22 @@ def num_nodes() -> int:
 
 @pytest.fixture(scope="session")
 def scheme(client: Any) -> Any:
-    from pjrt_cts.multiprocess import scheme_for_platform
+    """The multi-node scheme of the profile's platform (what the plugin must report: client.platform checks it);
+    without a profile that names it, of the reported platform name, and a name the suite knows no scheme for is
+    NOT_SUPPORTED naming that answer (counted by the verdict), never a SKIP."""
+    from pjrt_cts.multiprocess import SCHEMES, scheme_for_platform
 
-    found = scheme_for_platform(client.platform_name)
-    if found is None:
-        not_applicable(f"the suite knows no multi-node client options for platform {client.platform_name!r} "
-                       "(pjrt_cts/multiprocess/schemes.py)")
-    return found
+    profile_platform = expected_platform()
+    found = scheme_for_platform(profile_platform or client.platform_name)
+    if found is not None:
+        return found
+    known = ", ".join(sorted(SCHEMES))
+    if profile_platform is not None:
+        not_applicable(f"the suite knows multi-node client options for {known} only (pjrt_cts/multiprocess/schemes.py); "
+                       f"the profile says the plugin is {profile_platform!r}")
+    unsupported_by_report("PJRT_Client_PlatformName", client.platform_name,
+                          f"the suite knows multi-node client options for {known} only "
+                          "(pjrt_cts/multiprocess/schemes.py), and no profile names the plugin's platform")
 
 
 @pytest.fixture(scope="session")

@@ -153,10 +153,16 @@ class Artifact:
 @pytest.fixture(scope="session")
 def portable_artifact(portable_serializer: PortableSerializer | None) -> Callable[[Any, Version], Artifact]:
     """(seed program, target version) -> its portable artifact: the corpus's stored bytecode for that
-    version when there is one, else serialized with jaxlib at the target (capped at jaxlib's newest)."""
+    version when there is one, else serialized with jaxlib at the target (capped at jaxlib's newest).
+
+    A target older than any portable artifact (a window the plugin declares below StableHLO's first portable
+    version) gets the oldest one there is: what the plugin declares never makes a test a SKIP of the test
+    environment; only a version that exists and that this environment cannot write does."""
     from pjrt_cts.testing import environment_lacks
+    from pjrt_cts.testing.corpus import OLDEST_PORTABLE_VERSION
 
     def make(seed: Any, target: Version) -> Artifact:
+        target = max(target, parse_version(OLDEST_PORTABLE_VERSION))
         stored = sorted(((parse_version(v), data) for v, data in seed.bytecode.values()), reverse=True)
         best = min(target, portable_serializer.current) if portable_serializer is not None else target
         for version, data in stored:  # the corpus's own artifact at exactly the version wanted

@@ -4,9 +4,15 @@ Clause (StableHLO compatibility guarantees, announced through PJRT_Plugin_Attrib
 accepts portable artifacts from `stablehlo_minimum_version` to `stablehlo_current_version`, and
 they mean the same thing at every version. A program from a newer StableHLO than the plugin's
 current must be rejected with an error, not a crash.
+
+The declared window is itself tested: frameworks serialize programs for the declared current version, and the
+suite excuses rejections of inputs outside the window (NOT_SUPPORTED "declared"). So one Core case's artifacts
+outside the window are compiled: read, they must compute right; and a window no portable artifact can lie in is
+false, whatever the plugin does with them.
 """
 from __future__ import annotations
 
+import functools
 import shlex
 from typing import Any
 
@@ -17,7 +23,12 @@ from pjrt_cts.fuzz.harness import reproduce_command
 from pjrt_cts.fuzz.isolate import child_environment, run_command
 from pjrt_cts.fuzz.seeds import BUILTIN_SEEDS, golden_seeds
 from pjrt_cts.golden import EXACT, Tolerance, compare
-from pjrt_cts.testing import assert_bit_exact, output_dir
+from pjrt_cts.golden.corpus import BYTECODE_VERSIONS
+from pjrt_cts.runtime import PjrtError
+from pjrt_cts.testing import (SuiteError, assert_bit_exact, case_expected, mismatch_message, output_dir, read_case,
+                              run_golden)
+from pjrt_cts.testing.corpus import (OLDEST_PORTABLE_VERSION, declared_window_problem, golden_manifest, load_error,
+                                     version_tuple)
 
 LABELS = ("minimum", "intermediate", "current")
 _BUILTIN_FOR_VERSIONS = ("add_mul", "reduce_sum", "while_count")
@@ -82,9 +93,14 @@ def test_artifact_at_exactly_the_declared_current_version_compiles(client: Any, 
     """The plugin declares it reads portable artifacts up to stablehlo_current_version: one stamped with exactly
     that version must compile and compute. When the serializer here is older than the declared version, its
     newest artifact is stamped with the declared one: VHLO ops of an older release stay readable by every newer
-    reader, so only a plugin that overclaims its version rejects it."""
+    reader, so only a plugin that overclaims its version rejects it. A declared version older than every portable
+    artifact is no version a framework can serialize a program for."""
     seed = VERSION_SEEDS[0]
     current = stablehlo_window.current
+    assert current >= OLDEST_PORTABLE_VERSION, (
+        f"PJRT_Plugin_Attributes declares stablehlo_current_version {version_text(current)}, older than the first "
+        f"portable StableHLO version {version_text(OLDEST_PORTABLE_VERSION)}: no program can be serialized for it "
+        "(frameworks serialize for the declared current version)")
     artifact = portable_artifact(seed, current)
     data, made = artifact.data, f"serialized at {version_text(artifact.version)}"
     if artifact.version != current:
@@ -100,6 +116,51 @@ def test_artifact_at_exactly_the_declared_current_version_compiles(client: Any, 
     except Exception as error:  # noqa: BLE001 - the message names the version; PjrtError carries code and message
         raise AssertionError(f"{what} failed: {error}") from None
     _check(outputs, seed.expected(), what, seed)
+
+
+# A case mandatory for Core: every plugin reads it, so its artifacts test the declared window.
+WINDOW_CASE = "elementwise.add.f32.r1"
+
+
+def test_no_portable_artifact_beyond_the_declared_window_is_read(client: Any, stablehlo_window: Any,
+                                                                 record: Any) -> None:
+    """The corpus's artifacts of one Core case that lie outside the declared window are compiled. The plugin may
+    reject one (its declaration says it need not read it) or read it (an artifact's stamp is not its content: VHLO
+    ops of an older release stay readable), but a program it reads must compute right. A window that no portable
+    artifact can lie in (a current version older than StableHLO's first portable one, or a minimum above the
+    current) is false: frameworks serialize for the declared version, and no rejection may rest on it."""
+    manifest = golden_manifest()
+    if manifest is None:
+        raise SuiteError(f"the golden corpus cannot be read: {load_error()}")
+    case = manifest.case(WINDOW_CASE)
+    window = f"[{version_text(stablehlo_window.minimum)}, {version_text(stablehlo_window.current)}]"
+    answers: dict[str, str] = {}
+    for label in BYTECODE_VERSIONS:
+        stamp = case.stablehlo_version(label)
+        version = version_tuple(stamp)
+        if version is None or stablehlo_window.minimum <= version <= stablehlo_window.current:
+            continue
+        what = (f"PJRT_Client_Compile of the StableHLO {stamp} portable artifact of {case.id}, outside the declared "
+                f"window {window}")
+        data = read_case(case, f"{label} portable artifact", functools.partial(case.portable_bytecode, label))
+        try:
+            executable = client.compile(data)
+        except PjrtError as error:
+            answers[stamp] = f"rejected: {error.code}"
+            continue
+        with executable:
+            message, _ = mismatch_message(f"{what}, then Execute", run_golden(executable, client, case),
+                                          case_expected(case), lambda _dtype: case.tolerance)
+        assert message is None, f"{message}: a plugin must reject a program it cannot read, not compute it wrong"
+        answers[stamp] = "read and computed right"
+    record.details(window=window, case=case.id, outside_the_window=answers)
+    problem = declared_window_problem(client.plugin)
+    read = [stamp for stamp, answer in answers.items() if answer.startswith("read")]
+    assert problem is None, (
+        f"{problem}: the declared window is false; " + (
+            f"PJRT_Client_Compile read the StableHLO {', '.join(read)} artifact(s) of {case.id} and computed them right"
+            if read else f"PJRT_Client_Compile rejected every artifact of {case.id} ({answers}): frameworks have "
+                         "nothing to send it"))
 
 
 # A VHLO op or function version no StableHLO release has yet: what a newer producer would emit.

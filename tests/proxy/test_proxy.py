@@ -103,6 +103,7 @@ NAMED_IN_THE_ISSUE = (
 
 def test_catalogue_has_the_escape_hatch_defects() -> None:
     assert set(NAMED_IN_THE_ISSUE) <= set(ESCAPE_HATCHES)
+    assert {"stablehlo_window_false", "platform_renamed"} <= set(ESCAPE_HATCHES)  # issue 53's
     assert len(ESCAPE_HATCHES) >= 15
     assert all(DEFECTS_BY_NAME[name].expect == "caught" for name in ESCAPE_HATCHES)
 
@@ -649,3 +650,50 @@ def test_dma_map_succeeds_while_unmap_is_unimplemented(load_proxy) -> None:
     with load_proxy("dma_map_is_a_no_op").create_client({"cpu_device_count": 1}) as client:
         client.dma_map(0, 4096)
         assert _error_code(lambda: client.dma_unmap(0)) == "UNIMPLEMENTED"
+# -- declarations and reports the suite must not take on trust (issue 53) ------------------------------------------
+
+RNG_ONE_VALUE_F32 = """module @rng_probe {
+  func.func public @main(%a: tensor<f32>, %b: tensor<f32>) -> tensor<64xf32> {
+    %shape = stablehlo.constant dense<[64]> : tensor<1xi64>
+    %0 = "stablehlo.rng"(%a, %b, %shape) {rng_distribution = #stablehlo<rng_distribution UNIFORM>} : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<64xf32>
+    return %0 : tensor<64xf32>
+  }
+}
+"""
+
+
+def test_window_false_declares_0_1_0_and_still_compiles(load_proxy) -> None:
+    plugin = load_proxy("stablehlo_window_false")
+    attributes = plugin.attributes
+    assert list(attributes["stablehlo_minimum_version"]) == list(attributes["stablehlo_current_version"]) == [0, 1, 0]
+    data = np.arange(6, dtype=np.float32)
+    np.testing.assert_array_equal(_run_f32(plugin, ADD_F32, data), data + data)
+
+
+def test_platform_renamed_answers_another_name(load_proxy) -> None:
+    real = Plugin.load(default_plugin_path())
+    with real.create_client({"cpu_device_count": 1}) as client:
+        assert client.platform_name == "cpu"
+    with load_proxy("platform_renamed").create_client({"cpu_device_count": 1}) as client:
+        assert client.platform_name == "host"
+
+
+def test_client_without_devices_lists_none(load_proxy) -> None:
+    with load_proxy("client_without_devices").create_client({"cpu_device_count": 2}) as client:
+        assert client.devices == [] and client.addressable_devices == []
+
+
+def test_rng_draws_on_one_value_become_the_excluded_bound(load_proxy) -> None:
+    bound = np.nextafter(np.float32(1), np.float32(2))
+    bounds = [np.array(1, np.float32), np.array(bound, np.float32)]
+
+    def draws(plugin: Plugin) -> np.ndarray:
+        with plugin.create_client({"cpu_device_count": 1}) as client, client.compile(RNG_ONE_VALUE_F32) as executable:
+            return executable.execute(client.buffers_from_numpy(bounds))[0].to_numpy()
+
+    real = draws(load_proxy(PASSTHROUGH))
+    assert set(real.tolist()) == {1.0, float(bound)}  # both values drawn (each has chance 2^-64 of missing)
+    mutant = load_proxy("rng_results_constant")  # loaded once: a second copy would overwrite the mapped library
+    assert (draws(mutant) == bound).all()
+    ones = np.array([1, bound, 1, 1, bound, 1], np.float32)  # two adjacent values, not from rng: left alone
+    np.testing.assert_array_equal(_run_f32(mutant, ADD_F32, ones), ones + ones)

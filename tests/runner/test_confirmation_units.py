@@ -32,6 +32,8 @@ def test_what_is_rerun() -> None:
     assert needs_confirmation(record("a", "CRASH"))
     assert needs_confirmation(replace(record("a", "XFAIL"), expected=Expected.from_json({"actual": "FAIL"})))
     assert needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="unimplemented"))
+    assert needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="declared"))  # the plugin's word, observed twice
+    assert not needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="reported"))
     assert not needs_confirmation(record("a", "NOT_SUPPORTED", unsupported_by="devices"))
     assert not needs_confirmation(record("a", "PASS"))
     assert not needs_confirmation(record("a", "SHARED_DEVIATION"))
@@ -119,6 +121,33 @@ def test_unimplemented_for_one_case_of_a_supported_op_and_type_is_a_fail_naming_
     # without a passing case of that op and type, it is a gap the plugin may have
     alone = apply_consistency([unimplemented, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "FAIL")])
     assert alone[0].outcome == "NOT_SUPPORTED"
+
+
+def test_a_declared_gap_is_held_to_the_rules_like_an_unimplemented_one() -> None:
+    declared = record(f"{GOLDEN}[sort.dim0_stable_cmp_gt.s32]", "NOT_SUPPORTED",
+                      "sort.dim0_stable_cmp_gt.s32: the current portable artifact is StableHLO 1.17.0, newer than the "
+                      "plugin's declared stablehlo_current_version 0.9.0; PJRT_Client_Compile: INVALID_ARGUMENT: no",
+                      unsupported_by="declared")
+    judged = apply_consistency([declared, record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")])[0]
+    assert judged.outcome == "FAIL" and judged.details["consistency"]["rule"] == "op_element_type"
+    assert judged.message.startswith("NOT_SUPPORTED on the plugin's declaration for one case of an op")
+    core = apply_consistency([replace(declared, id=f"{GOLDEN}[conv.1d.f32]")])[0]
+    assert core.outcome == "FAIL" and "mandatory for level Core" in core.message
+    assert apply_consistency([declared])[0].outcome == "NOT_SUPPORTED"  # no evidence against the declaration
+
+
+def test_a_declared_artifact_is_contradicted_only_by_a_read_of_the_same_version() -> None:
+    artifacts = "compile.golden_programs.test_golden_artifact_version_compiles"
+    declared = record(f"{artifacts}[sort.dim0_stable_cmp_gt.s32-current]", "NOT_SUPPORTED",
+                      "the current portable artifact is StableHLO 1.17.0, newer than the plugin's declared "
+                      "stablehlo_current_version 1.13.3; PJRT_Client_Compile: INVALID_ARGUMENT: unknown sort_v2",
+                      unsupported_by="declared")
+    other_version = record(f"{artifacts}[sort.dim0_stable_cmp_lt.s32-intermediate]", "PASS")
+    ran = record(f"{GOLDEN}[sort.dim0_stable_cmp_lt.s32]", "PASS")  # from the artifact a framework sends
+    assert apply_consistency([declared, other_version, ran])[0].outcome == "NOT_SUPPORTED"  # an older encoding
+    same_version = record(f"{artifacts}[sort.dim0_stable_cmp_lt.s32-current]", "PASS")
+    judged = apply_consistency([declared, same_version])[0]
+    assert judged.outcome == "FAIL" and judged.details["consistency"]["supported_by"] == ["sort.dim0_stable_cmp_lt.s32"]
 
 
 def test_a_static_gap_is_never_converted() -> None:
@@ -251,6 +280,11 @@ def test_a_grouped_program_unimplemented_while_every_op_and_type_it_holds_runs_i
     assert judged.outcome == "FAIL" and judged.details["consistency"]["rule"] == "grouped_program"
     assert "stablehlo.sort on " in judged.message and judged.details["consistency"]["members"]
     assert apply_consistency([program])[0].outcome == "NOT_SUPPORTED"  # no evidence: a gap the plugin may have
+    # A pack's artifact is not its members': a declared one (vhlo.composite_v2 unknown to an older reader) stands.
+    declared = replace(program, message="the current portable artifact is StableHLO 1.17.0, newer than the plugin's "
+                       "declared stablehlo_current_version 1.13.3; PJRT_Client_Compile: UNKNOWN: vhlo.composite_v2",
+                       details={"unsupported_by": "declared"})
+    assert apply_consistency([declared, *evidence])[0].outcome == "NOT_SUPPORTED"
 
 
 def test_an_element_type_gap_contradicted_by_a_golden_case_on_that_type_is_a_fail() -> None:

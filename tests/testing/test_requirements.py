@@ -227,3 +227,42 @@ def test_extension_the_chain_lacks_is_not_supported_of_kind_extension() -> None:
 def test_unknown_extension_name_fails_at_import() -> None:
     with pytest.raises(ValueError, match="no PJRT_Extension_Type names"):
         requires(extension="LAYOUT")
+class DevicelessPlugin:
+    """Creates clients that list no addressable device (what the selftest's client_without_devices mutant does)."""
+
+    def __init__(self) -> None:
+        self.closed = 0
+
+    def create_client(self, options: dict[str, Any]) -> Any:
+        plugin = self
+
+        class Client:
+            addressable_devices: list[Any] = []
+
+            def close(self) -> None:
+                plugin.closed += 1
+
+        return Client()
+
+
+def test_a_client_without_devices_blocks_its_dependents_naming_the_creation_test(use_run_context: Any) -> None:
+    use_run_context()
+    plugin = DevicelessPlugin()
+    with pytest.raises(BlockedByFailure) as raised:
+        requirements.create_session_client(plugin, {"cpu_device_count": 4})
+    assert raised.value.finding == requirements.CLIENT_CREATE_TEST_ID
+    assert "PJRT_Client_AddressableDevices lists no device" in str(raised.value) and plugin.closed == 1
+
+
+def test_a_failed_client_creation_names_the_test_that_reports_it(use_run_context: Any) -> None:
+    use_run_context()
+    with pytest.raises(BlockedByFailure) as raised:
+        requirements.create_session_client(FailingPlugin("INTERNAL"), {})
+    assert raised.value.finding == requirements.CLIENT_CREATE_TEST_ID
+
+
+def test_what_the_plugin_reports_decides_only_as_not_supported_with_the_evidence() -> None:
+    with pytest.raises(FeatureNotSupported) as raised:
+        requirements.unsupported_by_report("PJRT_Client_PlatformName", "host", "documented for cpu plugins")
+    assert raised.value.kind == "reported" and raised.value.subject == "host"
+    assert raised.value.reason == "documented for cpu plugins: PJRT_Client_PlatformName answered 'host'"

@@ -155,3 +155,31 @@ def test_suites_keep_one_support_package() -> None:
                  if re.search(r"sys\.path|^def assert_same|from _programs|suite_support", path.read_text(encoding="utf-8"),
                               re.M)]
     assert not offenders, f"suites must import helpers from pjrt_cts.testing only: {offenders}"
+
+
+BLOCKED_TESTS = '''
+import pytest
+from pjrt_cts.testing import BlockedByFailure
+
+
+@pytest.fixture(scope="session")
+def client():
+    raise BlockedByFailure("blocked: no device (see client.client_create.test_x)", "client.client_create.test_x")
+
+
+def test_one(client):
+    pass
+
+
+def test_two(client):
+    pass
+'''
+
+
+def test_a_blocked_test_records_the_test_that_reports_its_cause(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_blocked=BLOCKED_TESTS)
+    reports = pytester.inline_run("-p", "pjrt_cts.runner.worker_plugin").getreports("pytest_runtest_logreport")
+    setups = [report for report in reports if report.when == "setup"]
+    assert len(setups) == 2 and all(report.failed for report in setups)
+    assert [report.pjrt_cts["details"]["blocked_by"] for report in setups] == ["client.client_create.test_x"] * 2
+    assert {report.pjrt_cts["outcome"] for report in setups} == {"FAIL"}
