@@ -120,7 +120,6 @@ LAYERS = (
     "dlpack",
     "extensions",
     "versioning",
-    "extensions",
     "robustness",
     "multiprocess",
     "framework_jax",
