@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pjrt_cts.judgment.defects import defect_of
+from pjrt_cts.judgment.defects import UNCLASSIFIED, defect_of
 from pjrt_cts.judgment.levels import LevelResult, evaluate_levels, waiver_summary
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.schema import Results, TestRecord
@@ -185,7 +185,7 @@ def judge_results(results: Results) -> RunVerdict:
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
     # level's layers (robustness findings waived for CONFORMANT count too).
     waivers = [waiver_summary(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL]
-    waived = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
+    waived = Counter(_waived_defect(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
     shared = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.SHARED_DEVIATION)
     spec = [outcome for test, outcome in zip(tests, outcomes) if is_spec_test(test)]
     return RunVerdict(verdict=verdict, level=top.level.name if top else None, levels=levels, waivers=waivers,
@@ -193,5 +193,18 @@ def judge_results(results: Results) -> RunVerdict:
                       spec_exact=all(o is Outcome.PASS for o in spec) if spec else None,
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
-                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
+                      waived_defects=[_waived_row(d, n) for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
+
+
+def _waived_defect(test: TestRecord) -> str:
+    """The defect a waived test counts for: its catalogued defect; an unclassified test is a defect of its own (no
+    defect of the catalogue groups it), so `unclassified:<id>`."""
+    defect = defect_of(test)
+    return f"{UNCLASSIFIED}:{test.id}" if defect == UNCLASSIFIED else defect
+
+
+def _waived_row(defect: str, tests: int) -> dict[str, Any]:
+    if defect.startswith(f"{UNCLASSIFIED}:"):
+        return {"defect": UNCLASSIFIED, "tests": tests, "id": defect.split(":", 1)[1]}
+    return {"defect": defect, "tests": tests}
 
