@@ -1,7 +1,8 @@
 """The verdict of a run — the one function every consumer uses (runner, report, gate, badge, diff, selftest).
 
 - NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR) anywhere in the run.
-- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was a partial selection (any
+- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: its expectations file has draft entries
+  (written by `pjrt-cts triage --write-expectations`, not reviewed), the run was a partial selection (any
   test left out by --layers, --id, -k/-m or a SKIP entry of the expectations file: `INCOMPLETE · partial selection
   (execute): 10143 tests, nothing bad`; a verdict belongs to one complete selection), one shard, a `--quick` sample,
   or interrupted, nothing PASSed, or the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
@@ -164,6 +165,11 @@ def judge_results(results: Results) -> RunVerdict:
             reasons.append(partial)
         verdict = NON_CONFORMANT
     else:
+        drafts = draft_waivers(results)
+        if drafts:  # waivers nobody reviewed: the run is judged by what triage guessed, never certified
+            reasons.append(f"expectations file has {drafts} draft waiver{'s' if drafts != 1 else ''} (written by "
+                           "`pjrt-cts triage --write-expectations`): review each, write its reason and remove "
+                           "`draft = true`")
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
             reasons.append(f"{partial}, nothing bad")
         if results.quick:
@@ -194,6 +200,12 @@ def judge_results(results: Results) -> RunVerdict:
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
                       waived_defects=[_waived_row(d, n) for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))])
+
+
+def draft_waivers(results: Results) -> int:
+    """Entries of the run's expectations file marked `draft = true` (pjrt_cts.runner.expectations)."""
+    entries = (results.expectations or {}).get("entries") or []
+    return sum(1 for entry in entries if isinstance(entry, dict) and entry.get("draft"))
 
 
 def _waived_defect(test: TestRecord) -> str:
