@@ -35,11 +35,11 @@ class HatchResult:
         return {"name": self.name, "description": self.description, "caught": self.caught, "evidence": self.evidence}
 
 
-def run_command(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_command(command: list[str], env: dict[str, str], timeout: float = _RUN_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     """`command` with `env` added to this process's environment; its output captured."""
     import os
 
-    return subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, timeout=_RUN_TIMEOUT_S,
+    return subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout,
                           check=False)
 
 

@@ -13,8 +13,10 @@ CONFORMANT one, each tried for real at the end of every selftest and required to
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 from pjrt_cts.profiles import DEFAULT_PROFILE, get_profile
 from pjrt_cts.proxy import PASSTHROUGH, proxy_environment
@@ -34,6 +36,7 @@ WAIVED_TESTS: dict[str, str] = {
 _OTHER_FAILURES = ("to_host_half", "execute_aborts_third_call")
 _DRAFTED_MUTANT = "transcendental_64ulp"
 _DRAFTED_TESTS = (f"{_GOLDEN}[elementwise.exponential.f64.*]",)  # no mandatory test among them
+_TIMEOUT_S = 900  # each run collects, preflights and compiles packed programs: minutes on a busy host
 
 
 def _run_args(plugin: Path, out: Path, profile: str | None, ids: tuple[str, ...] | list[str]) -> list[str]:
@@ -54,7 +57,7 @@ def over_matching_waiver(proxy: Path, target: Path, profile: str | None, out: Pa
     for mutant in _OTHER_FAILURES:
         work = out / OVER_MATCHING_HATCH / mutant
         shutil.rmtree(work, ignore_errors=True)
-        run_command(_run_args(proxy, work, profile, list(WAIVED_TESTS)), proxy_environment(target, mutant))
+        run_command(_run_args(proxy, work, profile, list(WAIVED_TESTS)), proxy_environment(target, mutant), _TIMEOUT_S)
         try:
             results = load_results(work / "results.json")
         except ResultsError as error:
@@ -78,7 +81,7 @@ def generic_per_test_cause(proxy: Path, target: Path, profile: str | None, out: 
     expectations.write_text((bundled.read_text(encoding="utf-8") if bundled else "") + f'\n[[expectation]]\nid = "{_GOLDEN}[*]"\n'
                             'outcome = "FAIL"\ncause = "elements differ"\nreason = "any wrong value"\n')
     ran = run_command(_run_args(proxy, work / "out", profile, [next(iter(WAIVED_TESTS))])
-                      + ["--expectations", str(expectations)], proxy_environment(target, PASSTHROUGH))
+                      + ["--expectations", str(expectations)], proxy_environment(target, PASSTHROUGH), _TIMEOUT_S)
     said = (ran.stdout + ran.stderr).strip().splitlines()
     refusal = next((line for line in said if "matches a generic FAIL" in line), said[-1] if said else "")
     caught = ran.returncode == 2 and "matches a generic FAIL" in refusal
@@ -95,14 +98,15 @@ def draft_waivers(proxy: Path, target: Path, profile: str | None, out: Path, pas
     work = out / DRAFT_HATCH
     shutil.rmtree(work, ignore_errors=True)
     env = proxy_environment(target, _DRAFTED_MUTANT)
-    run_command(_run_args(proxy, work / "first", profile, _DRAFTED_TESTS), env)
+    run_command(_run_args(proxy, work / "first", profile, _DRAFTED_TESTS), env, _TIMEOUT_S)
     draft = work / "draft.toml"
     drafted = run_command([sys.executable, "-m", "pjrt_cts.cli.main", "triage", str(work / "first" / "results.json"),
-                           "--write-expectations", str(draft)], {})
+                           "--write-expectations", str(draft)], {}, _TIMEOUT_S)
     if drafted.returncode != 0 or not draft.is_file():
         return HatchResult(DRAFT_HATCH, description, False, f"triage failed (exit {drafted.returncode}): "
                            + (drafted.stdout + drafted.stderr).strip()[-300:])
-    run_command(_run_args(proxy, work / "second", profile, _DRAFTED_TESTS) + ["--expectations", str(draft)], env)
+    run_command(_run_args(proxy, work / "second", profile, _DRAFTED_TESTS) + ["--expectations", str(draft)], env,
+                _TIMEOUT_S)
     try:
         baseline, second = load_results(passthrough_out / "results.json"), load_results(work / "second" / "results.json")
     except ResultsError as error:
@@ -122,5 +126,14 @@ def draft_waivers(proxy: Path, target: Path, profile: str | None, out: Path, pas
 def try_waiver_hatches(proxy: Path, target: Path, profile: str | None, out: Path,
                        passthrough_out: Path) -> list[HatchResult]:
     work = out / "waiver-hatches"
-    return [over_matching_waiver(proxy, target, profile, work), generic_per_test_cause(proxy, target, profile, work),
-            draft_waivers(proxy, target, profile, work, passthrough_out)]
+    tries: list[tuple[str, Callable[[], HatchResult]]] = [
+        (OVER_MATCHING_HATCH, lambda: over_matching_waiver(proxy, target, profile, work)),
+        (GENERIC_CAUSE_HATCH, lambda: generic_per_test_cause(proxy, target, profile, work)),
+        (DRAFT_HATCH, lambda: draft_waivers(proxy, target, profile, work, passthrough_out))]
+    results = []
+    for name, attempt in tries:
+        try:
+            results.append(attempt())
+        except subprocess.TimeoutExpired as timeout:  # not refused, not shown either: not caught
+            results.append(HatchResult(name, "", False, f"a run did not end within {timeout.timeout:g}s"))
+    return results
