@@ -3,7 +3,7 @@ CONFORMANT one, each tried for real at the end of every selftest and required to
 
 - `over_matching_waiver`: the tests the profile waives for a known defect (a number where NaN was expected, a
   flushed subnormal, a folded atan2, the intermittent dim -2 sort) fail otherwise -- wrong bytes read back
-  (`to_host_half`), an abort in Execute (`execute_aborts_third_call`): none may be XFAIL, the run NON_CONFORMANT;
+  (`to_host_half`), every Execute rejected (`execute_rejects_all`): none may be XFAIL, the run NON_CONFORMANT;
 - `generic_per_test_cause`: the profile's expectations file plus a per-test entry whose cause ("elements differ")
   any wrong value of the golden test shows: `pjrt-cts run` must refuse the file (exit 2);
 - `draft_waivers`: a run with unclassified findings (`transcendental_64ulp`) is drafted by `pjrt-cts triage
@@ -33,7 +33,7 @@ WAIVED_TESTS: dict[str, str] = {
     f"{_GOLDEN}[spec.atan2.subnormal.f32.const_decimal]": "constant-folding-flushes-subnormals",
     f"{_GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]": "sort-negative-dimension-mishandled",
 }
-_OTHER_FAILURES = ("to_host_half", "execute_aborts_third_call")
+_OTHER_FAILURES = ("to_host_half", "execute_rejects_all")
 _DRAFTED_MUTANT = "transcendental_64ulp"
 _DRAFTED_TESTS = (f"{_GOLDEN}[elementwise.exponential.f64.*]",)  # no mandatory test among them
 _TIMEOUT_S = 900  # each run collects, preflights and compiles packed programs: minutes on a busy host

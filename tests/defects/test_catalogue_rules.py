@@ -53,6 +53,7 @@ def test_a_rule_that_does_not_pin_its_defect_is_rejected(tmp_path: Path, rule: s
     'id = ["robustness.malformed_programs.*"]\noutcome = ["TIMEOUT"]\nfunction = ["PJRT_Client_Compile"]\n',
     'id = ["*[spec.triangular_solve.*.f16*]"]\noutcome = ["FAIL"]\nmessage = "Invalid type for triangular solve"\n',
     'id = ["*[spec.cbrt.f64]"]\noutcome = ["FAIL"]\nmismatch = ["finite:finite"]\nmax_rel_err = 1e-12\n',
+    'id = ["*[spec.maximum.*]"]\noutcome = ["FAIL"]\nmismatch = ["*:nan", "0:-0"]\nmismatch_including = ["*:nan"]\n',
 ])
 def test_a_rule_pinning_its_defect_is_read(tmp_path: Path, rule: str) -> None:
     _load(tmp_path, rule)

@@ -44,8 +44,8 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
 _VALUE_OUTCOMES = frozenset({Outcome.FAIL, Outcome.SHARED_DEVIATION})
 _DEATH_OUTCOMES = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
-_RULE_KEYS = {"id", "outcome", "message", "mismatch", "reordered", "uniform", "max_rel_err", "max_scale", "max_share",
-              "offsets", "signal", "function"}
+_RULE_KEYS = {"id", "outcome", "message", "mismatch", "mismatch_including", "reordered", "uniform", "max_rel_err",
+              "max_scale", "max_share", "offsets", "signal", "function"}
 _PJRT_FUNCTION = re.compile(r"^PJRT_[A-Za-z0-9_]+$")
 # A whole family: every test (`*`), every case of a family in any test (`*[spec.*]`) or a layer (`execute.*`).
 _FAMILY_PARAMETER = re.compile(r"^(\*|[a-z0-9_]+\.\*)$")
@@ -185,7 +185,8 @@ def _parse_rule(where: str, raw: Any, waivable: bool) -> MatchRule:
         pattern = re.compile(message, re.DOTALL) if message else None
     except re.error as exc:
         raise CatalogueError(f"{where}: 'message' is not a regular expression: {exc}") from exc
-    values = ValuePins(kinds=_strings(where, raw, "mismatch"), reordered=_flag(where, raw, "reordered"),
+    values = ValuePins(kinds=_strings(where, raw, "mismatch"), including=_strings(where, raw, "mismatch_including"),
+                       reordered=_flag(where, raw, "reordered"),
                        uniform=_flag(where, raw, "uniform"), max_rel_err=_bound(where, raw, "max_rel_err"),
                        max_scale=_bound(where, raw, "max_scale"), max_share=_bound(where, raw, "max_share"),
                        offsets=_integers(where, raw, "offsets"))
@@ -226,7 +227,7 @@ def _bound(where: str, raw: dict[str, Any], key: str) -> float | None:
 
 def _check_rule(where: str, rule: MatchRule, waivable: bool) -> None:
     """A rule pins what its defect shows and nothing any failure of its tests shows (the module's docstring)."""
-    bad_kinds = [kind for kind in rule.values.kinds if not valid_kind_pattern(kind)]
+    bad_kinds = [kind for kind in rule.values.kinds + rule.values.including if not valid_kind_pattern(kind)]
     if bad_kinds:
         raise CatalogueError(f"{where}: 'mismatch' patterns are actual:expected element kinds, got {bad_kinds}")
     if rule.values.pinned() and not rule.outcomes <= _VALUE_OUTCOMES:

@@ -71,6 +71,8 @@ class ValuePins:
     """What a catalogue rule requires of a wrong value's evidence (`details["mismatch"]`), every field it sets:
 
     `kinds`: every differing element's `actual:expected` kinds match one of these patterns (`0:subnormal`, `1:*`);
+    `including`: at least one differing element's kinds match one of these (a defect whose kinds a sibling
+    deviation of the same op may join: a NaN dropped by XLA's maximum beside the zeros whose sign it ignores);
     `reordered`: the actual values are the expected ones in another order (false: they are not); `uniform`: every
     differing element holds one value (false: several); `max_rel_err`: the error is at most this (an inaccuracy,
     not a wrong value); `max_scale`: no actual value beyond this many times the largest expected magnitude (no
@@ -78,6 +80,7 @@ class ValuePins:
     is off by one of these (actual - expected)."""
 
     kinds: tuple[str, ...] = ()
+    including: tuple[str, ...] = ()
     reordered: bool | None = None
     uniform: bool | None = None
     max_rel_err: float | None = None
@@ -86,7 +89,7 @@ class ValuePins:
     offsets: tuple[float, ...] = ()
 
     def pinned(self) -> bool:
-        return bool(self.kinds or self.offsets) or any(
+        return bool(self.kinds or self.including or self.offsets) or any(
             value is not None for value in (self.reordered, self.uniform, self.max_rel_err, self.max_scale,
                                             self.max_share))
 
@@ -98,7 +101,9 @@ class ValuePins:
         flags = (("reordered", self.reordered), ("uniform", self.uniform))
         bounds = (("max_rel_err", self.max_rel_err), ("scale", self.max_scale))
         offsets = mismatch.get("offsets")
-        return ((not self.kinds or kinds_within(mismatch["kinds"], self.kinds))
+        kinds = mismatch["kinds"]
+        return ((not self.kinds or kinds_within(kinds, self.kinds))
+                and (not self.including or any(kinds_within([kind], self.including) for kind in kinds))
                 and all(wanted is None or bool(mismatch.get(key)) == wanted for key, wanted in flags)
                 and all(bound is None or _at_most(mismatch.get(key), bound) for key, bound in bounds)
                 and (self.max_share is None or _share_at_most(mismatch, self.max_share))
