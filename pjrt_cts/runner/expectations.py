@@ -223,7 +223,9 @@ def apply_expectation(record: TestRecord, expectations: Expectations) -> TestRec
         elif actual in PASSING:
             outcome = actual if entry.intermittent else Outcome.XPASS
         elif actual in FAILING:  # a different failure than the one waived: reported as what it is
-            wanted = entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else "")
+            wanted = (f"{entry.defect}'s {'/'.join(sorted(o.value for o in entry.defect_outcomes & FAILING))}"
+                      if entry.defect is not None else
+                      entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else ""))
             expected = dataclasses.replace(
                 expected, mismatch=f"the expectation waives {wanted}; this is another failure ({actual.value})")
     return dataclasses.replace(updated, outcome=outcome, expected=expected)
