@@ -228,9 +228,9 @@ def _kinds(values: np.ndarray, dtype_name: str) -> np.ndarray:
         info = _integer_range(values.dtype)
         return np.select([wide == 0, wide == 1, wide == info[0], wide == info[1]],
                          [code["0"], code["1"], code["min"], code["max"]], code["int"])
-    wide = values.astype(np.float64)
     tiny = float(dtypes.finfo(dtype_name).tiny)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # a narrow type's NaN widens with a warning
+        wide = values.astype(np.float64)
         return np.select(
             [np.isnan(wide), wide == np.inf, wide == -np.inf, (wide == 0) & ~np.signbit(wide), wide == 0,
              np.abs(wide) < tiny, wide == 1],
