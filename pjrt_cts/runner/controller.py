@@ -302,16 +302,17 @@ class Controller:
         started = self.last_word.get(worker_id)  # the test began after its worker's last report (no logstart comes)
         duration = time.monotonic() - started if started is not None else 0.0
         signal_name, words = crashlog.describe_death(returncode, segment)
+        where = crashlog.where(segment)
         if segment.timed_out:
             outcome = Outcome.TIMEOUT
             limit = segment.timeout_seconds or self.timeout
-            headline = f"exceeded the {limit:g}s per-test timeout; worker {worker_id} was stopped"
+            headline = f"exceeded the {limit:g}s per-test timeout{where}; worker {worker_id} was stopped"
         else:
             outcome = Outcome.CRASH
-            headline = f"worker {worker_id} {words} while running this test"
+            headline = f"worker {worker_id} {words}{where} while running this test"
         details = dict(partial.details)
         details.update({"worker": worker_id, "exit_status": returncode, "signal": signal_name,
-                        "stderr_tail": segment.tail()})
+                        "function": segment.pjrt_function, "stderr_tail": segment.tail()})
         return PhaseResult(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
                        details=details, tags=partial.tags, compatibility=partial.compatibility)
 

@@ -105,17 +105,18 @@ def death_reports(item: pytest.Item, reports: list[pytest.TestReport], *, starte
     phases = {report.when for report in reports}
     segment = crashlog.read_segment(log_path, item.nodeid)
     signal_name, words = crashlog.describe_death(returncode, segment)
+    where = crashlog.where(segment)
     details: dict[str, Any] = {"isolated": True, "exit_status": returncode, "signal": signal_name,
-                               "stderr_tail": segment.tail()}
+                               "function": segment.pjrt_function, "stderr_tail": segment.tail()}
     if killed or segment.timed_out:
         outcome = Outcome.TIMEOUT
-        headline = f"exceeded the {timeout:g}s timeout in its isolated subprocess and was killed"
+        headline = f"exceeded the {timeout:g}s timeout{where} in its isolated subprocess and was killed"
     elif "teardown" in phases:
         outcome = Outcome.CRASH
-        headline = f"the test finished, then its isolated subprocess {words} (at exit)"
+        headline = f"the test finished, then its isolated subprocess {words}{where} (at exit)"
     elif started or returncode < 0:
         outcome = Outcome.CRASH
-        headline = f"isolated subprocess {words} while running this test"
+        headline = f"isolated subprocess {words}{where} while running this test"
     else:
         outcome = Outcome.ERROR
         headline = f"could not run the test in a fresh subprocess: pytest {words}"

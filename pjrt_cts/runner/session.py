@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, TextIO
 import pytest
 
 from pjrt_cts import __version__
+from pjrt_cts.judgment.defects import UNCLASSIFIED
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.binding import RunBinding, bind, plugin_environment
@@ -583,8 +584,9 @@ class Run:
     def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float) -> None:
         if judged.waivers:
             by_defect: dict[str, list[dict[str, Any]]] = {}
-            for waiver in judged.waivers:
-                by_defect.setdefault(str(waiver.get("defect") or waiver["reason"]), []).append(waiver)
+            for waiver in judged.waivers:  # a waived test no catalogued defect explains is a defect of its own
+                named = waiver.get("defect") not in (None, "", UNCLASSIFIED)
+                by_defect.setdefault(str(waiver["defect"] if named else waiver["id"]), []).append(waiver)
             self._say(f"waived defects ({len(by_defect)} defects, {len(judged.waivers)} XFAIL tests accepted by the "
                       "expectations file; `pjrt-cts triage` lists every defect):")
             for defect, waivers in by_defect.items():

@@ -93,8 +93,9 @@ def test_apply_confirmations_counts() -> None:
 
 
 def test_a_flaky_record_is_waived_only_by_an_intermittent_entry() -> None:
-    flaky = fold(record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "FAIL", "off by 2^32"),
-                 record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "PASS"))
+    off = replace(record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "FAIL", "off by 2^32"),
+                  details={"mismatch": {"kinds": ["int:int"], "offsets": [4294967296.0]}})  # its evidence
+    flaky = fold(off, record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "PASS"))
     steady = Expectation(pattern="defect:sort-negative-dimension-mishandled", outcome=Outcome.FAIL, reason="r",
                          defect="sort-negative-dimension-mishandled")
     assert apply_expectation(flaky, Expectations(entries=[steady])).outcome == "FLAKY"
