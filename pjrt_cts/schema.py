@@ -538,7 +538,9 @@ class RunSummary:
                                              "many the tests called (`pjrt-cts coverage`); absent when the records "
                                              "do not say", default=None)
     api_extension_functions: tuple[int, int] | None = _doc("[reached, offered]: the same for the functions of the "
-                                                           "extensions it advertises; absent as `api_slots`",
+                                                           "extensions it advertises that the probe found non-NULL "
+                                                           "(results.json `plugin.extension_functions`); absent as "
+                                                           "`api_slots`",
                                                            default=None)
 
     @property

@@ -4,11 +4,13 @@ worst outcome of those tests, and, for each one no test reached, why (`pjrt-cts 
 
 From results.json alone: the records' `api_calls` (pjrt_cts.runner.api_calls) and the preflight probe's identity
 card (`plugin`). The plugin offers a slot that is non-NULL within its PJRT_Api struct_size (the card's `num_slots`
-and `missing_slots`), and every function of every extension it advertises, as far as the extension's struct_size
-reaches (pjrt_cts.abi.extensions.registry; PROFILER's are those of the PLUGIN_Profiler_Api it points to). Why a
-function was not reached comes from the records of the tests that looked for it (0 calls: a missing or NULL function
-they tried, a slot they declare they require): their most common outcome and message, e.g. NOT_SUPPORTED "PJRT_
-Client_Compile: UNIMPLEMENTED: HLO opcode `recv` is not supported" for the CopyToDeviceStream functions on XLA:CPU.
+and `missing_slots`), and each function of an extension it advertises that the probe found non-NULL within the
+extension's struct_size (the card's `extension_functions`; PROFILER's are those of the PLUGIN_Profiler_Api it points
+to). Why a function was not reached comes from the records of the tests that looked for it (0 calls: a missing or
+NULL function they tried, a slot they declare they require): their most common outcome and message, e.g.
+NOT_SUPPORTED "PJRT_Client_Compile: UNIMPLEMENTED: HLO opcode `recv` is not supported" for the CopyToDeviceStream
+functions on XLA:CPU. A function the plugin does not offer that tests looked for (e.g. PHASE_COMPILE's NULL
+functions) is listed apart, with the same why, outside both counts.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from pjrt_cts.schema import Tally, TestRecord
 
 SLOT = "slot"
 NO_TEST_TRIED = "no test of the run looked for it"
+_PROFILER_POINTER = "PROFILER.profiler_api"
 _PROFILER_TABLE = tuple(field[0] for field in PLUGIN_Profiler_Api._fields_ if field[0] not in ("struct_size", "priv"))
 _MESSAGE_CHARS = 300
 
@@ -91,9 +94,17 @@ class ApiCoverage:
     def unreached(self) -> list[FunctionCoverage]:
         return [row for row in self.functions if row.offered and not row.reached]
 
+    def sought(self) -> list[FunctionCoverage]:
+        """Functions the plugin does not offer that tests looked for (a NULL slot or extension function)."""
+        return [row for row in self.functions if not row.offered and not row.reached]
+
     def figures(self) -> str:
         """The matrix's "API reached" cell: `134/138 · 28/30 ext`."""
         return f"{self.slots} · {self.extension_functions} ext"
+
+    def line(self) -> str:
+        """What `pjrt-cts run` prints before its verdict and the HTML report's header says."""
+        return reached_line(self.slots, self.extension_functions)
 
     def to_json(self) -> dict[str, Any]:
         return {"slots": vars(self.slots), "extension_functions": vars(self.extension_functions),
@@ -101,43 +112,45 @@ class ApiCoverage:
                 "functions": {row.name: row.to_json() for row in self.functions}}
 
 
+def reached_line(slots: Reach, extension_functions: Reach) -> str:
+    return (f"API reached {slots} PJRT_Api functions offered · {extension_functions} extension functions offered "
+            "(`pjrt-cts coverage results.json` lists them)")
+
+
+def stored_line(stored: Mapping[str, Any] | None) -> str | None:
+    """reached_line of results.json's `api_coverage` (None where the run has none)."""
+    if not stored:
+        return None
+    return reached_line(Reach(**stored["slots"]), Reach(**stored["extension_functions"]))
+
+
 def offered_functions(plugin: Mapping[str, Any]) -> dict[str, str]:
-    """Function name -> family, for what the identity card says the plugin offers (empty where the probe could not
-    read its table)."""
+    """Function name -> family, for what the preflight probe's card says the plugin offers (empty where the probe
+    could not read its table): the slots within `num_slots` not in `missing_slots`, and the card's
+    `extension_functions` (pjrt_cts.runtime.extensions.calls.offered_functions: non-NULL, within the extension's
+    struct_size), PROFILER's table pointer standing for the functions of its PLUGIN_Profiler_Api."""
     offered: dict[str, str] = {}
     num_slots = plugin.get("num_slots")
     if isinstance(num_slots, int):
         missing = set(plugin.get("missing_slots") or ())
         offered.update((slot.name, SLOT) for slot in SLOTS[:num_slots] if slot.c_name not in missing)
-    for extension in advertised(plugin):
-        offered.update((name, extension.name) for name in extension_functions(extension, _struct_size(plugin, extension)))
+    for name in plugin.get("extension_functions") or ():
+        if name == _PROFILER_POINTER:
+            offered.update((f"PROFILER.{function}", "PROFILER") for function in _PROFILER_TABLE)
+        else:
+            offered[str(name)] = str(name).split(".", 1)[0]
     return offered
 
 
-def advertised(plugin: Mapping[str, Any]) -> list[ExtensionType]:
-    """The extensions of the card's chain the suite knows, in chain order."""
-    found = []
+def advertised(plugin: Mapping[str, Any]) -> list[str]:
+    """The names of the extensions of the card's chain the suite knows, in chain order."""
+    found: list[str] = []
     for entry in plugin.get("extensions") or ():
         if isinstance(entry, dict) and entry.get("name") in ExtensionType.__members__:
-            extension = ExtensionType[str(entry["name"])]
-            if extension in EXTENSIONS and extension not in found:
-                found.append(extension)
+            name = str(entry["name"])
+            if ExtensionType[name] in EXTENSIONS and name not in found:
+                found.append(name)
     return found
-
-
-def _struct_size(plugin: Mapping[str, Any], extension: ExtensionType) -> int:
-    sizes = [int(entry.get("struct_size") or 0) for entry in plugin.get("extensions") or ()
-             if isinstance(entry, dict) and entry.get("name") == extension.name]
-    return sizes[0] if sizes else 0
-
-
-def extension_functions(extension: ExtensionType, struct_size: int) -> list[str]:
-    """The `EXTENSION.function` names a struct of `struct_size` bytes holds (PROFILER: its profiler table's)."""
-    spec = EXTENSIONS[extension]
-    names = [function.name for function in spec.covered(struct_size)]
-    if extension is ExtensionType.PROFILER and "profiler_api" in names:
-        names = list(_PROFILER_TABLE)
-    return [f"{extension.name}.{name}" for name in names]
 
 
 def api_coverage(tests: Iterable[TestRecord], plugin: Mapping[str, Any] | None) -> ApiCoverage | None:
@@ -154,7 +167,7 @@ def api_coverage(tests: Iterable[TestRecord], plugin: Mapping[str, Any] | None) 
             callers.setdefault(name, []).append((test, tally))
     names = list(offered) + sorted(set(callers) - set(offered), key=_family_order)
     return ApiCoverage(functions=tuple(_function(name, offered.get(name), callers.get(name, [])) for name in names),
-                       extensions=tuple(extension.name for extension in advertised(card)))
+                       extensions=tuple(advertised(card)))
 
 
 def _family_order(name: str) -> tuple[int, str]:

@@ -30,6 +30,10 @@ def coverage_text(coverage: ApiCoverage | None, results: Results) -> str:
     unreached = coverage.unreached()
     lines += ["", f"offered, not reached ({len(unreached)}):" if unreached else "offered, not reached: none"]
     lines += [f"  {function.name}: {function.why}" for function in unreached]
+    sought = coverage.sought()
+    if sought:
+        lines += ["", f"looked for, not offered ({len(sought)}; in neither count):"]
+        lines += [f"  {function.name}: {function.why}" for function in sought]
     outside = [function.name for function in coverage.functions if function.reached and not function.offered]
     if outside:
         lines += ["", "called, though the identity card does not list it as offered: " + ", ".join(outside)]
@@ -47,9 +51,11 @@ def coverage_view(coverage: ApiCoverage | None) -> dict[str, Any] | None:
     """What the HTML report's section shows."""
     if coverage is None:
         return None
-    return {"slots": str(coverage.slots), "extension_functions": str(coverage.extension_functions),
-            "extensions": list(coverage.extensions),
+    return {"line": coverage.line(), "slots": str(coverage.slots),
+            "extension_functions": str(coverage.extension_functions), "extensions": list(coverage.extensions),
             "reached": [{"name": f.name, "offered": f.offered, "calls": f.calls, "tests": f.tests,
                          "worst": f.worst.value if f.worst else "", "errors": _row(f)[4]}
                         for f in coverage.functions if f.reached],
-            "unreached": [{"name": f.name, "why": f.why, "tried": f.tried} for f in coverage.unreached()]}
+            "unreached": [{"name": f.name, "why": f.why, "tried": f.tried} for f in coverage.unreached()],
+            "sought": [{"name": f.name, "why": f.why, "tried": f.tried} for f in coverage.sought()]}
+

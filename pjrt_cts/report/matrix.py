@@ -198,10 +198,13 @@ def platform_text(summary: RunSummary) -> str:
     return " ".join(part for part in (name, version) if part) or "–"
 
 
+_NO_API = "–"  # API reached of a summary from before pjrt-cts counted the calls
+
+
 def api_reached(summary: RunSummary) -> str:
     """`134/138 · 28/30 ext`, `–` for a summary from before pjrt-cts counted the calls."""
     if summary.api_slots is None:
-        return "–"
+        return _NO_API
     slots = "{}/{}".format(*summary.api_slots)
     extensions = summary.api_extension_functions
     return slots + (" · {}/{} ext".format(*extensions) if extensions is not None and extensions[1] else "")
@@ -294,6 +297,10 @@ def render_matrix_markdown(summaries: list[RunSummary], diffs: Pairs = ()) -> st
     lines += _table(["plugin", "version", "PJRT API", "platform", "devices", "machine", "verdict", "level", "spec",
                      "own defects", "shared with XLA", "waived", "tests", "API reached", "wall time", "suite",
                      "corpus", "plugin SHA-256"], body)
+    if any(row.summary.api_slots is None for row in view.rows):
+        lines += ["", f"API reached `{_NO_API}`: the row's summary.json was written before pjrt-cts counted the PJRT "
+                  "calls of each test (no `api_slots`); a new run of that plugin fills it (`pjrt-cts coverage "
+                  "results.json` lists the functions)."]
     lines += ["", "## Defects × plugins", "",
               "Marks: " + ", ".join(f"`{mark}` {_KIND_WORDS[kind]}" for kind, mark in _MARKS.items())
               + "; the number is the defect's tests in that run.", ""]

@@ -132,6 +132,7 @@ def test_records_say_which_pjrt_functions_their_tests_called(mixed_run: dict[str
     assert coverage["Client_Create"] == {"family": "slot", "offered": False, "calls": 2, "tests": 1, "worst": "PASS"}
     assert coverage["Buffer_Delete"]["codes"] == ["NEVER_RETURNED"] and coverage["Buffer_Delete"]["worst"] == "CRASH"
     assert not (mixed_run["out"] / "logs" / "calls").exists()  # each worker removed its tables at its end
+    assert "API reached " in mixed_run["proc"].stdout  # the run's line before its verdict
 
 
 def test_results_json_follows_schema(mixed_run: dict[str, Any]) -> None:
