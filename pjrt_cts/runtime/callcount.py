@@ -29,13 +29,11 @@ import mmap
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from pjrt_cts.abi.enums import ErrorCode
-from pjrt_cts.runtime.hooks import CallHook, add_call_hook
+from pjrt_cts.runtime.hooks import WrappingHook, add_call_hook
 
-if TYPE_CHECKING:
-    from pjrt_cts.runtime.plugin import Plugin
 
 ENV = "PJRT_CTS_CALL_COUNTS"
 NEVER_RETURNED = "NEVER_RETURNED"  # the process died (or was killed) inside the call
@@ -196,22 +194,14 @@ def counted(index: int, function: Callable[..., Any], *, reads_code: bool) -> Ca
     return call
 
 
-class CountingHook(CallHook):
+class CountingHook(WrappingHook):
     """Hands out each function wrapped in a counter, one wrapper per function (made at its first lookup)."""
 
-    def __init__(self) -> None:
-        self._wrappers: dict[int, tuple[Callable[..., Any], Callable[..., Any]]] = {}  # id -> (function, wrapper)
-
-    def slot_function(self, plugin: Plugin, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-        known = self._wrappers.get(id(function))
-        if known is not None and known[0] is function:  # the entry holds the function: its id is not reused
-            return known[1]
+    def wrap(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
         index = _ensure_table().index_of(name)
         if index is None:
             return function
-        wrapper = counted(index, function, reads_code=name in _CODE_READERS)
-        self._wrappers[id(function)] = (function, wrapper)
-        return wrapper
+        return counted(index, function, reads_code=name in _CODE_READERS)
 
 
 HOOK = CountingHook()
