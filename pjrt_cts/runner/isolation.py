@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome
-from pjrt_cts.runner import crashlog, forkserver
+from pjrt_cts.schema import PhaseInfo, Tally, merge_tallies
+from pjrt_cts.runner import api_calls, crashlog, forkserver
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, read_child_events, timeout_for
 
@@ -133,10 +134,18 @@ def death_reports(item: pytest.Item, reports: list[pytest.TestReport], *, starte
         stop=began + elapsed,
         user_properties=[],
     )
-    synthetic.pjrt_cts = {  # type: ignore[attr-defined]  # the record rides on pytest's report
-       "outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
-                          "details": details}
+    info = PhaseInfo(outcome=outcome, message=crashlog.crash_message(headline, segment), details=details,
+                     api_calls=_calls_of_the_dead(reports))
+    synthetic.pjrt_cts = info.to_json()  # type: ignore[attr-defined]  # the record rides on pytest's report
     return [r for r in reports if r.when != "teardown"] + [synthetic]
+
+
+def _calls_of_the_dead(reports: list[pytest.TestReport]) -> dict[str, Tally]:
+    """The calls of a test whose process died: its teardown report's, if it got that far (that report is replaced),
+    and the table the process left (what it counted since, the call it died in)."""
+    teardown = [PhaseInfo.from_json(getattr(report, "pjrt_cts", None)).api_calls
+                for report in reports if report.when == "teardown"]
+    return merge_tallies(*teardown, api_calls.ended_calls())
 
 
 def _run_fresh_process(spec: RunSpec, reports_path: Path, nodeid: str, timeout: float) -> tuple[int, bool]:

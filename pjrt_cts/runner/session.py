@@ -36,6 +36,7 @@ from pjrt_cts.runner.junit import write_junit
 from pjrt_cts.runner.preflight import Preflight, run_preflight
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
+from pjrt_cts.judgment.api_coverage import stored_line
 from pjrt_cts.judgment.results import JsonlWriter, build_results, read_jsonl, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.schema import RunContext, UserSettings, context_environment
@@ -546,6 +547,8 @@ class Run:
                 self._say(f"warning: expectation {entry['pattern']} matches {entry['passed']} passing test(s) (XPASS): "
                           "stale or matching too much")
         judged = judge_results(results)
+        if (reached := stored_line(results.api_coverage)) is not None:
+            self._say(reached)
         self._say_verdict(judged, len(records), meta["wall_seconds"])
         if interrupted:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")

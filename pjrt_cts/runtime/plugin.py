@@ -13,7 +13,7 @@ from pjrt_cts.abi.api import PJRT_Api_Head
 from pjrt_cts.abi.callbacks import GetPjrtApiFunction, SlotFunction, VoidSlotFunction
 from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
-from pjrt_cts.runtime import calltimes
+from pjrt_cts.runtime import callcount, calltimes
 from pjrt_cts.runtime.hooks import CallHook, add_call_hook, call_hooks, remove_call_hook
 from pjrt_cts.runtime.errors import MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
 from pjrt_cts.runtime.named_calls import named_call
@@ -22,6 +22,7 @@ from pjrt_cts.runtime.payloads import read_payloads
 
 _ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)  # a call returns the args struct it was given
 calltimes.install_if_requested()  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
+callcount.install_if_requested()  # a run's workers and their children: the API coverage of each test
 
 _initialized_apis: set[int] = set()
 _init_lock = threading.Lock()
