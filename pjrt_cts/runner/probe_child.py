@@ -215,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [step for step in steps if step not in STEPS]
     if unknown:
         parser.error(f"unknown steps {unknown}; known: {', '.join(STEPS)}")
+    import pjrt_cts.runtime  # noqa: F401 - imported before the first step, so a step's time is the plugin's own
+    import pjrt_cts.runtime.extensions.calls  # noqa: F401
+
     narrator = Narrator(args.events_fd)
     Probe(narrator, args.plugin, json.loads(args.options)).run(steps)
     narrator.say(done=True)
