@@ -190,11 +190,18 @@ def test_canonical_shape_accepts_an_explicit_layout(topology: Any) -> None:
 
 # ---- the client's topology against the client --------------------------------------------------------------------
 
-def test_platform_matches_the_client(client: Any, topology: Any) -> None:
-    seen = (topology.platform_name, topology.platform_version)
-    expected = (client.platform_name, client.platform_version)
-    assert seen == expected, (f"PJRT_TopologyDescription_PlatformName / PlatformVersion {seen} should be the client's "
-                              f"PJRT_Client_PlatformName / PlatformVersion {expected}")
+def test_platform_name_matches_the_client(client: Any, topology: Any) -> None:
+    """Frameworks compile for a topology by its platform name: the client's topology names the client's platform."""
+    assert topology.platform_name == client.platform_name, (
+        f"PJRT_TopologyDescription_PlatformName {topology.platform_name!r} should be the client's "
+        f"PJRT_Client_PlatformName {client.platform_name!r}")
+
+
+def test_platform_version_matches_the_client(client: Any, topology: Any) -> None:
+    """Both are "platform-specific version info (e.g. the CUDA version on GPU)" (pjrt_c_api.h) of one platform."""
+    assert topology.platform_version == client.platform_version, (
+        f"PJRT_TopologyDescription_PlatformVersion {topology.platform_version!r} should be the client's "
+        f"PJRT_Client_PlatformVersion {client.platform_version!r}")
 
 
 def test_device_descriptions_match_the_client_devices(client: Any, topology: Any) -> None:
