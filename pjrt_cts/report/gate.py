@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.judgment.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
+from pjrt_cts.judgment.levels import ALL_LEVELS, LevelResult, evaluate_levels, level_by_name
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES
 from pjrt_cts.profiles import ProfileError, get_profile
 from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, REGRESSION_KINDS, ChangeKind, RunDiff, RunStats,
@@ -191,7 +191,7 @@ def _bundled_expectations_sha256(profile: str | None) -> str | None:
 
 
 def _level_rank(name: str | None) -> int:
-    names = [level.name for level in LEVELS]
+    names = [level.name for level in ALL_LEVELS]  # AOT (nothing executed) ranks below Core
     return names.index(name) + 1 if name in names else 0
 
 

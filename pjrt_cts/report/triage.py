@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import Any
 
-from pjrt_cts.judgment.defects import UNCLASSIFIED, attribute, defect_table, observations
+from pjrt_cts.judgment.defects import UNCLASSIFIED, attribute, attribute_blocked, defect_table, observations
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Results, TestRecord
 
@@ -21,8 +21,8 @@ _WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERR
 
 def diagnosed_records(results: Results) -> list[TestRecord]:
     """The run's records, each with its `defect` recomputed with this catalogue (it may name more defects than
-    the one the run had)."""
-    return [dataclasses.replace(record, defect=attribute(record)) for record in results.tests]
+    the one the run had); a blocked record is its root cause's."""
+    return attribute_blocked(dataclasses.replace(record, defect=attribute(record)) for record in results.tests)
 
 
 def triage_table(results: Results) -> list[dict[str, Any]]:
