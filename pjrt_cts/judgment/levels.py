@@ -43,7 +43,10 @@ MUSTPASS_DIR = Path(__file__).resolve().parent / "mustpass"
 # 4: Core requires five mid-size programs (dot_general, reduce, convolution past one kernel tile; issue 29 item 6);
 #    the corpus is packed (issue 29): the golden compile clauses name cases (representatives compiled alone, the
 #    sampled cases' own programs), never a pack, whose other members' types are no part of the clause.
-CONTRACT_VERSION = 4
+# 5: what frameworks call on every start-up, compile, execute and error (issue 50) is mandatory where the plugin
+#    offers it: a mandatory entry may name the functions it calls (`when`), and binds only a plugin whose probe shows
+#    each of them (a slot within struct_size and not NULL, an extension function its advertised struct holds).
+CONTRACT_VERSION = 5
 
 # Outcomes of a mandatory test that count towards a level; a waiver (XFAIL) never does.
 MEETS_CONTRACT = frozenset({Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION})
@@ -78,11 +81,74 @@ class GoldenSelection:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A mandatory entry that binds only a plugin offering every function it names: a PJRT_Api slot (`ExecuteContext_Create`:
+    within the plugin's struct_size and not NULL) or an extension function (`LAYOUTS.Executable_GetParameterLayouts`:
+    the extension advertised and its struct holding it, not NULL). Decided by the preflight probe's identity card
+    (results.json `plugin`: `missing_slots`, `extensions`, `extension_functions`), never by the tests' own outcomes;
+    a run whose card says nothing of the plugin is held to every entry."""
+
+    functions: tuple[str, ...]
+
+    def text(self) -> str:
+        return "when " + " ".join(self.functions)
+
+    @classmethod
+    def parse(cls, text: str) -> "Condition":
+        words = text.split()
+        if len(words) < 2 or words[0] != "when":
+            raise ValueError(f"not a mandatory entry's condition: {text!r}")
+        return cls(tuple(words[1:]))
+
+    def holds(self, plugin: dict[str, Any] | None) -> bool:
+        if not plugin or plugin.get("num_slots") is None:
+            return True  # nothing known of the plugin: the strictest reading
+        missing = {str(name).removeprefix("PJRT_") for name in plugin.get("missing_slots") or ()}
+        advertised = {str(e.get("name")) for e in plugin.get("extensions") or () if isinstance(e, dict)}
+        offered = plugin.get("extension_functions")
+        for function in self.functions:
+            extension, dot, _ = function.partition(".")
+            if not dot:
+                if function in missing:
+                    return False
+            elif offered is None:  # a card written before extension functions were recorded
+                if extension not in advertised:
+                    return False
+            elif function not in offered:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class MandatoryEntry:
+    """One line of a mustpass list: a test id, and the functions it calls where the entry binds only plugins that
+    offer them."""
+
+    id: str
+    when: Condition | None = None
+
+    def line(self) -> str:
+        return self.id if self.when is None else f"{self.id}  {self.when.text()}"
+
+    @classmethod
+    def parse(cls, line: str) -> "MandatoryEntry":
+        test_id, _, rest = line.strip().partition(" ")
+        return cls(test_id, Condition.parse(rest) if rest.strip() else None)
+
+    def binds(self, plugin: dict[str, Any] | None) -> bool:
+        return self.when is None or self.when.holds(plugin)
+
+
+@dataclass(frozen=True)
 class Feature:
     name: str
     description: str
     patterns: tuple[str, ...] = ()  # id patterns (model.id_matches: `*`, `?`; brackets literal)
     golden: GoldenSelection | None = None
+    # Mandatory only for a plugin that offers these functions (what the feature's tests call): a framework calls them
+    # wherever they exist, so a plugin that has them must get them right, and one whose API minor or extension
+    # version predates them is not held to them.
+    when: Condition | None = None
 
     def select(self, collected: list[str], cases: list[dict[str, Any]]) -> list[str]:
         chosen = [test_id for test_id in collected if any(id_matches(test_id, p) for p in self.patterns)]
@@ -107,8 +173,16 @@ class Level:
         return self.name.lower().replace("-", "_")
 
     def mandatory_ids(self) -> list[str]:
-        """This level's own frozen mandatory ids (not those of the levels below)."""
+        """This level's own frozen mandatory ids (not those of the levels below), conditional entries included."""
+        return [entry.id for entry in self.mandatory_entries()]
+
+    def mandatory_entries(self) -> list[MandatoryEntry]:
+        """This level's own frozen list, each id with the functions it binds on (None: every plugin)."""
         return list(_read_mustpass(self.file_stem))
+
+    def binding_ids(self, plugin: dict[str, Any] | None) -> list[str]:
+        """The ids of this level's own list that bind `plugin` (its preflight identity card)."""
+        return [entry.id for entry in self.mandatory_entries() if entry.binds(plugin)]
 
     def admits(self, devices: int) -> bool:
         """Whether a test that declares `devices` addressable devices (0: none) may be mandatory for this level."""
@@ -144,12 +218,75 @@ CORE_MID_SIZES = (
 # Element types every plugin moves: no 64-bit or complex types (TPUs lack them), no sub-byte floats.
 COMMON_TRANSFER_TYPES = ("pred", "s8", "s16", "s32", "u8", "u16", "u32", "f16", "bf16", "f32")
 
+# What JAX's C API client calls on every start-up, compile, execute and error (issue 50; docs/levels.md "What
+# frameworks call"): mandatory for Core wherever the plugin offers the functions, since a framework calls them there.
+_LAYOUT_TEXT = ("LAYOUTS.MemoryLayout_Serialize", "LAYOUTS.MemoryLayout_Destroy")
+_SHARDINGS = ("SHARDINGS.Executable_ParameterShardings", "SHARDINGS.Executable_OutputShardings")
+_TOPOLOGY_QUERIES = ("Client_TopologyDescription", "TopologyDescription_PlatformName",
+                     "TopologyDescription_PlatformVersion", "TopologyDescription_GetDeviceDescriptions",
+                     "TopologyDescription_Attributes")
+FRAMEWORK_PATH_FEATURES = (
+    Feature("error payloads", "PJRT_Error_ForEachPayload visits an error's payloads with valid pointers, the caller's "
+            "argument, the same payloads on a second call (JAX reads them on every error it converts)",
+            ("abi.error_payloads.test_visits_are_valid_and_repeatable[lookup_device_bad_id]",
+             "abi.error_payloads.test_visits_are_valid_and_repeatable[compile_invalid_mlir]"),
+            when=Condition(("Error_ForEachPayload",))),
+    Feature("device attributes", "PJRT_Device_GetAttributes: a deleter, unique typed names, the description's "
+            "attributes, the same answer on every call (JAX reads them at client start-up)",
+            ("client.device_attributes.*[device0]",), when=Condition(("Device_GetAttributes",))),
+    Feature("topology queries", "the client's topology: platform name and version, attributes, device descriptions "
+            "that match the client's devices (JAX asks at start-up)",
+            ("client.topology.test_platform_name_is_non_empty", "client.topology.test_platform_matches_the_client",
+             "client.topology.test_platform_name_and_version_are_stable",
+             "client.topology.test_attributes_are_unique_typed_and_stable",
+             "client.topology.test_device_descriptions_match_the_client_devices"),
+            when=Condition(_TOPOLOGY_QUERIES)),
+    Feature("topology fingerprint", "the topology's fingerprint is stable (JAX keys compilations on it)",
+            ("client.topology.test_fingerprint_is_stable",),
+            when=Condition(("Client_TopologyDescription", "TopologyDescription_Fingerprint"))),
+    Feature("execute contexts", "Execute with a PJRT_ExecuteContext, with and without FFI user data, gives the same bits "
+            "as without; a context destroyed as Execute returns is safe; no leak over many (JAX passes one on every "
+            "execute)", ("execute.execute_context.*",), when=Condition(("ExecuteContext_Create", "ExecuteContext_Destroy"))),
+    Feature("FFI types", "FFI.type_register assigns non-zero ids, one per name, consistently",
+            ("extensions.ffi.test_type_register_assigns_a_non_zero_id",
+             "extensions.ffi.test_type_register_gives_each_name_its_own_id",
+             "extensions.ffi.test_type_register_confirms_the_id_it_assigned",
+             "extensions.ffi.test_type_register_of_a_registered_name_is_consistent"),
+            when=Condition(("FFI.type_register",))),
+    Feature("FFI user data", "FFI.user_data_add needs a context, and what it adds is seen inside the execution "
+            "(how jax.debug.print, pure_callback and io_callback reach Python)",
+            ("extensions.ffi.test_user_data_add_without_a_context_is_invalid_argument",
+             "extensions.ffi.test_user_data_is_seen_inside_an_execution"),
+            when=Condition(("ExecuteContext_Create", "FFI.type_register", "FFI.user_data_add", "FFI.register_handler"))),
+    Feature("LAYOUTS structure", "an advertised LAYOUTS struct covers its first version, no NULL function",
+            ("extensions.structure.*[LAYOUTS]",), when=Condition(("LAYOUTS.MemoryLayout_Destroy",))),
+    Feature("SHARDINGS structure", "an advertised SHARDINGS struct covers its first version, no NULL function", ("extensions.structure.*[SHARDINGS]",), when=Condition(_SHARDINGS[:1])),
+    Feature("FFI structure", "an advertised FFI struct covers its first version, no NULL function", ("extensions.structure.*[FFI]",), when=Condition(("FFI.type_register",))),
+    Feature("default layouts", "LAYOUTS.Client_GetDefaultLayout per element type: XLA layout text that is a "
+            "permutation (DLPack import and every jit compile read it)",
+            ("extensions.layouts.test_client_default_layouts_are_permutations[*]",),
+            when=Condition(("LAYOUTS.Client_GetDefaultLayout",) + _LAYOUT_TEXT)),
+    Feature("buffer layouts", "a buffer's layout is the client default when none was asked",
+            ("extensions.layouts.test_buffer_layout_is_the_client_default_when_none_was_asked",),
+            when=Condition(("LAYOUTS.Client_GetDefaultLayout", "LAYOUTS.Buffer_MemoryLayout") + _LAYOUT_TEXT)),
+    Feature("executable layouts", "parameter and output layouts: counts and ranks of the program, those of the "
+            "optimized program, owned by the executable, carried by its outputs (every jit compile reads them)",
+            ("extensions.layouts.test_executable_layout_counts_and_ranks_match_the_program",
+             "extensions.layouts.test_executable_layouts_agree_with_the_optimized_program",
+             "extensions.layouts.test_executable_owned_layouts_stay_readable_after_other_calls"),
+            when=Condition(("LAYOUTS.Executable_GetParameterLayouts", "LAYOUTS.Executable_GetOutputLayouts")
+                           + _LAYOUT_TEXT)),
+    Feature("single-device shardings", "a single-device executable's shardings are none or replicated (every jit "
+            "compile reads them)", ("extensions.shardings.test_single_device_shardings_are_none_or_replicated",),
+            when=Condition(_SHARDINGS)),
+)
+
 CORE = Level(
     name="Core",
     summary="Load the plugin, create a client with the profile's options, move data of the common element types, "
     "compile StableHLO and execute every op family of the core op set in f32 on one device, matching the golden "
     "references.",
-    layers=("abi", "client", "transfer", "compile", "execute"),
+    layers=("abi", "client", "transfer", "compile", "execute", "extensions"),
     min_devices=1,
     features=(
         Feature("plugin entry point", "GetPjrtApi, the API version, the slot table and Plugin_Initialize",
@@ -184,6 +321,7 @@ CORE = Level(
         Feature("the core op set at mid sizes", "dot_general, reduce and convolution in f32 with operands past one "
                 "kernel tile (4 Ki to 1 Mi elements) match numpy",
                 tuple(f"execute.mid_sizes.test_mid_size_matches_numpy[{name}]" for name in CORE_MID_SIZES)),
+        *FRAMEWORK_PATH_FEATURES,
     ),
 )
 FULL = Level(
@@ -221,11 +359,42 @@ FULL = Level(
                 ("dlpack.export.test_exported_pointer_reads_buffer_bytes[*]",
                  "dlpack.export.test_reference_count_balances_and_then_rejects_decrease",
                  "dlpack.export.test_buffer_delete_while_referenced_keeps_memory")),
+        Feature("streamed and deferred buffers", "where the plugin has them: chunked host-to-device transfers through "
+                "the async transfer manager, uninitialized and alias buffers, raw copies into a future, bitcasts and "
+                "donation behind a control dependency give the right bytes and readiness",
+                ("transfer.async_host_to_device.test_chunked_transfer_reads_back_exactly[*]",
+                 "transfer.async_host_to_device.test_retrieved_buffers_have_the_shapes_and_sizes_asked",
+                 "transfer.async_host_to_device.test_retrieved_buffer_is_ready_only_after_its_last_chunk",
+                 "transfer.async_host_to_device.test_set_buffer_error_surfaces_on_that_buffer_only"),
+                when=Condition(("Client_CreateBuffersForAsyncHostToDevice", "AsyncHostToDeviceTransferManager_TransferData",
+                                "AsyncHostToDeviceTransferManager_RetrieveBuffer", "AsyncHostToDeviceTransferManager_BufferSize",
+                                "AsyncHostToDeviceTransferManager_SetBufferError", "AsyncHostToDeviceTransferManager_Destroy"))),
+        Feature("uninitialized buffers", "Client_CreateUninitializedBuffer gives the shape and type asked", ("transfer.uninitialized_buffers.test_uninitialized_buffer_has_the_shape_asked[*]",),
+                when=Condition(("Client_CreateUninitializedBuffer",))),
+        Feature("alias buffers", "an alias buffer fulfilled with a buffer reads its data, with an error carries it", ("transfer.alias_buffers.test_alias_fulfilled_with_a_buffer_reads_its_data",
+                                      "transfer.alias_buffers.test_alias_fulfilled_with_an_error_carries_it"),
+                when=Condition(("Client_CreateAliasBuffer", "Client_FulfillAliasBuffer"))),
+        Feature("raw copies into a future", "Buffer_CopyRawToHostFuture waits for its destination and copies the "
+                "bytes CopyRawToHost gives",
+                ("transfer.raw_copy_future.test_copy_waits_for_its_destination_then_matches_copy_raw_to_host[*]",),
+                when=Condition(("Buffer_CopyRawToHostFuture", "Buffer_CopyRawToHost"))),
+        Feature("bitcasts", "Buffer_Bitcast's result reads the same bytes", ("transfer.bitcast.test_bitcast_result_reads_the_same_bytes[*]",),
+                when=Condition(("Buffer_Bitcast",))),
+        Feature("donation behind a control dependency", "the source is donated; the new buffer holds the data "
+                "once the dependency is ready",
+                ("donation.donate_with_control_dependency.test_source_is_donated",
+                 "donation.donate_with_control_dependency.test_new_buffer_holds_the_data_once_the_dependency_is_ready"),
+                when=Condition(("Buffer_DonateWithControlDependency",))),
+        Feature("FFI user data lifetime", "user data of a context destroyed as Execute returns stays that context's",
+                ("extensions.ffi.test_user_data_of_a_context_destroyed_as_execute_returns_stays_its_own",),
+                when=Condition(("ExecuteContext_Create", "FFI.type_register", "FFI.user_data_add",
+                                "FFI.register_handler"))),
         Feature("API-version negotiation", "struct_size handling of older and newer callers, slot gating",
                 ("versioning.args_struct_sizes.test_newer_larger_struct_size_is_tolerated[*]",
                  "versioning.args_struct_sizes.test_zero_struct_size_is_rejected[*]",
                  "versioning.slot_gating.test_struct_size_covers_every_slot_of_the_reported_minor",
-                 "versioning.compatibility_window.*")),
+                 "versioning.compatibility_window.*",
+                 "versioning.stablehlo_versions.test_no_portable_artifact_beyond_the_declared_window_is_read")),
     ),
 )
 MULTI_DEVICE = Level(
@@ -237,6 +406,11 @@ MULTI_DEVICE = Level(
     features=(
         Feature("multi-device golden programs", "every 2-device golden case (replicated and SPMD) matches its reference",
                 ("multidevice.golden.test_golden_multidevice_case[*.d2]",)),
+        Feature("SPMD shardings", "a 2-partition SPMD executable's shardings decode as OpSharding, one per parameter "
+                "and output, agree with the program's annotations, and running with arguments placed as reported "
+                "gives the reference", ("extensions.shardings.test_spmd_shardings_*[*]",
+                                        "extensions.shardings.test_execution_with_arguments_placed_as_reported_*[*]"),
+                when=Condition(_SHARDINGS)),
         Feature("placement", "single-device assignments on every device, explicit assignments, copies between "
                 "two devices",
                 ("multidevice.placement.test_execute_on_each_device_with_single_device_assignment",
@@ -274,14 +448,17 @@ AOT = Level(
                  "abi.plugin.test_plugin_initialize_succeeds", "abi.plugin.test_plugin_attributes_succeeds",
                  "versioning.slot_gating.test_struct_size_covers_every_slot_of_the_reported_minor")),
         Feature("a topology without a device", "PJRT_TopologyDescription_Create makes the run's topologies; platform, "
-                "device descriptions, attributes, a stable fingerprint, Serialize / Deserialize (truncated bytes "
-                "rejected)",
+                "device descriptions, attributes, Serialize",
                 ("aot.topology.test_topologies_are_created_without_a_device",
                  "aot.topology.test_platform_name_is_non_empty", "aot.topology.test_device_descriptions_are_listed",
-                 "aot.topology.test_attributes_are_unique_typed_and_stable", "aot.topology.test_fingerprint_is_stable",
-                 "aot.topology.test_serialize_returns_bytes",
-                 "aot.topology.test_deserialized_topology_describes_the_same_devices",
-                 "aot.topology.test_deserialize_rejects_malformed_bytes[truncated]")),
+                 "aot.topology.test_attributes_are_unique_typed_and_stable", "aot.topology.test_serialize_returns_bytes")),
+        Feature("topology fingerprint", "the topology's fingerprint is stable (a framework keys its AOT compilations "
+                "on it)", ("aot.topology.test_fingerprint_is_stable",),
+                when=Condition(("TopologyDescription_Fingerprint",))),
+        Feature("topology round trip", "Serialize -> Deserialize describes the same devices; truncated bytes are "
+                "rejected", ("aot.topology.test_deserialized_topology_describes_the_same_devices",
+                             "aot.topology.test_deserialize_rejects_malformed_bytes[truncated]"),
+                when=Condition(("TopologyDescription_Serialize", "TopologyDescription_Deserialize"))),
         Feature("the core op set compiled for the topology", "the core golden cases in f32 compile for every topology "
                 "of the run from the artifact a framework sends (one per op and element types, and every unpacked "
                 "one), with the program's outputs, dimensions and element types",
@@ -349,18 +526,25 @@ COUNTS_END = "<!-- end of the generated counts -->"
 def mandatory_counts_doc() -> str:
     """The table of each level's mandatory tests, counted from the frozen lists (markers included)."""
     rows = [f"Contract version {CONTRACT_VERSION}:", "",
-            "| level | minimum devices | mandatory tests of its own list | mandatory tests with the levels below |",
-            "| --- | --- | --- | --- |"]
+            "| level | minimum devices | mandatory tests of its own list | of them where the plugin offers what they call "
+            "| mandatory tests with the levels below |",
+            "| --- | --- | --- | --- | --- |"]
     rows += [f"| {level.name} | {level.min_devices} | {len(level.mandatory_ids()):,} | "
+             f"{sum(entry.when is not None for entry in level.mandatory_entries()):,} | "
              f"{len(mandatory_ids(level.name)):,} |" for level in ALL_LEVELS]
     return "\n".join([COUNTS_BEGIN, *rows, COUNTS_END])
 
 
 @functools.lru_cache(maxsize=None)
-def _read_mustpass(stem: str) -> tuple[str, ...]:
+def _read_mustpass(stem: str) -> tuple[MandatoryEntry, ...]:
     path = MUSTPASS_DIR / f"{stem}.txt"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return tuple(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
+    return parse_mustpass(path.read_text(encoding="utf-8"))
+
+
+def parse_mustpass(text: str) -> tuple[MandatoryEntry, ...]:
+    """The entries of a mustpass list's text (comments and blank lines skipped)."""
+    return tuple(MandatoryEntry.parse(line) for line in text.splitlines()
+                 if line.strip() and not line.lstrip().startswith("#"))
 
 
 # -- evaluation -----------------------------------------------------------------------------------
@@ -389,11 +573,12 @@ def waiver_summary(test: TestRecord) -> dict[str, Any]:
 _MAX_LISTED = 5
 
 
-def evaluate_level(level: Level, tests: Iterable[TestRecord]) -> LevelResult:
-    """Whether `level` alone is met by `tests` (the levels below are checked by evaluate_levels)."""
+def evaluate_level(level: Level, tests: Iterable[TestRecord], plugin: dict[str, Any] | None = None) -> LevelResult:
+    """Whether `level` alone is met by `tests` (the levels below are checked by evaluate_levels); `plugin`: the run's
+    preflight identity card, which decides the conditional entries (None: every entry binds)."""
     by_id = {test.id: test for test in tests}
     reasons: list[str] = []
-    mandatory = level.mandatory_ids()
+    mandatory = level.binding_ids(plugin)
     unmet: dict[Outcome, list[TestRecord]] = {}
     for test_id in mandatory:
         test = by_id.get(test_id)
@@ -425,13 +610,12 @@ def evaluate_level(level: Level, tests: Iterable[TestRecord]) -> LevelResult:
 
 
 def evaluate_levels(results: Results) -> list[LevelResult]:
-    """Every level in ALL_LEVELS' order: AOT on its own, then the device levels, of which one whose predecessor is not
-    reached is not reached either."""
-    tests = results.tests
-    aot = evaluate_level(AOT, tests)
+    """The device levels in order; a level whose predecessor is not reached is not reached either (the AOT tier,
+    outside the chain, is evaluate_aot's)."""
     evaluated: list[LevelResult] = []
+    tests = results.tests
     for level in LEVELS:
-        result = evaluate_level(level, tests)
+        result = evaluate_level(level, tests, results.plugin)
         if evaluated and not evaluated[-1].reached:
             result.reasons = [f"level {evaluated[-1].level.name} not reached"] + result.reasons
             result.reached = False
@@ -439,7 +623,17 @@ def evaluate_levels(results: Results) -> list[LevelResult]:
             seen = {test.id for test in result.waivers}
             result.waivers = [t for t in evaluated[-1].waivers if t.id not in seen] + result.waivers
         evaluated.append(result)
-    return [aot, *evaluated]
+    return evaluated
+
+
+def evaluate_aot(results: Results) -> LevelResult:
+    """Whether the AOT tier alone is met (it neither needs nor is needed by the device levels)."""
+    return evaluate_level(AOT, results.tests, results.plugin)
+
+
+def evaluate_all_levels(results: Results) -> list[LevelResult]:
+    """Every level in ALL_LEVELS' order: the AOT tier, then the device levels as evaluate_levels judges them."""
+    return [evaluate_aot(results), *evaluate_levels(results)]
 
 
 def highest_level(results: Results) -> str | None:

@@ -121,7 +121,6 @@ LAYERS = (
     "dlpack",
     "extensions",
     "versioning",
-    "extensions",
     "robustness",
     "multiprocess",
     "framework_jax",

@@ -31,7 +31,7 @@ from typing import Any
 
 from pjrt_cts.judgment.contradictions import contradicting_records
 from pjrt_cts.judgment.defects import defect_of
-from pjrt_cts.judgment.levels import LevelResult, evaluate_levels, waiver_summary
+from pjrt_cts.judgment.levels import LevelResult, evaluate_all_levels, waiver_summary
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.schema import Results, TestRecord
 
@@ -199,10 +199,10 @@ def judge_results(results: Results) -> RunVerdict:
     outcomes = [test.outcome for test in tests]
     bad = [test for test, outcome in zip(tests, outcomes) if outcome in BAD_OUTCOMES]
     passed = outcomes.count(Outcome.PASS)
-    levels = evaluate_levels(results)
-    reached = [result for result in levels if result.reached]
-    top = reached[-1] if reached else None
-    aot, core = levels[0], levels[1]  # evaluate_levels: the AOT tier, then the device levels from Core up
+    levels = evaluate_all_levels(results)
+    aot, core = levels[0], levels[1]  # the AOT tier, then the device levels from Core up
+    reached = [result for result in levels[1:] if result.reached] or [aot] * aot.reached
+    top = reached[-1] if reached else None  # a device level, else the AOT tier
     interrupted = (results.summary or {}).get("complete") is False
     reasons: list[str] = []
     partial = partial_selection(results)

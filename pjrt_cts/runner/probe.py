@@ -114,7 +114,7 @@ def empty_identity(path: str, create_options: Mapping[str, Any]) -> dict[str, An
     """The identity card's keys (results.json "plugin"; docs/ARCHITECTURE.md), before anything is learned."""
     return {
         "path": str(path), "sha256": None, "api_version": None, "api_major": None, "api_minor": None,
-        "struct_size": None, "num_slots": None, "slots_present": None, "missing_slots": [], "extensions": [],
+        "struct_size": None, "num_slots": None, "slots_present": None, "missing_slots": [], "extensions": [], "extension_functions": [],
         "attributes": {}, "create_options": dict(create_options), "platform_name": None, "platform_version": None,
         "process_index": None, "devices": [], "client_error": None,
     }

@@ -84,6 +84,7 @@ class Probe:
 
     def step_load(self) -> None:
         from pjrt_cts.runtime import Plugin, PluginLoadError
+        from pjrt_cts.runtime.extensions.calls import offered_functions
 
         Plugin.add_call_hook(CallNarration(self.narrator))  # this process probes one plugin: narrate all its calls
         self.narrator.say(enter=LOAD_FUNCTION)
@@ -100,6 +101,7 @@ class Probe:
             slots_present=plugin.num_slots - len(plugin.null_slots_within_struct_size()),
             missing_slots=[slot.c_name for slot in plugin.missing_slots()],
             extensions=[{"type": e.type, "name": e.name, "struct_size": e.struct_size} for e in plugin.extensions],
+            extension_functions=offered_functions(plugin),
         )
 
     def step_initialize(self) -> None:

@@ -575,6 +575,45 @@ def null_execute_context_destroy() -> None:
     call('ExecuteContext_Destroy', structs.PJRT_ExecuteContext_Destroy_Args(context=None))
 
 
+def call_extension(extension: str, name: str, args: ctypes.Structure, *, void: bool = False) -> None:
+    """An extension function (`EXTENSION.name`, through the call hooks like every call) with `args`."""
+    from pjrt_cts.abi.callbacks import VoidSlotFunction
+    from pjrt_cts.abi.enums import ExtensionType
+    from pjrt_cts.runtime.extensions.calls import function
+
+    kind = ExtensionType[extension]
+    if void:
+        function(plugin, kind, name, VoidSlotFunction)(ctypes.addressof(args))
+        answer(None)
+        return
+    error = function(plugin, kind, name)(ctypes.addressof(args))
+    answer(plugin.consume_error(error, f"{extension}.{name}") if error else None)
+
+
+@case
+def null_memory_description_kind() -> None:
+    from pjrt_cts.abi.extensions import memory_descriptions
+
+    call_extension("MEMORY_DESCRIPTIONS", "MemoryDescription_Kind",
+                   memory_descriptions.PJRT_MemoryDescription_Kind_Args(memory_description=None))
+
+
+@case
+def null_pipeline_trace_destroy() -> None:
+    from pjrt_cts.abi.extensions import xla_transform
+
+    call_extension("XLA_TRANSFORM", "destroy_hlo_pass_pipeline_trace",
+                   xla_transform.PJRT_Xla_Transform_Destroy_Hlo_Pass_Pipeline_Trace_Args(trace=None), void=True)
+
+
+@case
+def no_phase_compile_buffers_destroy() -> None:
+    from pjrt_cts.abi.extensions import phase_compile
+
+    call_extension("PHASE_COMPILE", "c_buffers_destroy", phase_compile.PJRT_PhaseCompile_C_Buffers_Destroy_Args(
+        char_buffers=None, char_buffer_sizes=None, num_char_buffers=0), void=True)
+
+
 @case
 def null_execute_options() -> None:
     executable = client.compile(ADD)

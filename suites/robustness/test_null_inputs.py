@@ -55,3 +55,24 @@ def test_null_required_handle(risky_call: Any, case: str) -> None:
     row = NULL_HANDLES[case]
     risky_call(f"null-handle-{case}", row.case, row.kwargs, function=f"PJRT_{row.function}",
                contract=CONTRACT_NULL_HANDLE, covered=False)
+
+
+# Extension functions called with a NULL handle, or with nothing to free: the headers document no check either; a
+# plugin whose extension hands out no object to pass (the CPU plugin lists no memory descriptions, returns no
+# pipeline trace, makes no phase compiler) is still asked, so that every function it advertises is called once.
+NULL_EXTENSION_INPUTS: dict[str, RiskyCase] = {
+    "MEMORY_DESCRIPTIONS.MemoryDescription_Kind-description": RiskyCase("MEMORY_DESCRIPTIONS.MemoryDescription_Kind",
+                                                                          "null_memory_description_kind"),
+    "XLA_TRANSFORM.destroy_hlo_pass_pipeline_trace-trace": RiskyCase(
+        "XLA_TRANSFORM.destroy_hlo_pass_pipeline_trace", "null_pipeline_trace_destroy"),
+    "PHASE_COMPILE.c_buffers_destroy-none": RiskyCase("PHASE_COMPILE.c_buffers_destroy",
+                                                      "no_phase_compile_buffers_destroy"),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(name, marks=requires(extension=row.function.split(".")[0]))
+                                  for name, row in sorted(NULL_EXTENSION_INPUTS.items())])
+def test_null_extension_input(risky_call: Any, case: str) -> None:
+    row = NULL_EXTENSION_INPUTS[case]
+    risky_call(f"null-extension-{case}", row.case, row.kwargs, function=row.function,
+               contract=CONTRACT_NULL_HANDLE, covered=False)

@@ -10,7 +10,7 @@ import pytest
 
 from pjrt_cts.judgment import contract
 from pjrt_cts.cli.main import main
-from pjrt_cts.judgment.levels import CORE, FULL, LEVELS, MULTI_DEVICE
+from pjrt_cts.judgment.levels import AOT, CORE, FULL, LEVELS, MULTI_DEVICE, MandatoryEntry
 from pjrt_cts.resources import golden_dir, suites_dir
 
 THREE_DEVICE_COPY = "transfer.device_copies.test_copy_to_device[0->2]"
@@ -30,7 +30,7 @@ def cases() -> list[dict[str, object]]:
 def test_committed_mandatory_lists_match_the_tree(collected: dict[str, int], cases: list[dict[str, object]]) -> None:
     contracts = contract.build_contracts(collected, cases)
     assert contract.check(contracts, collected) == [], "run `pjrt-cts contract --write` and review the diff"
-    assert [c.level.name for c in contracts] == [level.name for level in LEVELS]
+    assert [c.level.name for c in contracts] == [level.name for level in (*LEVELS, AOT)]
 
 
 def test_a_removed_mandatory_test_is_reported(collected: dict[str, int], cases: list[dict[str, object]]) -> None:
@@ -67,7 +67,8 @@ def test_tests_for_more_devices_than_the_minimum_stay_informative(collected: dic
 def test_a_list_needing_three_devices_fails_even_when_it_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The device rule is checked on its own: a committed list identical to the generated one still fails."""
     monkeypatch.setattr(contract, "MUSTPASS_DIR", tmp_path)
-    needing_three = contract.LevelContract(MULTI_DEVICE, ["multidevice.placement.test_ok", THREE_DEVICE_COPY])
+    needing_three = contract.LevelContract(MULTI_DEVICE, [MandatoryEntry("multidevice.placement.test_ok"),
+                                                          MandatoryEntry(THREE_DEVICE_COPY)])
     contract.write([needing_three])
     problems = contract.check([needing_three], {"multidevice.placement.test_ok": 2, THREE_DEVICE_COPY: 3})
     assert problems == [f"Multi-device: {THREE_DEVICE_COPY} requires 3 devices, more than the level's minimum of 2: "

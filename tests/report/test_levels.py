@@ -142,3 +142,51 @@ def test_evaluate_levels_does_not_mutate(clean) -> None:
     before = copy.deepcopy(clean)
     evaluate_levels(Results.from_json(clean))
     assert clean == before
+
+
+# -- conditional entries (contract version 5): what frameworks call binds where the plugin offers it -----------------
+
+CONTEXT_TEST = "execute.execute_context.test_create_destroy_pairs_do_not_leak"
+LAYOUTS_TEST = "extensions.layouts.test_executable_layout_counts_and_ranks_match_the_program"
+
+
+def _card(missing_slots=(), extensions=("LAYOUTS",), functions=None) -> dict:
+    card = {"num_slots": 138, "missing_slots": [f"PJRT_{name}" for name in missing_slots],
+            "extensions": [{"type": 4, "name": name, "struct_size": 80} for name in extensions]}
+    if functions is not None:
+        card["extension_functions"] = list(functions)
+    return card
+
+
+def test_a_conditional_entry_binds_only_a_plugin_that_offers_its_functions() -> None:
+    entries = {entry.id: entry for entry in CORE.mandatory_entries()}
+    context, layouts = entries[CONTEXT_TEST], entries[LAYOUTS_TEST]
+    assert context.when is not None and "ExecuteContext_Create" in context.when.functions
+    assert context.binds(_card()) and not context.binds(_card(missing_slots=["ExecuteContext_Create"]))
+    offered = ["LAYOUTS.Executable_GetParameterLayouts", "LAYOUTS.Executable_GetOutputLayouts",
+               "LAYOUTS.MemoryLayout_Serialize", "LAYOUTS.MemoryLayout_Destroy"]
+    assert layouts.binds(_card(functions=offered))
+    assert not layouts.binds(_card(functions=offered[1:]))  # an older LAYOUTS version ends before the function
+    assert not layouts.binds(_card(extensions=(), functions=[]))  # not advertised at all
+    assert layouts.binds(_card())  # a card from before extension functions were recorded: the extension decides
+    assert context.binds(None) and layouts.binds({})  # nothing known of the plugin: every entry binds
+
+
+def test_an_unconditional_entry_binds_every_plugin() -> None:
+    entry = next(entry for entry in CORE.mandatory_entries() if entry.when is None)
+    assert entry.binds(_card(missing_slots=["ExecuteContext_Create"], extensions=()))
+
+
+def test_a_conditional_test_not_supported_for_a_missing_slot_keeps_the_level(clean) -> None:
+    set_outcome(clean, CONTEXT_TEST, Outcome.NOT_SUPPORTED, "requires PJRT_ExecuteContext_Create: missing slot")
+    clean["plugin"] = _card(missing_slots=["ExecuteContext_Create"])
+    assert evaluate_level(CORE, Results.from_json(clean).tests, clean["plugin"]).reached
+    assert highest_level(Results.from_json(clean)) == "Multi-device"
+
+
+def test_a_conditional_test_not_supported_where_the_slot_exists_costs_the_level(clean) -> None:
+    set_outcome(clean, CONTEXT_TEST, Outcome.NOT_SUPPORTED, "UNIMPLEMENTED: no contexts")
+    clean["plugin"] = _card()
+    result = evaluate_level(CORE, Results.from_json(clean).tests, clean["plugin"])
+    assert not result.reached and f"e.g. {CONTEXT_TEST}" in result.reasons[0]
+    assert highest_level(Results.from_json(clean)) is None

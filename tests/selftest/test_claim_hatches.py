@@ -42,7 +42,8 @@ def mutant_run(folder: Path) -> Path:
     plugin.write_bytes(b"\x7fELF a stand-in proxy")
     digest = hashlib.sha256(plugin.read_bytes()).hexdigest()
     binding = {field.name: "" for field in dataclasses.fields(RunBinding)}
-    binding.update(installed_suite(), plugin_sha256=digest, profile=None, create_options="{}", expectations_sha256="")
+    binding.update(installed_suite(), plugin_sha256=digest, profile=None, create_options="{}", expectations_sha256="",
+                   plugin_environment={}, user_settings={})
     tests = [_record(test_id, Outcome.FAIL) for test_id in FAILING] + [_record(t, Outcome.PASS) for t in PASSING]
     results = build_results(
         tool_version=__version__, started_at="2026-01-01T00:00:00+00:00", finished_at="2026-01-01T00:01:00+00:00",

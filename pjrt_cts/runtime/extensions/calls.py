@@ -65,3 +65,20 @@ def run_deleter(deleter: int | None, holder: int | None) -> None:
     """Call a plugin-returned `void (*)(T*)` deleter on `holder` (exactly once; NULL deleter: nothing to free)."""
     if deleter:
         ctypes.CFUNCTYPE(None, ctypes.c_void_p)(deleter)(holder)
+
+
+def offered_functions(plugin: "Plugin") -> list[str]:
+    """`EXTENSION.name` of every function the plugin offers in the extensions it advertises: within the extension's
+    struct_size and not NULL (the registry's declarations; an extension the suite does not declare offers none it
+    can name). What the preflight probe records (results.json `plugin.extension_functions`): the conditional
+    mandatory entries of the levels and the API coverage read it."""
+    offered: list[str] = []
+    for info in plugin.extensions:
+        try:
+            spec = EXTENSIONS[ExtensionType(info.type)]
+        except (ValueError, KeyError):
+            continue
+        for entry in spec.covered(info.struct_size):
+            if ctypes.c_void_p.from_address(info.address + entry.offset).value:
+                offered.append(f"{spec.name}.{entry.name}")
+    return offered
