@@ -271,7 +271,7 @@ def aot_note(tests: list[TestRecord]) -> str | None:
     """What the aot layer compiled without a device, for the run's end: `aot: golden programs compiled for v5e:2x2
     812 of 851, v6e:2x2 812 of 851; 851 golden tests, 1234.5 s of test time` (None when it compiled nothing). The
     topologies each test compiled for are its `details.compiled_for` (suites/aot/test_golden_programs.py)."""
-    golden = [test for test in tests if test.id.startswith(AOT_GOLDEN_TESTS)]
+    golden = [test for test in tests if test.id.startswith(AOT_GOLDEN_TESTS) and deselected_by(test) is None]
     per_topology: Counter[str] = Counter()
     for test in golden:
         if test.outcome in (Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION):

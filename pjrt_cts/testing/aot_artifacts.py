@@ -151,23 +151,35 @@ def export(plugin: Any, topology_spec: dict[str, Any], directory: Path, patterns
                 print(f"rejected {program.id}: {error}")
                 continue
             with executable:
-                data = executable.serialize()
-                outputs = executable.num_outputs
-            if used + len(data) > budget:
-                print(f"left out {program.id}: {len(data)} bytes would pass the {budget} byte budget")
+                entry = write_executable(directory, program, version, executable, budget - used)
+            if entry is None:
                 continue
-            name = f"{program.id}.pjrt"
-            (directory / name).write_bytes(data)
-            used += len(data)
-            entries.append({"id": program.id, "cases": [case.id for case in program.cases], "source": version,
-                            "file": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                            "num_outputs": outputs})
-            print(f"exported {program.id} ({version} artifact, {len(data)} bytes)")
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "plugin": str(plugin.path),
-                "api_version": plugin.version_string, "topology": identity, "programs": entries, "rejected": rejected}
-    (directory / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            used += entry["bytes"]
+            entries.append(entry)
+            print(f"exported {program.id} ({version} artifact, {entry['bytes']} bytes)")
+    write_manifest(directory, plugin, identity, entries, rejected)
     print(f"aot export: {len(entries)} programs ({used} bytes) in {directory}; {len(rejected)} rejected")
     return 0 if entries else 1
+
+
+def write_executable(directory: Path, program: Any, version: str, executable: Any, room: int) -> dict[str, Any] | None:
+    """`executable` (of golden `program`, compiled from its `version` artifact) serialized to DIR/<program>.pjrt: its
+    manifest entry, or None (said) when its bytes pass the `room` left in the budget."""
+    data = executable.serialize()
+    if len(data) > room:
+        print(f"left out {program.id}: {len(data)} bytes would pass the byte budget ({room} left)")
+        return None
+    name = f"{program.id}.pjrt"
+    (directory / name).write_bytes(data)
+    return {"id": program.id, "cases": [case.id for case in program.cases], "source": version, "file": name,
+            "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "num_outputs": executable.num_outputs}
+
+
+def write_manifest(directory: Path, plugin: Any, topology: dict[str, Any], entries: list[dict[str, Any]],
+                   rejected: list[dict[str, str]]) -> None:
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "plugin": str(plugin.path),
+                "api_version": plugin.version_string, "topology": topology, "programs": entries, "rejected": rejected}
+    (directory / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _option_shown(value: Any) -> Any:
@@ -197,10 +209,13 @@ def check(plugin: Any, create_options: dict[str, Any], directory: Path) -> int:
 
 
 def _check_each(client: Any, directory: Path, entries: list[dict[str, Any]]) -> Iterator[Outcome]:
+    from pjrt_cts.golden.corpus import GoldenProgram
     from pjrt_cts.runtime import PjrtError
-    from pjrt_cts.testing.corpus import golden_manifest
+    from pjrt_cts.testing.corpus import golden_manifest, single_device_cases
 
-    programs = {program.id: program for program in golden_manifest().programs}
+    # A manifest entry names a program of the corpus (a pack, a case's own) or a case compiled alone (the sample).
+    programs = {case.id: GoldenProgram.of_case(case) for case in single_device_cases()}
+    programs.update({program.id: program for program in golden_manifest().programs})
     for entry in entries:
         program = programs.get(entry["id"])
         data = (directory / entry["file"]).read_bytes()

@@ -40,11 +40,11 @@ def check_cost_names_unique(items: list[tuple[str, Any]]) -> None:
 
 def check_cost_counts(items: list[tuple[str, Any]]) -> None:
     __tracebackhide__ = True
-    for name, value in items:
-        if not name.startswith(NON_NEGATIVE_PREFIXES) or isinstance(value, (str, list, bool)):
-            continue
-        assert math.isfinite(value) and value >= 0, (
-            f"PJRT_Executable_GetCostAnalysis property {name!r} = {value!r}: a count must be finite and >= 0")
+    wrong = sorted((name, value) for name, value in items if name.startswith(NON_NEGATIVE_PREFIXES)
+                   and not isinstance(value, (str, list, bool)) and not (math.isfinite(value) and value >= 0))
+    # Every offender, sorted: a plugin may list its properties in another order in each process.
+    assert not wrong, ("PJRT_Executable_GetCostAnalysis properties that are counts are negative or not finite: "
+                       + ", ".join(f"{name!r} = {value!r}" for name, value in wrong) + " (a count must be finite and >= 0)")
 
 
 def compiled_memory_stats(executable: Any) -> dict[str, int]:
