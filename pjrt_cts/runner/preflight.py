@@ -106,6 +106,8 @@ def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Map
     if result.death is not None and not result.death.reached_plugin:
         identity["error"] = f"the preflight child failed before loading the plugin: {result.death.one_line()}"
         return Preflight(result, identity, None, None)
+    finding: TestRecord | None
+    block: Block | None
     if result.death is None and result.load_error:
         finding, block = _load_failure(result, plugin_path, repro)
     else:

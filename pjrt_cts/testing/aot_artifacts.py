@@ -230,20 +230,25 @@ def _check_each(client: Any, directory: Path, entries: list[dict[str, Any]]) -> 
 
 
 def _compare(client: Any, loaded: Any, program: Any) -> tuple[str, str]:
-    from pjrt_cts.testing.corpus import case_expected, read_case, run_golden
-    from pjrt_cts.testing.programs import mismatch_message, run
+    from pjrt_cts.testing.corpus import read_case, run_golden
+    from pjrt_cts.testing.programs import run
 
     if program.grouped:
         outputs = run(loaded, client, read_case(program, "inputs", program.inputs))
     else:
         outputs = run_golden(loaded, client, program.cases[0])
     for case in program.cases:
-        actual = [outputs[index] for index in program.output_range(case)]
-        message, _ = mismatch_message(f"golden case {case.id}", actual, case_expected(case),
-                                      lambda _dtype, case=case: case.tolerance)
+        message = _case_mismatch(case, [outputs[index] for index in program.output_range(case)])
         if message is not None:
             return "FAIL", message
     return "PASS", f"{len(program.cases)} case(s)"
+
+
+def _case_mismatch(case: Any, actual: list[Any]) -> str | None:
+    from pjrt_cts.testing.corpus import case_expected
+    from pjrt_cts.testing.programs import mismatch_message
+
+    return mismatch_message(f"golden case {case.id}", actual, case_expected(case), lambda _dtype: case.tolerance)[0]
 
 
 if __name__ == "__main__":

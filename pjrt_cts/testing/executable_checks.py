@@ -69,7 +69,7 @@ def check_memory_stats_cover(stats: dict[str, int], kind: str, needed: int, prog
 
 def optimized_program(executable: Any) -> tuple[str, bytes]:
     with unsupported_if_unimplemented("PJRT_Executable_OptimizedProgram"):
-        return executable.optimized_program()  # type: ignore[no-any-return]  # (format, code)
+        return executable.optimized_program()  # (format, code)
 
 
 def check_optimized_program(fmt: str, code: bytes) -> None:
