@@ -21,15 +21,8 @@ def client_topology(client: "Client") -> int:
     return int(args.topology)
 
 
-def compile_for_topology(
-    client: "Client",
-    topology: int,
-    code: str | bytes,
-    format: str = "mlir",
-    *,
-    compile_options: bytes | None = None,
-    pass_client: bool = False,
-) -> Executable:
+def compile_for_topology(client: "Client", topology: int, code: str | bytes, format: str = "mlir", *,
+                         compile_options: bytes | None = None, pass_client: bool = False) -> Executable:
     """PJRT_Compile: compile for `topology` without loading; `pass_client` sets the optional client field."""
     return compile_without_devices(client.plugin, topology, code, format, compile_options=compile_options,
                                    client=client if pass_client else None, parent=client)

@@ -47,6 +47,11 @@ def check_cost_counts(items: list[tuple[str, Any]]) -> None:
                        + ", ".join(f"{name!r} = {value!r}" for name, value in wrong) + " (a count must be finite and >= 0)")
 
 
+def output_memory_kinds(executable: Any) -> list[str]:
+    with unsupported_if_unimplemented("PJRT_Executable_OutputMemoryKinds"):
+        return list(executable.output_memory_kinds)
+
+
 def compiled_memory_stats(executable: Any) -> dict[str, int]:
     with unsupported_if_unimplemented("PJRT_Executable_GetCompiledMemoryStats"):
         return dict(executable.compiled_memory_stats())

@@ -20,7 +20,7 @@ from pjrt_cts.testing import (PROGRAMS, compile_cached, not_applicable, programs
 from pjrt_cts.testing.executable_checks import (check_cost_counts, check_cost_names_unique, check_cost_properties_typed,
                                                 check_memory_stats_cover, check_memory_stats_not_negative,
                                                 check_optimized_program, compiled_memory_stats, cost_analysis,
-                                                optimized_module_name, optimized_program)
+                                                optimized_module_name, optimized_program, output_memory_kinds)
 
 WHERE = "compiled by PJRT_Compile for a topology"
 
@@ -53,8 +53,7 @@ def test_signature_is_the_programs(topology, program):
 def test_output_memory_kinds_are_one_named_kind(topology, program):
     """No program here places an output in another memory: each output has the same, named kind."""
     executable = _compiled(topology, program)
-    with unsupported_if_unimplemented("PJRT_Executable_OutputMemoryKinds"):
-        kinds = executable.output_memory_kinds
+    kinds = output_memory_kinds(executable)
     assert len(kinds) == executable.num_outputs and all(kinds) and len(set(kinds)) <= 1, (
         f"PJRT_Executable_OutputMemoryKinds of {program.name} {WHERE}: {kinds} for {executable.num_outputs} outputs "
         "(one non-empty kind per output, the same for all: the program places none elsewhere)")
