@@ -114,10 +114,11 @@ _LEVEL_NAMES = tuple(level.name for level in LEVELS)  # the device levels, cumul
 
 
 def _levels_up_to(level: str, reached: tuple[str, ...]) -> bool:
-    """Whether `reached` are the levels a CONFORMANT run at `level` reaches: the device levels up to it, and the AOT
-    tier where its contract was met too (the tier is no part of the chain); AOT alone for a run at level AOT."""
-    device = _LEVEL_NAMES[:_LEVEL_NAMES.index(level) + 1] if level in _LEVEL_NAMES else ()
-    return reached in (device, (AOT.name, *device))
+    """Whether `reached` are the levels a CONFORMANT run at `level` reaches: the device levels up to it, or the AOT
+    tier alone for a run at level AOT (the tier is no part of the chain)."""
+    if level == AOT.name:
+        return reached == (AOT.name,)
+    return reached == _LEVEL_NAMES[:_LEVEL_NAMES.index(level) + 1]
 
 
 def summary_contradictions(summary: RunSummary) -> list[str]:

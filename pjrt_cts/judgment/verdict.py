@@ -31,7 +31,7 @@ from typing import Any
 
 from pjrt_cts.judgment.contradictions import contradicting_records
 from pjrt_cts.judgment.defects import defect_of
-from pjrt_cts.judgment.levels import LevelResult, evaluate_all_levels, waiver_summary
+from pjrt_cts.judgment.levels import AOT, LevelResult, evaluate_all_levels, waiver_summary
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.schema import Results, TestRecord
 
@@ -84,10 +84,13 @@ class RunVerdict:
         return met[-1] if met else None
 
     def levels_reached(self) -> tuple[str, ...]:
-        """The levels awarded, lowest first: those whose contracts are met, for a CONFORMANT run; none otherwise."""
+        """The levels awarded, lowest first: for a CONFORMANT run the device levels whose contracts are met, or the AOT
+        tier alone for a run whose level it is (without a device); none otherwise."""
         if self.verdict != CONFORMANT:
             return ()
-        return tuple(result.level.name for result in self.levels if result.reached)
+        if self.level == AOT.name:
+            return (AOT.name,)
+        return tuple(result.level.name for result in self.levels if result.reached and result.level is not AOT)
 
     def line(self) -> str:
         """`CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA, 345 tests) · 4 waived defects (98 tests)`

@@ -13,7 +13,7 @@ every test that depends on the step FAIL "blocked by <that id>" instead of payin
     not made), e.g. every test that compiles when PJRT_Client_Compile aborted; tests that never call it
     run as usual (transfer tests when only compilation aborts).
 A step that returns an error is not a preflight finding: the tests meet that error and judge it. The one exception is
-loading: a library that cannot be loaded (dlopen fails, e.g. a runtime library it needs is absent) is one FAIL of
+loading: a library dlopen refuses (e.g. a runtime library it needs is absent) is one FAIL of
 `abi.preflight.test_plugin_loads` naming the loader's message, and every test that needs the plugin FAILs as blocked
 by it (one root cause, never an ERROR per test). A device-less run (`run --aot`) walks the steps before the client's.
 The probe also yields the plugin's identity card for results.json.
@@ -31,6 +31,7 @@ from pjrt_cts.runner.probe import ProbeResult, file_sha256, probe_plugin
 from pjrt_cts.runner.probe_child import STEPS
 from pjrt_cts.runner.records import PhaseResult, make_record
 from pjrt_cts.schema import TestRecord
+from pjrt_cts.runtime.errors import DLOPEN_FAILED
 
 PREFLIGHT_AREA = "preflight"
 
@@ -108,7 +109,7 @@ def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Map
         return Preflight(result, identity, None, None)
     finding: TestRecord | None
     block: Block | None
-    if result.death is None and result.load_error:
+    if result.death is None and result.load_error and DLOPEN_FAILED in result.load_error:
         finding, block = _load_failure(result, plugin_path, repro)
     else:
         finding, block = _finding(result, plugin_path, repro)
