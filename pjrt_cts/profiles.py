@@ -23,6 +23,7 @@ from typing import Any, Iterable, Union
 from pjrt_cts import native
 from pjrt_cts.native import elf
 from pjrt_cts.resources import plugins_dir
+from pjrt_cts.schema import TopologySpec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -74,6 +75,21 @@ class Deviation:
     summary: str
     reason: str
     url: str | None = None
+
+
+@dataclass(frozen=True)
+class ProfileTopology:
+    """A `[[topology]]` of a profile: PJRT_TopologyDescription_Create(`name`, `options`), named `label` by the run."""
+
+    label: str
+    name: str
+    options: dict[str, CreateOptionValue]
+    multi_device_options: dict[str, CreateOptionValue] | None  # the topology of the multi-device programs, if other
+    target_config_file: str | None  # beside profile.toml; its text is the create option `target_config` (CUDA)
+
+
+class TopologyUnavailable(FileNotFoundError):
+    """A profile topology's target file is missing (says how to make it)."""
 
 
 @dataclass
@@ -199,7 +215,7 @@ class Profile:
         where = str(self.file)
         _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras", "install",
                            "library", "create_options", "runtime", "environment", "deviation", "notes",
-                           "no_device_error_codes", "platform"}, where)
+                           "no_device_error_codes", "platform", "topology"}, where)
         self.name: str = _require(data, "name", str, where)
         if self.name != directory.name:
             raise ProfileError(f"{where}: name {self.name!r} differs from its directory {directory.name!r}")
@@ -228,6 +244,9 @@ class Profile:
         unknown_codes = [code for code in self.no_device_error_codes if code not in _PJRT_ERROR_CODE_NAMES]
         if unknown_codes:
             raise ProfileError(f"{where}: no_device_error_codes has unknown PJRT error code(s) {unknown_codes}")
+        # The topologies the aot layer compiles for without a device (`[[topology]]`, in order; the first is the one
+        # the topology clauses examine): docs/levels.md, "The AOT tier".
+        self.topologies: tuple[ProfileTopology, ...] = tuple(_topologies(data.get("topology", []), where))
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"
@@ -413,6 +432,25 @@ class Profile:
                 libraries.append(native.build_needed_bundle(closure))
         return libraries
 
+    def topology_spec(self, topology: ProfileTopology) -> TopologySpec:
+        """The run's spec of one of the profile's topologies, its target file read (TopologyUnavailable when absent:
+        made on a host with the device by `pjrt-cts aot export-target`)."""
+        options: dict[str, Any] = dict(topology.options)
+        multi = dict(topology.multi_device_options) if topology.multi_device_options is not None else None
+        if topology.target_config_file is not None:
+            path = self.directory / topology.target_config_file
+            if not path.is_file():
+                raise TopologyUnavailable(
+                    f"topology {topology.label!r} of profile {self.name!r} needs {path}, which does not exist: make it "
+                    f"on a host with the device with `pjrt-cts aot export-target --plugin {self.name} -o {path}`")
+            options["target_config"] = path.read_text(encoding="utf-8")
+            if multi is not None:
+                multi["target_config"] = options["target_config"]
+        return TopologySpec(label=topology.label, name=topology.name, options=options, multi_device_options=multi)
+
+    def find_topology(self, label: str) -> ProfileTopology | None:
+        return next((topology for topology in self.topologies if topology.label == label), None)
+
     def worker_environment(self) -> dict[str, str]:
         """Variables to add to a worker process's environment (merge over os.environ): runtime library
         dirs prepended to LD_LIBRARY_PATH, shims prepended to LD_PRELOAD, and the profile's
@@ -501,6 +539,24 @@ def _shims(entries: Any, where: str) -> Iterable[Shim]:
             raise ProfileError(f"{where}: {exc}") from None
         yield Shim(name, _require(entry, "patches", str, where), tuple(_string_list(entry, "symbols", where)),
                    _optional(entry, "reason", str, where) or "")
+
+
+def _topologies(entries: Any, where: str) -> Iterable[ProfileTopology]:
+    if not isinstance(entries, list):
+        raise ProfileError(f"{where}: [[topology]] must be an array of tables")
+    labels: set[str] = set()
+    for entry in entries:
+        here = f"{where} [[topology]]"
+        _check_keys(entry, {"label", "name", "options", "multi_device_options", "target_config_file"}, here)
+        label = _require(entry, "label", str, here)
+        if not label or label in labels:
+            raise ProfileError(f"{here}: label {label!r} is empty or repeated")
+        labels.add(label)
+        multi = entry.get("multi_device_options")
+        yield ProfileTopology(label, _optional(entry, "name", str, here) if "name" in entry else label,
+                              _create_options(entry.get("options", {}), f"{here} {label} options"),
+                              _create_options(multi, f"{here} {label} multi_device_options") if multi is not None else None,
+                              _optional(entry, "target_config_file", str, here))
 
 
 def _deviations(entries: Any, where: str) -> Iterable[Deviation]:

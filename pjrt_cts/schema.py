@@ -75,6 +75,28 @@ class UserSettings:
 
 
 @dataclass(frozen=True)
+class TopologySpec:
+    """One topology the run compiles for without a device (the aot layer; docs/levels.md, "The AOT tier"):
+    PJRT_TopologyDescription_Create(`name`, `options`). `multi_device_options` (if any) replace `options` for the
+    topology the multi-device golden programs compile for (the CUDA plugin's device count is an option)."""
+
+    label: str  # how the run names it: `run --topology LABEL`, test details, the verdict's note
+    name: str = ""  # PJRT_TopologyDescription_Create's topology_name ("": the plugin's default)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    multi_device_options: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "name": self.name, "options": dict(self.options),
+                "multi_device_options": None if self.multi_device_options is None else dict(self.multi_device_options)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TopologySpec:
+        multi = data.get("multi_device_options")
+        return cls(label=str(data.get("label") or ""), name=str(data.get("name") or ""),
+                   options=dict(data.get("options") or {}), multi_device_options=dict(multi) if multi is not None else None)
+
+
+@dataclass(frozen=True)
 class RunContext:
     """What any process of a run needs to know about it: the plugin under test and how to create its client,
     where the run's files go, and what the controller decided for its workers."""
@@ -87,12 +109,16 @@ class RunContext:
     no_device_codes: frozenset[str] = frozenset()
     blocks_file: str | None = None  # the preflight's and crash storms' blocks (pjrt_cts.runner.blocks)
     settings: UserSettings = field(default_factory=UserSettings)
+    # The topologies the aot layer compiles for (the profile's, or `--topology`); none: the plugin's default ("").
+    topologies: tuple[TopologySpec, ...] = ()
+    device_less: bool = False  # `run --aot`: no client is created, as on a host without the plugin's device
 
     def to_json(self) -> dict[str, Any]:
         return {"schema_version": CONTEXT_SCHEMA_VERSION, "plugin_path": self.plugin_path,
                 "create_options": dict(self.create_options), "profile": self.profile, "out_dir": self.out_dir,
                 "no_device_codes": sorted(self.no_device_codes), "blocks_file": self.blocks_file,
-                "settings": self.settings.to_json()}
+                "settings": self.settings.to_json(), "topologies": [spec.to_json() for spec in self.topologies],
+                "device_less": self.device_less}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunContext:
@@ -106,7 +132,9 @@ class RunContext:
                    out_dir=str(data.get("out_dir") or "out"),
                    no_device_codes=frozenset(str(code).strip().upper() for code in data.get("no_device_codes") or ()),
                    blocks_file=str(blocks_file) if blocks_file else None,
-                   settings=UserSettings.from_json(data.get("settings") or {}))
+                   settings=UserSettings.from_json(data.get("settings") or {}),
+                   topologies=tuple(TopologySpec.from_json(spec) for spec in data.get("topologies") or ()),
+                   device_less=bool(data.get("device_less", False)))
 
     def write(self, path: Path) -> None:
         """Write the context file atomically (a child may start reading it at any moment)."""

@@ -25,11 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.judgment import contract
-    from pjrt_cts.judgment.levels import LEVELS
+    from pjrt_cts.judgment.levels import ALL_LEVELS
     from pjrt_cts.resources import golden_dir, suites_dir
 
     if not args.check and not args.write:
-        for level in LEVELS:
+        for level in ALL_LEVELS:
             print(f"{level.name}: {len(level.mandatory_ids())} mandatory tests, at least {level.min_devices} "
                   f"device(s) — {level.summary}")
             for feature in level.features:

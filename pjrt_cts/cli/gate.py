@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from pjrt_cts.judgment.levels import LEVELS
+    from pjrt_cts.judgment.levels import ALL_LEVELS
 
     parser = subparsers.add_parser(
         "gate",
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("results", type=Path, help="results.json of this run")
     parser.add_argument("--baseline", type=Path, help="baseline results (a results.json or one written by "
                         "--write-baseline); without it the run must be CONFORMANT")
-    parser.add_argument("--level", help="required conformance level: " + ", ".join(level.name for level in LEVELS)
+    parser.add_argument("--level", help="required conformance level: " + ", ".join(level.name for level in ALL_LEVELS)
                         + " (default without --baseline: Core)")
     parser.add_argument("--allow-partial", action="store_true",
                         help="let a run that is INCOMPLETE only because not every test ran (a partial selection, one "

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "triage": "triage",
     "matrix": "matrix",
     "coverage": "coverage",
+    "aot": "aot",
 }
 
 

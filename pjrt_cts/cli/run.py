@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -14,7 +15,7 @@ from pjrt_cts.cli.layer_arg import normalize_id_pattern, split_layers
 from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 from pjrt_cts.judgment.outcomes import LAYERS
 from pjrt_cts.runner.shard import ShardSpec
-from pjrt_cts.schema import UserSettings
+from pjrt_cts.schema import TopologySpec, UserSettings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +37,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", default="out", metavar="DIR", help="output directory (default: ./out)")
     parser.add_argument("--create-option", dest="create_options", action="append", default=[], metavar="K=V",
                         help="client create option (value parsed as JSON when possible; repeatable)")
+    parser.add_argument("--aot", action="store_true",
+                        help="device-less run: no client is created (as on a host without the plugin's device); the "
+                             "aot layer compiles for the topologies, the verdict can reach level AOT")
+    parser.add_argument("--topology", dest="topologies", action="append", default=[], metavar="NAME",
+                        help="a topology the aot layer compiles for: one of the profile's [[topology]] labels, else "
+                             "the name PJRT_TopologyDescription_Create gets (repeatable; default: the profile's)")
+    parser.add_argument("--topology-option", dest="topology_options", action="append", default=[], metavar="K=V",
+                        help="a PJRT_TopologyDescription_Create option for every topology (value parsed as JSON when "
+                             "possible; repeatable)")
     parser.add_argument("--resume", action="store_true",
                         help="finish an interrupted run in --out without rerunning recorded tests")
     parser.add_argument("--shard", metavar="K/N",
@@ -108,8 +118,38 @@ def handle(args: argparse.Namespace) -> int:
         confirm=not args.no_confirmation,
         report=not args.no_report,
         bundle=Path(args.bundle).expanduser().resolve() if args.bundle else None,
+        topologies=run_topologies(profile, args.topologies, args.topology_options),
+        device_less=args.aot,
     )
     return run(options)
+
+
+def run_topologies(profile: Any, names: list[str], option_items: list[str]) -> tuple[TopologySpec, ...]:
+    """The topologies the aot layer compiles for: those `--topology` names (a profile's label, else the name
+    PJRT_TopologyDescription_Create gets), else the profile's whose target files exist (a missing one is a warning);
+    each with the `--topology-option`s over its own options. None: the plugin's default topology."""
+    from pjrt_cts.profiles import TopologyUnavailable
+
+    extra = _parse_create_options(option_items, "--topology-option")
+    known = getattr(profile, "topologies", ())
+    chosen = ([(name, profile.find_topology(name) if known else None) for name in names] if names
+              else [(topology.label, topology) for topology in known])
+    specs: list[TopologySpec] = []
+    for name, topology in chosen:
+        if topology is None:  # not the profile's: the name PJRT_TopologyDescription_Create gets
+            specs.append(TopologySpec(label=name, name=name))
+            continue
+        try:
+            specs.append(profile.topology_spec(topology))
+        except TopologyUnavailable as exc:
+            if names:
+                raise UsageError(str(exc)) from None
+            print(f"pjrt-cts run: warning: {exc}; the aot layer leaves it out", file=sys.stderr)
+    if extra and not specs:
+        specs = [TopologySpec(label="default")]
+    return tuple(dataclasses.replace(spec, options={**spec.options, **extra},
+                                     multi_device_options=None if spec.multi_device_options is None
+                                     else {**spec.multi_device_options, **extra}) for spec in specs)
 
 
 def _user_settings() -> UserSettings:
@@ -123,12 +163,12 @@ def _invoked_as_run() -> bool:
     return len(sys.argv) > 1 and sys.argv[1] == "run"
 
 
-def _parse_create_options(items: list[str]) -> dict[str, Any]:
+def _parse_create_options(items: list[str], option: str = "--create-option") -> dict[str, Any]:
     options: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"--create-option expects KEY=VALUE, got {item!r}")
+            raise UsageError(f"{option} expects KEY=VALUE, got {item!r}")
         try:
             value: Any = json.loads(raw)
         except json.JSONDecodeError:

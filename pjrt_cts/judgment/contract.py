@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pjrt_cts.judgment.levels import CONTRACT_VERSION, LEVELS, MUSTPASS_DIR, Level, MandatoryEntry, parse_mustpass
+from pjrt_cts.judgment.levels import AOT, CONTRACT_VERSION, LEVELS, MUSTPASS_DIR, Level, MandatoryEntry, parse_mustpass
 from pjrt_cts.judgment.outcomes import test_id_from_nodeid
 from pjrt_cts.schema import CONTEXT_ENV
 
@@ -103,27 +103,32 @@ class LevelContract:
 
 def build_contracts(collected: Mapping[str, int], cases: list[dict[str, object]]) -> list[LevelContract]:
     """Each level's own mandatory ids: what its feature rules select among the collected tests that declare no
-    more devices than the level's minimum (`collected`: test id -> declared devices, from collect_tests)."""
-    contracts = []
+    more devices than the level's minimum (`collected`: test id -> declared devices, from collect_tests). A device
+    level's list leaves out the ids of the device levels below it; the AOT tier's list is whole (no chain)."""
     taken: set[str] = set()
+    contracts = [_contract(level, collected, cases, taken) for level in LEVELS]
+    return contracts + [_contract(AOT, collected, cases, set())]
+
+
+def _contract(level: Level, collected: Mapping[str, int], cases: list[dict[str, object]],
+              taken: set[str]) -> LevelContract:
+    """`level`'s list without the ids in `taken` (a lower level owns shared ids), which it then adds to."""
     tree = list(collected)
-    for level in LEVELS:
-        entries: dict[str, MandatoryEntry] = {}
-        informative: list[str] = []
-        for feature in level.features:
-            selected = feature.select(tree, cases)
-            fitting = [test_id for test_id in selected if level.admits(collected[test_id])]
-            if not fitting:
-                raise ContractError(f"level {level.name}: feature {feature.name!r} selects no collected test "
-                                    f"that needs at most {_devices(level.min_devices)}")
-            for test_id in fitting:
-                if test_id not in entries or entries[test_id].when is not None:  # unconditional wins
-                    entries[test_id] = MandatoryEntry(test_id, feature.when)
-            informative.extend(test_id for test_id in selected if not level.admits(collected[test_id]))
-        own = [entry for test_id, entry in entries.items() if test_id not in taken]  # a lower level owns shared ids
-        taken.update(entry.id for entry in own)
-        contracts.append(LevelContract(level, own, [i for i in dict.fromkeys(informative) if i not in taken]))
-    return contracts
+    entries: dict[str, MandatoryEntry] = {}
+    informative: list[str] = []
+    for feature in level.features:
+        selected = feature.select(tree, cases)
+        fitting = [test_id for test_id in selected if level.admits(collected[test_id])]
+        if not fitting:
+            raise ContractError(f"level {level.name}: feature {feature.name!r} selects no collected test "
+                                f"that needs at most {_devices(level.min_devices)}")
+        for test_id in fitting:
+            if test_id not in entries or entries[test_id].when is not None:  # unconditional wins
+                entries[test_id] = MandatoryEntry(test_id, feature.when)
+        informative.extend(test_id for test_id in selected if not level.admits(collected[test_id]))
+    own = [entry for test_id, entry in entries.items() if test_id not in taken]
+    taken.update(entry.id for entry in own)
+    return LevelContract(level, own, [i for i in dict.fromkeys(informative) if i not in taken])
 
 
 def committed_text(level: Level) -> str | None:

@@ -1,4 +1,5 @@
-"""Conformance levels and their contracts: the one place that says what Core, Full and Multi-device require.
+"""Conformance levels and their contracts: the one place that says what Core, Full, Multi-device and the
+ahead-of-time tier (AOT) require.
 
 Each level lists the features it makes mandatory. A feature is a set of test ids selected by rules over
 the collected tree (id patterns, or golden cases chosen from golden/manifest.json.gz). The ids those rules
@@ -16,6 +17,12 @@ spec: the semantics JAX users get), and no test of the level's layers has a bad 
 is XFAIL (waived), NOT_SUPPORTED, SKIP or missing means the level is not reached: a waiver never satisfies a
 mandatory test (an expectations file cannot lift a plugin to a level), and a feature a level requires is never
 waived by NOT_SUPPORTED. Documented for users in docs/levels.md.
+
+AOT is a tier of its own, below Core and outside the cumulative chain: what a plugin proves without a device
+(a topology made by PJRT_TopologyDescription_Create, every golden program compiled for it, nothing executed). A
+device-less run (PJRT_Client_Create answers the profile's no-device code, or `run --aot`) can reach it; the device
+levels neither require it nor are required by it (the XLA CPU plugin cannot create topologies and reaches
+Multi-device).
 """
 from __future__ import annotations
 
@@ -417,15 +424,75 @@ MULTI_DEVICE = Level(
     ),
 )
 
+# The ahead-of-time tier (issue 52): the hand-written programs and every golden program compiled by PJRT_Compile for a
+# topology PJRT_TopologyDescription_Create made, nothing executed. Its mandatory tests are the entry point tests that
+# need no client, the topology clauses, the core op set in f32 (as Full's portable artifacts), the 2-device programs
+# in f32 and s32, the executables' signatures and the compile errors. Fingerprint, cost analysis and memory stats
+# may be UNIMPLEMENTED (optional functions: in no contract; a wrong answer is still a FAIL).
+_AOT_ALONE = "aot.golden_programs.test_case_compiles_alone_for_topology"
+_AOT_PROGRAM = "aot.golden_programs.test_golden_program_compiles_for_topology"
+AOT = Level(
+    name="AOT",
+    summary="Without a device: load the plugin, describe a topology (PJRT_TopologyDescription_Create) and compile the "
+    "golden programs for it (PJRT_Compile), single- and multi-device; the executables' names, replica and partition "
+    "counts, outputs, serialization and introspection are the programs'. Nothing is executed.",
+    layers=("abi", "versioning", "aot"),
+    min_devices=0,  # no client device: the tier's programs need the topology's devices, never the client's
+    features=(
+        Feature("plugin entry point", "GetPjrtApi, the API version, the slot table, the extension chain and "
+                "Plugin_Initialize (the entry point tests that need no client)",
+                ("abi.entry_point.test_get_pjrt_api_*", "abi.entry_point.test_api_version_struct_size",
+                 "abi.entry_point.test_api_major_version_is_header_major",
+                 "abi.entry_point.test_api_minor_version_is_loadable_by_frameworks",
+                 "abi.api_slots.test_no_null_slot_within_struct_size",
+                 "abi.api_slots.test_struct_size_covers_slots_of_reported_minor",
+                 "abi.api_slots.test_struct_size_is_header_plus_whole_slots",
+                 "abi.extension_chain.test_extension_chain_terminates",
+                 "abi.extension_chain.test_extension_struct_sizes_cover_base",
+                 "abi.plugin.test_plugin_initialize_succeeds", "abi.plugin.test_plugin_attributes_succeeds",
+                 "versioning.slot_gating.test_struct_size_covers_every_slot_of_the_reported_minor")),
+        Feature("a topology without a device", "PJRT_TopologyDescription_Create makes the run's topologies; platform, "
+                "device descriptions, attributes, Serialize",
+                ("aot.topology.test_topologies_are_created_without_a_device",
+                 "aot.topology.test_platform_name_is_non_empty", "aot.topology.test_device_descriptions_are_listed",
+                 "aot.topology.test_attributes_are_unique_typed_and_stable", "aot.topology.test_serialize_returns_bytes")),
+        Feature("topology fingerprint", "the topology's fingerprint is stable (a framework keys its AOT compilations "
+                "on it)", ("aot.topology.test_fingerprint_is_stable",),
+                when=Condition(("TopologyDescription_Fingerprint",))),
+        Feature("topology round trip", "Serialize -> Deserialize describes the same devices; truncated bytes are "
+                "rejected", ("aot.topology.test_deserialized_topology_describes_the_same_devices",
+                             "aot.topology.test_deserialize_rejects_malformed_bytes[truncated]"),
+                when=Condition(("TopologyDescription_Serialize", "TopologyDescription_Deserialize"))),
+        Feature("the core op set compiled for the topology", "the core golden cases in f32 compile for every topology "
+                "of the run from the artifact a framework sends (one per op and element types, and every unpacked "
+                "one), with the program's outputs, dimensions and element types",
+                golden=GoldenSelection(CORE_OP_FAMILIES, ("f32",), (_AOT_ALONE, _AOT_PROGRAM),
+                                       exclude_features=SPEC_TIER_FEATURES)),
+        Feature("multi-device programs compiled for the topology", "every 2-device golden program in f32 and s32 "
+                "(replicated and SPMD, with collectives) compiles for a topology of at least 2 devices",
+                ("aot.golden_programs.test_multi_device_program_compiles_for_topology[*.f32.d2]",
+                 "aot.golden_programs.test_multi_device_program_compiles_for_topology[*.s32.d2]")),
+        Feature("executables without a device", "the hand-written f32 programs compiled for the topology: name, "
+                "replica and partition counts, outputs, Serialize",
+                ("aot.executables.test_signature_is_the_programs[*_f32]",
+                 "aot.executables.test_serialize_returns_bytes[*_f32]")),
+        Feature("compile errors", "invalid programs and compile options are rejected with an error, never an abort",
+                ("aot.compile_errors.*",)),
+    ),
+)
+
+# The device levels, cumulative (each reached only with the ones below it).
 LEVELS: tuple[Level, ...] = (CORE, FULL, MULTI_DEVICE)
+# Every level a run can be awarded, lowest first: AOT proves least (nothing executed) and is no part of the chain.
+ALL_LEVELS: tuple[Level, ...] = (AOT, *LEVELS)
 
 
 def level_by_name(name: str) -> Level:
     wanted = _normalize(name)
-    for level in LEVELS:
+    for level in ALL_LEVELS:
         if _normalize(level.name) == wanted:
             return level
-    raise KeyError(f"unknown conformance level {name!r}; known: {', '.join(level.name for level in LEVELS)}")
+    raise KeyError(f"unknown conformance level {name!r}; known: {', '.join(level.name for level in ALL_LEVELS)}")
 
 
 def _normalize(name: str) -> str:
@@ -433,8 +500,11 @@ def _normalize(name: str) -> str:
 
 
 def levels_up_to(name: str) -> tuple[Level, ...]:
-    index = LEVELS.index(level_by_name(name))
-    return LEVELS[: index + 1]
+    """The level and those it includes: a device level and the device levels below it; AOT alone."""
+    level = level_by_name(name)
+    if level not in LEVELS:
+        return (level,)
+    return LEVELS[: LEVELS.index(level) + 1]
 
 
 def mandatory_ids(level_name: str) -> list[str]:
@@ -446,7 +516,8 @@ def mandatory_ids(level_name: str) -> list[str]:
 
 
 def all_mandatory_ids() -> list[str]:
-    return mandatory_ids(LEVELS[-1].name)
+    """Every mandatory id of every level, the AOT tier's included."""
+    return list(dict.fromkeys(mandatory_ids(LEVELS[-1].name) + AOT.mandatory_ids()))
 
 
 # docs/levels.md's table of mandatory counts lies between these markers; tests/house/test_schema_doc.py keeps it the
@@ -464,7 +535,7 @@ def mandatory_counts_doc() -> str:
             "| --- | --- | --- | --- | --- |"]
     rows += [f"| {level.name} | {level.min_devices} | {len(level.mandatory_ids()):,} | "
              f"{sum(entry.when is not None for entry in level.mandatory_entries()):,} | "
-             f"{len(mandatory_ids(level.name)):,} |" for level in LEVELS]
+             f"{len(mandatory_ids(level.name)):,} |" for level in ALL_LEVELS]
     return "\n".join([COUNTS_BEGIN, *rows, COUNTS_END])
 
 
@@ -543,7 +614,8 @@ def evaluate_level(level: Level, tests: Iterable[TestRecord], plugin: dict[str, 
 
 
 def evaluate_levels(results: Results) -> list[LevelResult]:
-    """Every level in order; a level whose predecessor is not reached is not reached either."""
+    """The device levels in order; a level whose predecessor is not reached is not reached either (the AOT tier,
+    outside the chain, is evaluate_aot's)."""
     evaluated: list[LevelResult] = []
     tests = results.tests
     for level in LEVELS:
@@ -556,6 +628,16 @@ def evaluate_levels(results: Results) -> list[LevelResult]:
             result.waivers = [t for t in evaluated[-1].waivers if t.id not in seen] + result.waivers
         evaluated.append(result)
     return evaluated
+
+
+def evaluate_aot(results: Results) -> LevelResult:
+    """Whether the AOT tier alone is met (it neither needs nor is needed by the device levels)."""
+    return evaluate_level(AOT, results.tests, results.plugin)
+
+
+def evaluate_all_levels(results: Results) -> list[LevelResult]:
+    """Every level in ALL_LEVELS' order: the AOT tier, then the device levels as evaluate_levels judges them."""
+    return [evaluate_aot(results), *evaluate_levels(results)]
 
 
 def highest_level(results: Results) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pjrt_cts.judgment.api_coverage import api_coverage
 from pjrt_cts.judgment.defects import defect_table
-from pjrt_cts.judgment.levels import LEVELS
+from pjrt_cts.judgment.levels import AOT, LEVELS
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.judgment.results import ResultsError, check_schema, ordered_layers, outcome_counts
 from pjrt_cts.judgment.verdict import CONFORMANT, INCOMPLETE, VERDICTS, judge_results
@@ -115,7 +115,15 @@ def load_summary(path: Path | str) -> RunSummary:
     return summary
 
 
-_LEVEL_NAMES = tuple(level.name for level in LEVELS)
+_LEVEL_NAMES = tuple(level.name for level in LEVELS)  # the device levels, cumulative
+
+
+def _levels_up_to(level: str, reached: tuple[str, ...]) -> bool:
+    """Whether `reached` are the levels a CONFORMANT run at `level` reaches: the device levels up to it, or the AOT
+    tier alone for a run at level AOT (the tier is no part of the chain)."""
+    if level == AOT.name:
+        return reached == (AOT.name,)
+    return reached == _LEVEL_NAMES[:_LEVEL_NAMES.index(level) + 1]
 
 
 def summary_contradictions(summary: RunSummary) -> list[str]:
@@ -145,9 +153,9 @@ def summary_contradictions(summary: RunSummary) -> list[str]:
             problems.append(f"{said}: {bad} bad outcome(s)")
         if not passed:
             problems.append(f"{said}: no test passed")
-        if level not in _LEVEL_NAMES:
+        if level not in (AOT.name, *_LEVEL_NAMES):
             problems.append(f"{verdict} without a level" if level is None else f"level {level!r} is no level")
-        elif summary.levels != _LEVEL_NAMES[:_LEVEL_NAMES.index(level) + 1]:
+        elif not _levels_up_to(level, tuple(summary.levels)):
             problems.append(f"level {level}, but the levels reached are {list(summary.levels)}")
         if summary.reasons:
             problems.append(f"{verdict} with a reason it is not: {summary.reasons[0]}")

@@ -32,7 +32,7 @@ from typing import Any
 
 from pjrt_cts.judgment.contradictions import contradicting_records
 from pjrt_cts.judgment.defects import UNCLASSIFIED, defect_of
-from pjrt_cts.judgment.levels import LevelResult, evaluate_levels, waiver_summary
+from pjrt_cts.judgment.levels import AOT, LevelResult, evaluate_all_levels, waiver_summary
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.schema import Results, TestRecord
 
@@ -85,10 +85,13 @@ class RunVerdict:
         return met[-1] if met else None
 
     def levels_reached(self) -> tuple[str, ...]:
-        """The levels awarded, lowest first: those whose contracts are met, for a CONFORMANT run; none otherwise."""
+        """The levels awarded, lowest first: for a CONFORMANT run the device levels whose contracts are met, or the AOT
+        tier alone for a run whose level it is (without a device); none otherwise."""
         if self.verdict != CONFORMANT:
             return ()
-        return tuple(result.level.name for result in self.levels if result.reached)
+        if self.level == AOT.name:
+            return (AOT.name,)
+        return tuple(result.level.name for result in self.levels if result.reached and result.level is not AOT)
 
     def line(self) -> str:
         """`CONFORMANT · level Full · spec ✗ (9 deviations shared with XLA, 345 tests) · 4 waived defects (98 tests)`
@@ -200,9 +203,10 @@ def judge_results(results: Results) -> RunVerdict:
     outcomes = [test.outcome for test in tests]
     bad = [test for test, outcome in zip(tests, outcomes) if outcome in BAD_OUTCOMES]
     passed = outcomes.count(Outcome.PASS)
-    levels = evaluate_levels(results)
-    reached = [result for result in levels if result.reached]
-    top = reached[-1] if reached else None
+    levels = evaluate_all_levels(results)
+    aot, core = levels[0], levels[1]  # the AOT tier, then the device levels from Core up
+    reached = [result for result in levels[1:] if result.reached] or [aot] * aot.reached
+    top = reached[-1] if reached else None  # a device level, else the AOT tier
     interrupted = (results.summary or {}).get("complete") is False
     reasons: list[str] = []
     partial = partial_selection(results)
@@ -212,7 +216,11 @@ def judge_results(results: Results) -> RunVerdict:
         reasons += untrusted
         if bad:
             kinds = sorted({test.outcome.value for test in bad})
-            reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}), first {bad[0].id}")
+            blocked = sum(1 for test in bad if test.details.get("blocked_by"))
+            first = next((test for test in bad if not test.details.get("blocked_by")), bad[0])
+            # Tests another finding kept from running are that finding's: the line names the root cause first.
+            of_which = f", {blocked} of them blocked by {len(bad) - blocked} finding(s)" if blocked else ""
+            reasons.append(f"{len(bad)} bad result(s) ({', '.join(kinds)}){of_which}, first {first.id}")
         if partial:
             reasons.append(partial)
         verdict = NON_CONFORMANT
@@ -239,10 +247,14 @@ def judge_results(results: Results) -> RunVerdict:
             reasons.append("no test passed")
         no_client = next((test for test in tests if test.id == CLIENT_CREATION_TEST
                           and test.outcome is Outcome.NOT_SUPPORTED), None)
-        if no_client is not None:  # the profile's documented no-device error: say that first
+        # Without a device (the profile's documented no-device error, or `run --aot`) the AOT tier is what a run can
+        # reach: reached, it is the run's level; otherwise the missing device comes first among the reasons.
+        device_less_tier = no_client is not None and aot.reached and not core.reached
+        if no_client is not None and not device_less_tier:
             reasons.append(f"the plugin could not be exercised: {no_client.message or 'no device'}")
-        if top is None and not partial:  # a partial selection misses mandatory tests by construction
-            reasons.append(f"level {levels[0].level.name} not reached: " + "; ".join(levels[0].reasons))
+        if not core.reached and not device_less_tier and not partial:  # a partial selection misses mandatory tests
+            floor = aot if no_client is not None else core
+            reasons.append(f"level {floor.level.name} not reached: " + "; ".join(floor.reasons))
         verdict = INCOMPLETE if reasons else CONFORMANT
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
     # level's layers (robustness findings waived for CONFORMANT count too).
@@ -278,6 +290,26 @@ def _waived_row(defect: str, tests: int) -> dict[str, Any]:
     if defect.startswith(f"{UNCLASSIFIED}:"):
         return {"defect": UNCLASSIFIED, "tests": tests, "id": defect.split(":", 1)[1]}
     return {"defect": defect, "tests": tests}
+
+
+AOT_GOLDEN_TESTS = "aot.golden_programs."
+
+
+def aot_note(tests: list[TestRecord]) -> str | None:
+    """What the aot layer compiled without a device, for the run's end: `aot: golden programs compiled for v5e:2x2
+    812 of 851, v6e:2x2 812 of 851; 851 golden tests, 1234.5 s of test time` (None when it compiled nothing). The
+    topologies each test compiled for are its `details.compiled_for` (suites/aot/test_golden_programs.py)."""
+    golden = [test for test in tests if test.id.startswith(AOT_GOLDEN_TESTS) and deselected_by(test) is None]
+    per_topology: Counter[str] = Counter()
+    for test in golden:
+        if test.outcome in (Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION):
+            per_topology.update(dict(test.details.get("compiled_for") or {}).keys())
+    if not per_topology:
+        return None
+    seconds = sum(test.duration for test in tests if test.layer == "aot")
+    counts = ", ".join(f"{label} {count} of {len(golden)}" for label, count in per_topology.items())
+    return (f"aot: golden programs compiled for {counts} (passing tests); {len(golden)} golden tests, {seconds:.1f} s "
+            "of aot test time")
 
 
 def _untrusted(results: Results) -> list[str]:

@@ -447,13 +447,17 @@ DEFECTS: tuple[Defect, ...] = (
        ["client.device_attributes.test_attributes_come_with_a_deleter[*]"], select=["client.device_attributes.*"]),
     _d("topology_fingerprint_changes", "client",
        "PJRT_TopologyDescription_Fingerprint adds the number of calls so far to the fingerprint",
-       ["client.topology.test_fingerprint_is_stable", "client.topology.test_deserialized_topology_has_the_same_fingerprint"],
-       select=["client.topology.test_*fingerprint*"]),
+       ["client.topology.test_fingerprint_is_stable", "client.topology.test_deserialized_topology_has_the_same_fingerprint",
+        "aot.topology.test_fingerprint_is_stable"],
+       layers=["client", "aot"], select=["client.topology.test_*fingerprint*", "aot.topology.test_*fingerprint*"],
+       note="the AOT tier's topology clauses run on the CPU plugin's client topology (it creates none): its mandatory "
+            "aot.topology.test_fingerprint_is_stable catches it too"),
     _d("topology_deserialize_reads_past_size", "client",
        "PJRT_TopologyDescription_Deserialize of a proper prefix of the last serialization it made reads the whole of it "
        "(serialized_topology_size ignored): truncated bytes are accepted",
-       ["client.topology.test_deserialize_rejects_malformed_bytes[truncated]"],
-       select=["client.topology.test_deserialize*"]),
+       ["client.topology.test_deserialize_rejects_malformed_bytes[truncated]",
+        "aot.topology.test_deserialize_rejects_malformed_bytes[truncated]"],
+       layers=["client", "aot"], select=["client.topology.test_deserialize*", "aot.topology.test_deserialize*"]),
     # ---- execute context and the FFI extension (issue 50) ---------------------------------------------------------
     _d("execute_ignores_context", "execute",
        "PJRT_LoadedExecutable_Execute drops PJRT_ExecuteOptions.context: the program runs as if the caller passed none",
@@ -587,6 +591,16 @@ DEFECTS: tuple[Defect, ...] = (
                for dtype in ("f16", "bf16", "f32", "f64")],
        note="every element is a value XLA draws there, so 'each value is one of XLA's draws' accepted it as a "
             "deviation shared with XLA; the draws' distribution (half a, half the bound) does not match XLA's"),
+    # ---- the AOT tier (issue 52) ------------------------------------------------------------------------------------
+    _d("aot_executable_extra_output", "aot",
+       "an executable PJRT_Compile makes for a topology (ahead of time) reports one output more than it has "
+       "(PJRT_Executable_NumOutputs); PJRT_Client_Compile's executables are right",
+       ["aot.executables.test_signature_is_the_programs[add_f32]",
+        "compile.topology_compile.test_compile_against_topology_without_client[*]"],
+       layers=["aot", "compile"], select=["aot.executables.test_signature_is_the_programs[*]",
+                                          "compile.topology_compile.*"],
+       note="the CPU plugin creates no topology: the AOT tier's executable tests compile for its client's topology "
+            "(suites/aot/conftest.py), PJRT_Compile all the same"),
 )
 
 DEFECTS_BY_NAME: dict[str, Defect] = {defect.name: defect for defect in DEFECTS}

@@ -332,6 +332,7 @@ enum {
     D_PLATFORM_RENAMED,
     D_CLIENT_WITHOUT_DEVICES,
     D_RNG_RESULTS_CONSTANT,
+    D_AOT_EXECUTABLE_EXTRA_OUTPUT,
     D_COUNT
 };
 
@@ -434,6 +435,7 @@ static const char *const g_defect_names[D_COUNT] = {
     "platform_renamed",
     "client_without_devices",
     "rng_results_constant",
+    "aot_executable_extra_output",
 };
 
 /* abi ------------------------------------------------------------------------------------------- */
@@ -2017,6 +2019,27 @@ static void *w_topology_deserialize(void *args) {
     return error;
 }
 
+/* aot_executable_extra_output: an executable PJRT_Compile made (for a topology, no device: ahead of time) reports one
+ * output more than it has; those of PJRT_Client_Compile are left alone. Marked until destroyed (a freed handle's
+ * address may come back). */
+static void *w_compile(void *args) {
+    void *error = CALL(Compile, args);
+    if (!error) mark_handle(F(args, PJRT_Compile_Args, executable, void *), 1);
+    return error;
+}
+
+static void *w_aot_num_outputs(void *args) {
+    void *error = CALL(Executable_NumOutputs, args);
+    if (!error && is_marked(F(args, PJRT_Executable_NumOutputs_Args, executable, void *)))
+        F(args, PJRT_Executable_NumOutputs_Args, num_outputs, size_t) += 1;
+    return error;
+}
+
+static void *w_executable_destroy(void *args) {
+    mark_handle(F(args, PJRT_Executable_Destroy_Args, executable, void *), 0);
+    return CALL(Executable_Destroy, args);
+}
+
 static void *generic_struct_size_fixup(int slot, void *args) {
     slot_fn real = (slot_fn)real_slot(slot);
     size_t expected = pjrt_slot_args_size[slot];
@@ -2295,6 +2318,11 @@ static void install_defect(void) {
         case D_FOR_EACH_PAYLOAD_ERROR: WRAP(Error_ForEachPayload, w_error_for_each_payload); break;
         case D_DEVICE_ATTRIBUTES_NULL_DELETER: WRAP(Device_GetAttributes, w_device_get_attributes); break;
         case D_TOPOLOGY_FINGERPRINT_CHANGES: WRAP(TopologyDescription_Fingerprint, w_topology_fingerprint); break;
+        case D_AOT_EXECUTABLE_EXTRA_OUTPUT:
+            WRAP(Compile, w_compile);
+            WRAP(Executable_NumOutputs, w_aot_num_outputs);
+            WRAP(Executable_Destroy, w_executable_destroy);
+            break;
         case D_TOPOLOGY_DESERIALIZE_READS_PAST_SIZE:
             WRAP(TopologyDescription_Serialize, w_topology_serialize);
             WRAP(TopologyDescription_Deserialize, w_topology_deserialize);

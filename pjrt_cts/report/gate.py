@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.judgment.levels import LEVELS, LevelResult, evaluate_levels, level_by_name
+from pjrt_cts.judgment.levels import ALL_LEVELS, LevelResult, level_by_name
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES
 from pjrt_cts.profiles import ProfileError, get_profile
 from pjrt_cts.report.diff import (FIXED, INTRODUCED, PROGRESS_KINDS, REGRESSION_KINDS, ChangeKind, RunDiff, RunStats,
@@ -105,7 +105,7 @@ def evaluate_gate(
     if level is None and baseline is None and not accepted_partial:
         level = DEFAULT_LEVEL_WITHOUT_BASELINE
     required = level_by_name(level).name if level else None
-    level_results = evaluate_levels(results)
+    level_results = judged.levels
     stats = RunStats.of(results)
     diff = diff_runs(baseline, results) if baseline is not None else None
     failures: list[str] = [f"the run's records cannot be trusted: {reason}" for reason in judged.untrusted]
@@ -191,7 +191,7 @@ def _bundled_expectations_sha256(profile: str | None) -> str | None:
 
 
 def _level_rank(name: str | None) -> int:
-    names = [level.name for level in LEVELS]
+    names = [level.name for level in ALL_LEVELS]  # AOT (nothing executed) ranks below Core
     return names.index(name) + 1 if name in names else 0
 
 

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from pjrt_cts.bench.section import render_bench_section
 from pjrt_cts.judgment.defects import defect_table
-from pjrt_cts.judgment.levels import LEVELS
+from pjrt_cts.judgment.levels import ALL_LEVELS
 from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
 from pjrt_cts.judgment.api_coverage import api_coverage
@@ -98,7 +98,7 @@ def _context(results: Results, link_base: str) -> dict[str, Any]:
         "defects": defects,
         "defects_bad": sum(1 for row in defects if row["bad"]),
         "levels": levels,
-        "level_names": [level.name for level in LEVELS],
+        "level_names": [level.name for level in ALL_LEVELS],
         "total_tests": len(tests),
         "totals": [(o, totals.get(o, 0)) for o in DISPLAY_ORDER if totals.get(o)],
         "bad_total": sum(count for outcome, count in totals.items() if outcome in BAD_OUTCOMES),

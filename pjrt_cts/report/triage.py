@@ -17,7 +17,8 @@ import dataclasses
 import re
 from typing import Any
 
-from pjrt_cts.judgment.defects import UNCLASSIFIED, attribute, catalogue_by_id, defect_table, observations
+from pjrt_cts.judgment.defects import (UNCLASSIFIED, attribute, attribute_blocked, catalogue_by_id, defect_table,
+                                      observations)
 from pjrt_cts.judgment.defects.evidence import generic_match
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Observation, Results, TestRecord
@@ -31,8 +32,8 @@ DRAFT_REASON = "DRAFT: write what the defect is and why it is accepted for this 
 
 def diagnosed_records(results: Results) -> list[TestRecord]:
     """The run's records, each with its `defect` recomputed with this catalogue (it may name more defects than
-    the one the run had)."""
-    return [dataclasses.replace(record, defect=attribute(record)) for record in results.tests]
+    the one the run had); a blocked record is its root cause's."""
+    return attribute_blocked(dataclasses.replace(record, defect=attribute(record)) for record in results.tests)
 
 
 def triage_table(results: Results) -> list[dict[str, Any]]:

@@ -27,9 +27,10 @@ import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from pjrt_cts.runner.probe import file_sha256
+from pjrt_cts.schema import TopologySpec
 
 # Fact -> how a refusal names it.
 _NAMES = {
@@ -252,6 +253,15 @@ def describe_conditions(binding: Mapping[str, Any]) -> str:
     shown = ", ".join(f"{name}={value!r}" for name, value in sorted(environment.items())) or "none of the bound variables set"
     return (f"plugin environment: {shown}; user settings: "
             + ", ".join(f"{name}={value!r}" for name, value in sorted(settings.items())))
+
+
+def aot_settings(device_less: bool, topologies: Sequence[TopologySpec]) -> dict[str, Any]:
+    """The user settings of the aot layer that change outcomes (`run --aot`, `--topology`, `--topology-option`, the
+    profile's topologies), bound with the others; none for a run that names no topology and creates clients."""
+    settings: dict[str, Any] = {"device_less": True} if device_less else {}
+    if topologies:
+        settings["topologies"] = [spec.to_json() for spec in topologies]
+    return settings
 
 
 def bind(*, plugin_path: Path, profile: str | None, create_options: dict[str, Any], expectations_sha256: str,

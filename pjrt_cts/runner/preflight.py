@@ -12,7 +12,10 @@ every test that depends on the step FAIL "blocked by <that id>" instead of payin
   - any other test is blocked at its first call of the PJRT function that was in progress (the call is
     not made), e.g. every test that compiles when PJRT_Client_Compile aborted; tests that never call it
     run as usual (transfer tests when only compilation aborts).
-A step that returns an error is not a preflight finding: the tests meet that error and judge it.
+A step that returns an error is not a preflight finding: the tests meet that error and judge it. The one exception is
+loading: a library dlopen refuses (e.g. a runtime library it needs is absent) is one FAIL of
+`abi.preflight.test_plugin_loads` naming the loader's message, and every test that needs the plugin FAILs as blocked
+by it (one root cause, never an ERROR per test). A device-less run (`run --aot`) walks the steps before the client's.
 The probe also yields the plugin's identity card for results.json.
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pjrt_cts.runner.probe import ProbeResult, file_sha256, probe_plugin
 from pjrt_cts.runner.probe_child import STEPS
 from pjrt_cts.runner.records import PhaseResult, make_record
 from pjrt_cts.schema import TestRecord
+from pjrt_cts.runtime.errors import DLOPEN_FAILED
 
 PREFLIGHT_AREA = "preflight"
 
@@ -81,15 +85,20 @@ class Preflight:
                 f"depend on it FAIL as blocked by it without calling {', '.join(self.block.functions)}")
 
 
+# The steps of a device-less run (`run --aot`): it creates no client.
+DEVICE_LESS_STEPS = ("load", "initialize", "attributes")
+
+
 def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Mapping[str, str], *,
-                  step_timeout: float, repro: str, sha256: str | None = None) -> Preflight:
+                  step_timeout: float, repro: str, sha256: str | None = None,
+                  steps: tuple[str, ...] = STEPS) -> Preflight:
     """`sha256`: the plugin file's digest when the caller has it (the run's binding); else hashed here."""
     if sha256 is not None:
-        result = probe_plugin(plugin_path, create_options, steps=STEPS, step_timeout=step_timeout, env=env)
+        result = probe_plugin(plugin_path, create_options, steps=steps, step_timeout=step_timeout, env=env)
     else:
         with ThreadPoolExecutor(max_workers=1) as pool:  # hashing overlaps the child's work
             digest = pool.submit(_sha256_or_none, plugin_path)
-            result = probe_plugin(plugin_path, create_options, steps=STEPS, step_timeout=step_timeout, env=env)
+            result = probe_plugin(plugin_path, create_options, steps=steps, step_timeout=step_timeout, env=env)
             sha256 = digest.result()
     identity = result.identity_card()
     identity["sha256"] = sha256
@@ -98,8 +107,25 @@ def run_preflight(plugin_path: Path, create_options: Mapping[str, Any], env: Map
     if result.death is not None and not result.death.reached_plugin:
         identity["error"] = f"the preflight child failed before loading the plugin: {result.death.one_line()}"
         return Preflight(result, identity, None, None)
-    finding, block = _finding(result, plugin_path, repro)
+    finding: TestRecord | None
+    block: Block | None
+    if result.death is None and result.load_error and DLOPEN_FAILED in result.load_error:
+        finding, block = _load_failure(result, plugin_path, repro)
+    else:
+        finding, block = _finding(result, plugin_path, repro)
     return Preflight(result, identity, finding, block)
+
+
+def _load_failure(result: ProbeResult, plugin_path: Path, repro: str) -> tuple[TestRecord, Block]:
+    """The library could not be loaded (an error, not a death): one FAIL, and a block on everything that needs it."""
+    test = STEP_TESTS["load"]
+    reason = f"the plugin cannot be loaded: {result.load_error}"
+    record = make_record(test.nodeid, PhaseResult(Outcome.FAIL, message=reason, duration=_step_seconds(result, "load"),
+                                                  details={"preflight_step": "load", "function": test.function},
+                                                  tags=["preflight"]), repro, test_id=test.test_id)
+    block = Block(finding=test.test_id, reason=reason, fixtures=test.fixtures, functions=(test.function,),
+                  plugin_path=str(Path(plugin_path).resolve()), kind="preflight")
+    return record, block
 
 
 def _finding(result: ProbeResult, plugin_path: Path, repro: str) -> tuple[TestRecord | None, Block | None]:

@@ -23,7 +23,7 @@ from pjrt_cts import __version__
 from pjrt_cts.judgment.defects import UNCLASSIFIED
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
-from pjrt_cts.runner.binding import RunBinding, bind, plugin_environment
+from pjrt_cts.runner.binding import RunBinding, aot_settings, bind, plugin_environment
 from pjrt_cts.runner.blocks import BlockFile, blocked_summary
 from pjrt_cts.runner.bundle import BundleError, pack_bundle
 from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
@@ -33,19 +33,21 @@ from pjrt_cts.runner.contract_check import ContractCheck
 from pjrt_cts.runner.controller import Controller
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.junit import write_junit
-from pjrt_cts.runner.preflight import Preflight, run_preflight
+from pjrt_cts.runner.preflight import DEVICE_LESS_STEPS, Preflight, run_preflight
+from pjrt_cts.runner.probe_child import STEPS
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
 from pjrt_cts.judgment.api_coverage import stored_line
 from pjrt_cts.judgment.results import JsonlWriter, build_results, read_jsonl, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
-from pjrt_cts.schema import RunContext, UserSettings, context_environment
+from pjrt_cts.schema import RunContext, TopologySpec, UserSettings, context_environment
 from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_events
 from pjrt_cts.schema import Results, TestRecord
-from pjrt_cts.judgment.verdict import EXIT_USAGE, RunVerdict, judge_results
+from pjrt_cts.judgment.defects import attribute_blocked
+from pjrt_cts.judgment.verdict import EXIT_USAGE, RunVerdict, aot_note, judge_results
 
 WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
 BLOCKING_PLUGIN = "pjrt_cts.runner.blocking"
@@ -84,6 +86,8 @@ class RunOptions:
     confirm: bool = True  # rerun every finding before the verdict (runner/confirmation.py); off: never CONFORMANT
     report: bool = True  # write report.html (off for the selftest's mutant runs, read through results.json)
     bundle: Path | None = None  # `--bundle FILE`: pack a submission bundle at the end (runner/bundle.py)
+    topologies: tuple[TopologySpec, ...] = ()  # what the aot layer compiles for (profile's, or `--topology`)
+    device_less: bool = False  # `--aot`: no client is created, as on a host without the plugin's device
 
 
 def now_iso() -> str:
@@ -172,7 +176,8 @@ class Run:
                     expectations_sha256=options.expectations.fingerprint(), suite_version=__version__,
                     suites_dir=options.suites_dir, corpus_dir=golden_dir(),
                     plugin_environment=plugin_environment(os.environ, options.worker_env, options.profile_environment),
-                    user_settings={**options.settings.to_json(), "timeout": options.timeout})
+                    user_settings={**options.settings.to_json(), "timeout": options.timeout,
+                                   **aot_settings(options.device_less, options.topologies)})
 
     def _may_be_conformant(self) -> bool:
         """Whether this run's selection could earn CONFORMANT (alone, or as a shard of one that could): every
@@ -346,7 +351,7 @@ class Run:
             summary.missing = [r.id for r in records if needs_confirmation(r) and r.confirmation is None
                                and r.nodeid not in left_out]
         records = apply_consistency(records)
-        return [apply_expectation(r, self.options.expectations) for r in records]
+        return attribute_blocked(apply_expectation(r, self.options.expectations) for r in records)
 
     @property
     def context_path(self) -> Path:
@@ -357,7 +362,8 @@ class Run:
         options = self.options
         return RunContext(plugin_path=str(options.plugin_path), create_options=dict(options.create_options),
                           profile=options.profile or "", out_dir=str(self.out), no_device_codes=options.no_device_codes,
-                          blocks_file=str(self.run_dir / "blocks.json"), settings=options.settings)
+                          blocks_file=str(self.run_dir / "blocks.json"), settings=options.settings,
+                          topologies=options.topologies, device_less=options.device_less)
 
     def _ini_file(self) -> Path:
         own = self.options.suites_dir / "pytest.ini"
@@ -430,7 +436,8 @@ class Run:
         from the run's binding (hashed once per run)."""
         options = self.options
         result = run_preflight(options.plugin_path, options.create_options, {**os.environ, **worker_env},
-                               step_timeout=options.timeout, repro=self.preflight_repro(), sha256=plugin_sha256)
+                               step_timeout=options.timeout, repro=self.preflight_repro(), sha256=plugin_sha256,
+                               steps=DEVICE_LESS_STEPS if options.device_less else STEPS)
         result.write_blocks(self.run_dir / "blocks.json")
         if result.finding is not None:
             self._say(result.announcement())
@@ -549,7 +556,7 @@ class Run:
         judged = judge_results(results)
         if (reached := stored_line(results.api_coverage)) is not None:
             self._say(reached)
-        self._say_verdict(judged, len(records), meta["wall_seconds"])
+        self._say_verdict(judged, len(records), meta["wall_seconds"], aot_note(records))
         if interrupted:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
             return EXIT_INTERRUPTED
@@ -584,7 +591,7 @@ class Run:
                 "strategy": DURATIONS_STRATEGY if self.options.shard_durations else HASH_STRATEGY,
                 "tests_in_split": split.get("tests_in_split"), "plan_digest": split.get("plan_digest")}
 
-    def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float) -> None:
+    def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float, note: str | None = None) -> None:
         if judged.waivers:
             by_defect: dict[str, list[dict[str, Any]]] = {}
             for waiver in judged.waivers:  # a waived test no catalogued defect explains is a defect of its own
@@ -597,6 +604,8 @@ class Run:
                 self._say(f"  - {defect}: {waivers[0]['id']}{more}: {str(waivers[0]['reason'])[:160]}")
         for reason in judged.reasons[1:]:
             self._say(f"  also: {reason}")
+        if note:
+            self._say(note)
         self._say(f"verdict: {judged.line()}  ({count} tests, {wall_seconds:.1f}s)")
 
     def _start_report(self, results: Results) -> Callable[[], str]:

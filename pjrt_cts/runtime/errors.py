@@ -37,5 +37,10 @@ class NullExtensionFunction(MissingFunction):
     layer fails it)."""
 
 
+# What PluginLoadError says when dlopen itself fails (a library the plugin needs is missing, a wrong ELF): the one load
+# failure the runner's preflight reports as a finding of its own (pjrt_cts.runner.preflight).
+DLOPEN_FAILED = "cannot be loaded as a shared library"
+
+
 class PluginLoadError(Exception):
     """The file is not a loadable PJRT plugin (missing, not a shared library, no GetPjrtApi)."""

@@ -15,7 +15,7 @@ from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
 from pjrt_cts.runtime import callcount, calltimes
 from pjrt_cts.runtime.hooks import CallHook, add_call_hook, call_hooks, remove_call_hook
-from pjrt_cts.runtime.errors import MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
+from pjrt_cts.runtime.errors import DLOPEN_FAILED, MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
 from pjrt_cts.runtime.named_calls import named_call
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 from pjrt_cts.runtime.payloads import read_payloads
@@ -75,7 +75,7 @@ class Plugin:
         try:
             library = ctypes.CDLL(str(file.resolve()), mode=os.RTLD_LAZY | os.RTLD_LOCAL)
         except OSError as exc:
-            raise PluginLoadError(f"{file}: cannot be loaded as a shared library: {exc}") from None
+            raise PluginLoadError(f"{file}: {DLOPEN_FAILED}: {exc}") from None
         try:
             symbol = library.GetPjrtApi
         except AttributeError:

@@ -5,7 +5,7 @@
     again = Topology.deserialize(plugin, topology.serialize())
     topology.platform_name, topology.fingerprint, topology.device_descriptions, topology.memory_space_kind_ids
 
-Compile for one with pjrt_cts.runtime.aot.compile_for_topology(client, topology.handle, code).
+    executable = topology.compile(code, compile_options=...)   # PJRT_Compile without a client or device
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pjrt_cts.abi.base import PjrtStruct
 from pjrt_cts.abi.callbacks import SerializedDeleter
 from pjrt_cts.abi.enums import BufferType
 from pjrt_cts.runtime.device import DeviceDescription, read_handles, read_string
-from pjrt_cts.runtime.executable import _take_serialized
+from pjrt_cts.runtime.executable import Executable, _take_serialized
 from pjrt_cts.runtime.handles import OwnedHandle
 from pjrt_cts.runtime.layouts import MemoryLayout
 from pjrt_cts.runtime.named_values import NamedValue, NamedValueArray, read_named_value_items
@@ -123,6 +123,13 @@ class Topology(OwnedHandle):
         if args.serialized_shape_deleter:
             SerializedDeleter(args.serialized_shape_deleter)(args.serialized_shape)
         return ShapeProto.parse(data, freed=bool(args.serialized_shape_deleter))
+
+    def compile(self, code: str | bytes, format: str = "mlir", *, compile_options: bytes | None = None) -> Executable:
+        """PJRT_Compile for this topology with no client (ahead-of-time); the executable is freed before the topology."""
+        from pjrt_cts.runtime.aot import compile_without_devices
+
+        return compile_without_devices(self.plugin, self.handle, code, format, compile_options=compile_options,
+                                       parent=self)
 
     def __repr__(self) -> str:
         return f"<Topology {'of a client' if self.owner is not None else 'owned'} {self._handle:#x}>"

@@ -129,6 +129,12 @@ def single_device_programs() -> list[Any]:
     return [program for program in manifest.programs if not program.is_multi_device] if manifest is not None else []
 
 
+def multi_device_programs() -> list[Any]:
+    """The programs of the multi-device cases (each its own: replicated or SPMD, 2 or 4 devices)."""
+    manifest = golden_manifest()
+    return [program for program in manifest.programs if program.is_multi_device] if manifest is not None else []
+
+
 def golden_program_param(argname: str = "program", programs: Sequence[Any] | None = None) -> Any:
     """`parametrize(argname, ...)` over golden programs (single-device by default), one id per program."""
     if golden_manifest() is None:
@@ -361,6 +367,16 @@ def text_declared_unsupported(plugin: Any, case: Any) -> str | None:
 # ---- compiling and running cases ----------------------------------------------------------------------
 
 
+def golden_input(plugin: Any, case: Any, source: str) -> tuple[Any, str | None]:
+    """What compiling golden `case` (or program) from `source` ("text", or a portable artifact version) hands the
+    plugin, and why the plugin declares it may not read it (None: it does not): (code, declared)."""
+    __tracebackhide__ = True
+    if source == "text":
+        return read_case(case, "program text", case.program_text), text_declared_unsupported(plugin, case)
+    code = read_case(case, f"{source} portable artifact", lambda: case.portable_bytecode(source))
+    return code, declared_unreadable_reason(plugin, case, source)
+
+
 def compiled_golden(client: Any, case: Any, source: str = "text") -> Any:
     """A golden case compiled from its text ("text") or a portable artifact version ("current", ...), once
     per worker. UNIMPLEMENTED from PJRT_Client_Compile is NOT_SUPPORTED; so is any compile error of an input
@@ -368,16 +384,23 @@ def compiled_golden(client: Any, case: Any, source: str = "text") -> Any:
     __tracebackhide__ = True
 
     def build() -> Any:
-        if source == "text":
-            code: Any = read_case(case, "program text", case.program_text)
-            declared = text_declared_unsupported(client.plugin, case)
-        else:
-            code = read_case(case, f"{source} portable artifact", lambda: case.portable_bytecode(source))
-            declared = declared_unreadable_reason(client.plugin, case, source)
+        code, declared = golden_input(client.plugin, case, source)
         with unsupported_if_unimplemented("PJRT_Client_Compile", declared_unsupported=declared):
             return client.compile(code)
 
     return compile_cached(client, ("golden", case.id, source), build)
+
+
+def compiled_for_topology(topology: Any, unit: Any, source: str | None = None,
+                          compile_options: bytes | None = None) -> tuple[Any, str]:
+    """`unit` (a case or a program) compiled by PJRT_Compile for `topology` without a client, from `source` (default:
+    the artifact a framework sends); (executable, source). Not cached: the caller closes it. UNIMPLEMENTED, or an
+    error of an input the plugin declares it does not read, is NOT_SUPPORTED as for compiled_golden."""
+    __tracebackhide__ = True
+    version = source or framework_artifact_version(topology.plugin, unit)
+    code, declared = golden_input(topology.plugin, unit, version)
+    with unsupported_if_unimplemented("PJRT_Compile", declared_unsupported=declared):
+        return topology.compile(code, compile_options=compile_options), version
 
 
 def compiled_for_framework(client: Any, unit: Any) -> tuple[Any, str]:
@@ -562,6 +585,7 @@ def run_golden(executable: Any, client: Any, case: Any) -> list[np.ndarray]:
 
 __all__ = [
     "COMPUTED_AS", "UNREADABLE_ID", "case_expected", "case_inputs", "case_xla_expected", "compiled_for_framework", "compiled_golden",
+    "compiled_for_topology", "golden_input", "multi_device_programs",
     "attempt", "attempt_markers", "crashed_before", "grouped_program_crash", "golden_case_outputs", "golden_program_param", "grouped_outputs", "keep_programs_together",
     "one_program_per_family", "program_of", "program_unit_of", "representative_cases",
     "single_device_programs", "declared_unreadable_reason", "declared_window_problem", "OLDEST_PORTABLE_VERSION",

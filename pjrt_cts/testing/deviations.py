@@ -7,7 +7,7 @@ as XLA does -- the semantics JAX users get today -- and the test says so with Ou
 meets a level, costs the spec mark). For `rng`, whose draws are random, "XLA's value" is how XLA draws: every
 element must be one of the values XLA returned, each about as often as XLA returned it (`drawn_alike`: a constant
 output of one of XLA's values is not XLA's draw). A rejection is XLA's only when it is the compile's
-(PJRT_Client_Compile): an error at Execute is not "rejected as XLA does". An abort stays a CRASH: a crash on a valid
+(PJRT_Client_Compile, or PJRT_Compile without a device): an error at Execute is not "rejected as XLA does". An abort stays a CRASH: a crash on a valid
 program is never conformant.
 
 Whatever the outcome, a wrong value is diagnosed: the spec reference is recomputed under each known deviation
@@ -32,8 +32,8 @@ RANDOM_OPS = frozenset({"rng"})
 # XLA's may be. Two draws of the same distribution differ by more than 5 standard errors about once in 3.5 million
 # comparisons; a constant output of 64 elements against an even split of XLA's 64 is ~6.5 apart.
 DRAW_SHARE_LIMIT = 5.0
-# Where XLA's rejection comes from: the compile, never a later call.
-XLA_REJECTS_AT = "PJRT_Client_Compile"
+# Where XLA's rejection comes from: the compile (for the client's devices, or without a device), never a later call.
+XLA_REJECTS_AT = ("PJRT_Client_Compile", "PJRT_Compile")
 
 
 def xla_rejection(unit: Any) -> str | None:
@@ -47,9 +47,9 @@ def xla_rejection(unit: Any) -> str | None:
 
 def raise_if_rejected_as_by_xla(unit: Any, error: BaseException) -> None:
     """A compile error of a valid program that XLA also rejects: SHARED_DEVIATION naming both rejections. Only an error
-    of PJRT_Client_Compile is XLA's rejection (XLA rejects these programs when compiling them)."""
+    of a compile (XLA_REJECTS_AT) is XLA's rejection (XLA rejects these programs when compiling them)."""
     rejection = xla_rejection(unit)
-    if rejection is not None and getattr(error, "function", None) == XLA_REJECTS_AT:
+    if rejection is not None and getattr(error, "function", None) in XLA_REJECTS_AT:
         raise SharedDeviation(f"{error}; the program is valid StableHLO and XLA rejects it too ({rejection}): a "
                               f"deviation from the spec shared with XLA") from None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.schema import UserSettings, run_context
+from pjrt_cts.schema import TopologySpec, UserSettings, run_context
 
 
 def plugin_path_under_test() -> Path:
@@ -50,3 +50,17 @@ def output_dir() -> Path:
 def user_settings() -> UserSettings:
     """The user's knobs of the run (fuzzer seed, node count, key-value backend)."""
     return run_context().settings
+
+
+# The topology the aot layer compiles for when the run names none: the plugin's default (an empty name).
+DEFAULT_TOPOLOGY = TopologySpec(label="default")
+
+
+def topology_specs() -> tuple[TopologySpec, ...]:
+    """The topologies the aot layer compiles for without a device (the profile's, or `run --topology`), in order."""
+    return run_context().topologies or (DEFAULT_TOPOLOGY,)
+
+
+def device_less() -> bool:
+    """`run --aot`: no client is created in this run, as on a host without the plugin's device."""
+    return run_context().device_less

@@ -36,10 +36,11 @@ import pytest
 
 from pjrt_cts.judgment.outcomes import FeatureNotSupported
 from pjrt_cts.testing.outcomes import BlockedByFailure
-from pjrt_cts.testing.plugin_under_test import no_device_codes
+from pjrt_cts.testing.plugin_under_test import device_less, no_device_codes
 
 MARKER = "requires"
 CLIENT_CREATE_TEST_ID = "client.client_create.test_client_creates_with_profile_options"
+TOPOLOGY_CREATE_TEST_ID = "aot.topology.test_topologies_are_created_without_a_device"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,6 +189,7 @@ def create_session_client(plugin: Any, options: dict[str, Any]) -> Any:
     __tracebackhide__ = True
     from pjrt_cts.runtime import PjrtError
 
+    _not_supported_if_device_less()
     try:
         created = plugin.create_client(options)
     except PjrtError as error:
@@ -207,12 +209,64 @@ def create_client_under_test(plugin: Any, options: dict[str, Any]) -> Any:
     __tracebackhide__ = True
     from pjrt_cts.runtime import PjrtError
 
+    _not_supported_if_device_less()
     try:
         return plugin.create_client(options)
     except PjrtError as error:
         _not_supported_if_no_device(error)
         raise AssertionError(f"PJRT_Client_Create({options}) should create a client with the profile's options, "
                              f"but failed with {error.code}: {error.message}") from None
+
+
+def create_session_topology(plugin: Any, spec: Any, *, multi_device: bool = False) -> Any:
+    """A topology of the run (`spec`: a pjrt_cts.schema.TopologySpec; `multi_device`: with its multi-device options)
+    for the aot layer's tests. The plugin creates none (UNIMPLEMENTED, a missing slot, or the profile's no-device
+    code: a plugin that describes its topology from the device it finds) -> NOT_SUPPORTED naming the answer; any
+    other error -> FAIL as blocked by the topology-creation test, which reports it."""
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        return _create_topology(plugin, spec, multi_device)
+    except PjrtError as error:
+        raise BlockedByFailure(f"blocked: {_topology_call(spec, multi_device)} failed: {error.code}: "
+                               f"{first_line(error.message)} (see {TOPOLOGY_CREATE_TEST_ID})",
+                               TOPOLOGY_CREATE_TEST_ID) from None
+
+
+def create_topology_under_test(plugin: Any, spec: Any, *, multi_device: bool = False) -> Any:
+    """For the topology-creation test itself: the plugin creates none -> NOT_SUPPORTED, any other error -> FAIL."""
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import PjrtError
+
+    try:
+        return _create_topology(plugin, spec, multi_device)
+    except PjrtError as error:
+        raise AssertionError(f"{_topology_call(spec, multi_device)} should describe the topology without a device, "
+                             f"but failed with {error.code}: {error.message}") from None
+
+
+def _topology_call(spec: Any, multi_device: bool) -> str:
+    options = spec.multi_device_options if multi_device and spec.multi_device_options is not None else spec.options
+    shown = {key: (value if len(str(value)) <= 40 else f"<{len(str(value))} characters>") for key, value in options.items()}
+    return f"PJRT_TopologyDescription_Create({spec.name!r}, {shown}) (topology {spec.label!r})"
+
+
+def _create_topology(plugin: Any, spec: Any, multi_device: bool) -> Any:
+    __tracebackhide__ = True
+    from pjrt_cts.runtime import MissingFunction, PjrtError, Topology
+
+    options = spec.multi_device_options if multi_device and spec.multi_device_options is not None else spec.options
+    try:
+        return Topology.create(plugin, spec.name, options)
+    except MissingFunction as missing:
+        _not_supported(f"no topology without a device: {missing_slot_reason(missing)}", "topology")
+    except PjrtError as error:
+        if error.code == "UNIMPLEMENTED" or error.code in no_device_codes():
+            why = "" if error.code == "UNIMPLEMENTED" else " (the profile's no-device code)"
+            _not_supported(f"no topology without a device: {_topology_call(spec, multi_device)}: {error.code}{why}: "
+                           f"{first_line(error.message)}", "topology")
+        raise
 
 
 def not_applicable(reason: str) -> NoReturn:
@@ -226,6 +280,13 @@ def unsupported_by_report(call: str, answer: Any, why: str) -> NoReturn:
     `why` (e.g. no options are documented for that platform). Never a SKIP: the verdict counts these."""
     __tracebackhide__ = True
     _not_supported(f"{why}: {call} answered {answer!r}", "reported", str(answer))
+
+
+def unsupported_for_devices(reason: str) -> NoReturn:
+    """NOT_SUPPORTED: too few devices for the test (`requires(devices=N)` decides it for a client's devices; a test
+    whose devices are a topology's says why here)."""
+    __tracebackhide__ = True
+    _not_supported(reason, "devices")
 
 
 def environment_lacks(reason: str) -> NoReturn:
@@ -245,6 +306,13 @@ def _not_supported(reason: str, kind: str = "unimplemented", subject: str | None
     """NOT_SUPPORTED; `kind` says what it rests on (pjrt_cts.judgment.outcomes.UNSUPPORTED_KINDS), `subject` what is missing."""
     __tracebackhide__ = True
     raise FeatureNotSupported(reason, kind, subject)
+
+
+def _not_supported_if_device_less() -> None:
+    __tracebackhide__ = True
+    if device_less():
+        _not_supported("no device: `run --aot`: a device-less run creates no client (PJRT_Client_Create not called)",
+                       "no_device")
 
 
 def _not_supported_if_no_device(error: Any) -> None:

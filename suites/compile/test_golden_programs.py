@@ -24,49 +24,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from pjrt_cts.golden import dtypes as golden_dtypes
-from pjrt_cts.judgment.outcomes import SharedDeviation
 from pjrt_cts.testing.deviations import raise_if_rejected_as_by_xla
-from pjrt_cts.runtime import PjrtError, buffer_type_of
+from pjrt_cts.testing.signatures import check_output_signature
+from pjrt_cts.runtime import PjrtError
 from pjrt_cts.testing import (attempt, case_expected, compiled_for_framework, compiled_golden, golden_param,
                               golden_program_param, golden_version_param, mismatch_message, one_program_per_family,
                               read_case, representative_cases, run, run_golden)
-
-
-def _check_signature(program: Any, executable: Any, how: str) -> None:
-    expected_dims = [tuple(spec["shape"]) for spec in program.output_specs]
-    expected_types = [buffer_type_of(golden_dtypes.dtype_of(spec["dtype"])) for spec in program.output_specs]
-    assert executable.num_outputs == len(program.output_specs), (
-        f"PJRT_Executable_NumOutputs of golden program {program.id} ({how}): {executable.num_outputs}, the program "
-        f"returns {len(program.output_specs)}"
-    )
-    assert executable.output_dimensions == expected_dims, (
-        f"PJRT_Executable_OutputDimensions of golden program {program.id} ({how}): {executable.output_dimensions}, "
-        f"the manifest says {expected_dims}"
-    )
-    if executable.output_element_types != expected_types and executable.output_element_types == _xla_types(program):
-        raise SharedDeviation(
-            f"PJRT_Executable_OutputElementTypes of golden program {program.id} ({how}): "
-            f"{[getattr(t, 'name', t) for t in executable.output_element_types]}, the spec's result types are "
-            f"{[t.name for t in expected_types]}; XLA returns the same types as the plugin (spec_vs_xla): a deviation "
-            "from the spec shared with XLA")
-    assert executable.output_element_types == expected_types, (
-        f"PJRT_Executable_OutputElementTypes of golden program {program.id} ({how}): "
-        f"{[getattr(t, 'name', t) for t in executable.output_element_types]}, "
-        f"the manifest says {[t.name for t in expected_types]}"
-    )
-
-
-def _xla_types(program: Any) -> list[Any]:
-    """The result types XLA gives `program`: the manifest's, except where a member case records XLA's own
-    (`spec_vs_xla.xla_dtypes`: XLA ignored the declared result type)."""
-    types = [buffer_type_of(golden_dtypes.dtype_of(spec["dtype"])) for spec in program.output_specs]
-    for case in program.cases:
-        xla_dtypes = (case.spec_vs_xla or {}).get("xla_dtypes") if case.spec is not None else None
-        if xla_dtypes:
-            for index, name in zip(program.output_range(case), xla_dtypes):
-                types[index] = buffer_type_of(golden_dtypes.dtype_of(name))
-    return types
 
 
 def _members_rejected_alone(client: Any, program: Any) -> list[str]:
@@ -94,7 +57,7 @@ def test_golden_program_compiles(client, program):
                      f"{', '.join(alone[:5])}{' ...' if len(alone) > 5 else ''}" if alone else
                      f"; yet each of its {len(program.cases)} cases compiles on its own")
         raise AssertionError(f"packed golden program {program.id}: {error}{explained}") from None
-    _check_signature(program, executable, f"from its {version} portable artifact")
+    check_output_signature(program, executable, f"from its {version} portable artifact")
 
 
 @golden_param(cases=representative_cases())
@@ -102,12 +65,12 @@ def test_case_compiles_alone(client, case):
     from pjrt_cts.golden.corpus import GoldenProgram
 
     executable, version = compiled_for_framework(client, case)
-    _check_signature(GoldenProgram.of_case(case), executable, f"alone, from its {version} portable artifact")
+    check_output_signature(GoldenProgram.of_case(case), executable, f"alone, from its {version} portable artifact")
 
 
 @golden_program_param(programs=one_program_per_family())
 def test_golden_program_compiles_from_text(client, program):
-    _check_signature(program, compiled_golden(client, program, "text"), "from StableHLO text")
+    check_output_signature(program, compiled_golden(client, program, "text"), "from StableHLO text")
 
 
 def _check_matches(record_details: Callable[..., None], client: Any, program: Any, executable: Any, what: str) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from pjrt_cts.runtime import buffer_type_of
 from pjrt_cts.testing import ADD, compiled_program, programs_param, requires, unsupported_if_unimplemented
+from pjrt_cts.testing.executable_checks import output_memory_kinds
 
 COUNTS = [2, 4]
 
@@ -61,8 +62,7 @@ def test_output_dimensions_match_the_program(client, program):
 @programs_param()
 def test_output_memory_kinds_name_device_memories(client, program):
     executable = compiled_program(client, program)
-    with unsupported_if_unimplemented("PJRT_Executable_OutputMemoryKinds"):
-        kinds = executable.output_memory_kinds
+    kinds = output_memory_kinds(executable)
     assert len(kinds) == len(program.output_specs), (
         f"PJRT_Executable_OutputMemoryKinds: {len(kinds)} kinds for {len(program.output_specs)} outputs"
     )

@@ -214,3 +214,35 @@ def test_the_distribution_of_a_plugin_file_is_the_one_whose_record_lists_it(fake
     assert profiles.distribution_of_file(site / "fake_plugin" / "plugin.so") == ("fake-pjrt", "2.5")
     (site / "fake_plugin" / "copied.so").write_bytes(b"")
     assert profiles.distribution_of_file(site / "fake_plugin" / "copied.so") is None  # no RECORD lists it
+
+
+def test_profile_topologies_give_the_runs_topology_specs(plugins_tree, capsys: pytest.CaptureFixture[str]) -> None:
+    """`[[topology]]`: a target file beside profile.toml becomes the create option target_config (the multi-device
+    variant's too); `run` leaves out one whose file is missing with a warning naming the command that makes it, and
+    refuses it when the user names it."""
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.cli.run import run_topologies
+
+    directory = plugins_tree("fake", FAKE_PROFILE + """
+    [[topology]]
+    label = "big"
+    target_config_file = "targets/big.txtpb"
+    options = { topology = "1x1x1" }
+    multi_device_options = { topology = "1x1x2" }
+
+    [[topology]]
+    label = "v9:2x2"
+    """)
+    profile = profiles.get_profile("fake")
+    assert [topology.label for topology in profile.topologies] == ["big", "v9:2x2"]
+    assert [spec.label for spec in run_topologies(profile, [], [])] == ["v9:2x2"]
+    assert "pjrt-cts aot export-target --plugin fake" in capsys.readouterr().err
+    with pytest.raises(UsageError, match="big.txtpb, which does not exist"):
+        run_topologies(profile, ["big"], [])
+    (directory / "targets").mkdir()
+    (directory / "targets" / "big.txtpb").write_text("gpu_device_info { core_count: 1 }\n")
+    big, small = run_topologies(profile, [], ["seed=7"])
+    assert big.options == {"topology": "1x1x1", "target_config": "gpu_device_info { core_count: 1 }\n", "seed": 7}
+    assert big.multi_device_options == {**big.options, "topology": "1x1x2"}
+    assert (small.name, small.options, small.multi_device_options) == ("v9:2x2", {"seed": 7}, None)
+    assert run_topologies(profile, ["v4:2x2x1"], [])[0].name == "v4:2x2x1"  # not the profile's: the plugin's name

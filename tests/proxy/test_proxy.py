@@ -543,6 +543,16 @@ def test_topology_deserialize_mutant_reads_a_truncated_serialization_whole(load_
             assert len(accepted.device_descriptions) == 2
         with pytest.raises(PjrtError):  # bytes that are no prefix of it are still read as given
             Topology.deserialize(proxy, b"\xff" * 64)
+
+
+def test_aot_output_mutant_adds_an_output_to_topology_compiles_only(load_proxy) -> None:
+    from pjrt_cts.runtime import Topology
+    from pjrt_cts.testing.programs import ADD
+
+    with load_proxy("aot_executable_extra_output").create_client({"cpu_device_count": 1}) as client:
+        with Topology.of_client(client).compile(ADD.text) as ahead_of_time:
+            assert ahead_of_time.num_outputs == 2
+        assert client.compile(ADD.text).num_outputs == 1
 # ---- execute contexts and the FFI extension (issue 50) ------------------------------------------------------------
 
 def _ffi_functions(plugin: Plugin) -> list[int]:

@@ -10,7 +10,7 @@ import pytest
 
 from pjrt_cts.judgment import contract
 from pjrt_cts.cli.main import main
-from pjrt_cts.judgment.levels import CORE, FULL, LEVELS, MULTI_DEVICE, MandatoryEntry
+from pjrt_cts.judgment.levels import AOT, CORE, FULL, LEVELS, MULTI_DEVICE, MandatoryEntry
 from pjrt_cts.resources import golden_dir, suites_dir
 
 THREE_DEVICE_COPY = "transfer.device_copies.test_copy_to_device[0->2]"
@@ -30,7 +30,7 @@ def cases() -> list[dict[str, object]]:
 def test_committed_mandatory_lists_match_the_tree(collected: dict[str, int], cases: list[dict[str, object]]) -> None:
     contracts = contract.build_contracts(collected, cases)
     assert contract.check(contracts, collected) == [], "run `pjrt-cts contract --write` and review the diff"
-    assert [c.level.name for c in contracts] == [level.name for level in LEVELS]
+    assert [c.level.name for c in contracts] == [level.name for level in (*LEVELS, AOT)]
 
 
 def test_a_removed_mandatory_test_is_reported(collected: dict[str, int], cases: list[dict[str, object]]) -> None:

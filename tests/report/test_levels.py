@@ -198,3 +198,47 @@ def test_a_conditional_test_not_supported_where_the_slot_exists_costs_the_level(
     result = evaluate_level(CORE, Results.from_json(clean).tests, clean["plugin"])
     assert not result.reached and f"e.g. {CONTEXT_TEST}" in result.reasons[0]
     assert highest_level(Results.from_json(clean)) is None
+
+
+# ---- the AOT tier (issue 52): outside the chain, the level of a run without a device -----------------------------
+
+def _device_less(clean) -> dict:
+    """The clean run as a plugin without its device gives it: the client cannot be created (the profile's no-device
+    code), so every test of a layer that needs a client is NOT_SUPPORTED; abi, versioning and aot ran."""
+    from pjrt_cts.judgment.levels import AOT
+    from pjrt_cts.judgment.verdict import CLIENT_CREATION_TEST
+
+    from .conftest import recount, restate
+
+    if not any(test["id"] == CLIENT_CREATION_TEST for test in clean["tests"]):
+        clean["tests"].append({"id": CLIENT_CREATION_TEST, "nodeid": "", "layer": "client", "outcome": "PASS",
+                               "duration": 0.001, "message": "", "details": {}, "tags": [], "expected": None, "repro": ""})
+    for test in clean["tests"]:
+        if test["layer"] not in AOT.layers:
+            restate(test, Outcome.NOT_SUPPORTED, "no device: FAILED_PRECONDITION: No visible GPU devices.")
+    return recount(clean)
+
+
+def test_the_aot_tier_stands_apart_from_the_device_levels(clean) -> None:
+    from pjrt_cts.judgment.levels import AOT, ALL_LEVELS, evaluate_aot, levels_up_to
+
+    assert ALL_LEVELS == (AOT, *LEVELS) and AOT.min_devices == 0 and levels_up_to("AOT") == (AOT,)
+    assert set(AOT.layers) <= set(LAYERS) and "aot" in AOT.layers
+    set_outcome(clean, "transfer.roundtrip.test_host_to_device_round_trips[f32]", Outcome.FAIL, "wrong bytes")
+    results = Results.from_json(clean)
+    assert evaluate_aot(results).reached and highest_level(results) is None  # a device run's level is a device level
+    aot_test = next(test_id for test_id in AOT.mandatory_ids() if test_id.startswith("aot.golden_programs."))
+    set_outcome(clean, aot_test, Outcome.FAIL, "PJRT_Compile: INTERNAL")
+    assert not evaluate_aot(Results.from_json(clean)).reached
+
+
+def test_a_device_less_run_is_conformant_at_level_aot(clean) -> None:
+    from pjrt_cts.judgment.verdict import CONFORMANT, INCOMPLETE, judge_results
+
+    clean = _device_less(clean)
+    judged = judge_results(Results.from_json(clean))
+    assert judged.verdict == CONFORMANT and judged.level == "AOT", judged.reasons
+    assert judged.line().startswith("CONFORMANT · level AOT")
+    clean["tests"] = [t for t in clean["tests"] if t["id"] != "aot.topology.test_topologies_are_created_without_a_device"]
+    judged = judge_results(Results.from_json(clean))
+    assert judged.verdict == INCOMPLETE and judged.reasons[-1].startswith("level AOT not reached: 1 mandatory test(s)")

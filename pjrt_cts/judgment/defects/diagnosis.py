@@ -41,6 +41,21 @@ def attribute(record: TestRecord) -> str | None:
     return UNCLASSIFIED
 
 
+def attribute_blocked(records: Iterable[TestRecord]) -> list[TestRecord]:
+    """`records` with each blocked one (`details.blocked_by`: it never ran) attributed to the defect of the finding that
+    blocked it, where that finding is among them: one root cause is one defect, however many tests it kept from
+    running (a plugin that cannot be loaded, a client that cannot be created)."""
+    records = list(records)
+    by_id = {record.id: record for record in records}
+    out = []
+    for record in records:
+        cause = by_id.get(str(record.details.get("blocked_by") or ""))
+        if cause is not None and cause is not record and cause.defect and record.defect == UNCLASSIFIED:
+            record = dataclasses.replace(record, defect=cause.defect)
+        out.append(record)
+    return out
+
+
 def _attribute_flaky(record: TestRecord) -> str:
     """A FLAKY record (two different observations, pjrt_cts.runner.confirmation) is the defect either observation
     shows, the first one's first."""
