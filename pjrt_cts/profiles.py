@@ -55,6 +55,9 @@ class ProfileError(ValueError):
 class LibraryCandidate:
     distribution: str  # PyPI name, e.g. "jax-oneapi-pjrt"
     path: str  # the .so inside the distribution, relative to its site-packages directory
+    # The SHA-256 of the .so the suite was validated with, where the profile pins one: `pjrt-cts plugins` says
+    # when the installed file differs (another build under the same version number).
+    sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -280,6 +283,11 @@ class Profile:
             return False
         return True
 
+    def pinned_sha256(self) -> str | None:
+        """The SHA-256 the profile pins for the installed candidate's .so (None: none pinned, or not installed)."""
+        found = self._installed_candidate()
+        return found[1].sha256 if found else None
+
     def installed_distribution(self) -> tuple[str, str] | None:
         """(name, version) of the distribution that provides the plugin, if installed."""
         found = self._installed_candidate()
@@ -504,8 +512,11 @@ def _library_candidates(entries: Any, where: str) -> Iterable[LibraryCandidate]:
     if not isinstance(entries, list) or not entries:
         raise ProfileError(f"{where}: needs at least one [[library]] entry")
     for entry in entries:
-        _check_keys(entry, {"distribution", "path"}, f"{where} [[library]]")
-        yield LibraryCandidate(_require(entry, "distribution", str, where), _require(entry, "path", str, where))
+        _check_keys(entry, {"distribution", "path", "sha256"}, f"{where} [[library]]")
+        digest = _optional(entry, "sha256", str, where)
+        if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise ProfileError(f"{where} [[library]]: sha256 must be 64 lowercase hex digits")
+        yield LibraryCandidate(_require(entry, "distribution", str, where), _require(entry, "path", str, where), digest)
 
 
 def _create_options(table: Any, where: str) -> dict[str, CreateOptionValue]:

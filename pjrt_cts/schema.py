@@ -264,6 +264,57 @@ class Confirmation:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """One PJRT function's calls in one test (a record's `api_calls`), or summed over tests: `calls` made, `failed`
+    of them returned an error, `codes` of those errors in alphabetical order (PJRT_Error_Code names; UNKNOWN_CODE: a
+    code outside the enum; NEVER_RETURNED: the process died inside the call; pjrt_cts.runtime.callcount). `calls` 0: the test looked for the function and did not reach it (a missing slot
+    or a NULL extension function, a slot it declared it requires)."""
+
+    calls: int
+    failed: int = 0
+    codes: tuple[str, ...] = ()
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.calls + other.calls, self.failed + other.failed, tuple(sorted({*self.codes, *other.codes})))
+
+    def to_json(self) -> int | str:
+        """The calls (an integer) when none failed, else `"calls failed CODE,CODE"` (one line of results.json)."""
+        if not self.failed and not self.codes:
+            return self.calls
+        return f"{self.calls} {self.failed} {','.join(self.codes)}".rstrip()
+
+    @classmethod
+    def from_json(cls, value: object) -> Tally:
+        if isinstance(value, int):
+            return cls(value)
+        words = str(value).split()
+        numbers = [int(word) for word in words[:2] if word.isdigit()]
+        return cls(numbers[0] if numbers else 0, numbers[1] if len(numbers) > 1 else 0,
+                   tuple(code for code in words[2].split(",") if code) if len(words) > 2 else ())
+
+
+Tallies = Mapping[str, Tally]
+
+
+def merge_tallies(*tables: Tallies) -> dict[str, Tally]:
+    """The sum of several tables of tallies (a test's phases, a process and its children, the tests of a run)."""
+    total: dict[str, Tally] = {}
+    for table in tables:
+        for name, tally in table.items():
+            known = total.get(name)
+            total[name] = tally if known is None else known + tally
+    return total
+
+
+def tallies_to_json(tallies: Tallies) -> dict[str, int | str]:
+    return {name: tallies[name].to_json() for name in sorted(tallies)}
+
+
+def tallies_from_json(data: object) -> dict[str, Tally]:
+    return {str(name): Tally.from_json(value) for name, value in data.items()} if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True)
 class TestRecord:
     """One test's result: a line of results.jsonl, an entry of results.json `tests`. Update one with
     `dataclasses.replace`."""
@@ -288,6 +339,10 @@ class TestRecord:
                                              default=None)
     compatibility: dict[str, Any] = _doc("version facts the test learned (results.jsonl only; merged into "
                                          "results.json `compatibility`)", default_factory=dict)
+    api_calls: dict[str, Tally] = _doc("the PJRT functions the test called (`Client_Compile`, extension functions as "
+                                       "`LAYOUTS.Client_GetDefaultLayout`) and how: the calls, or `\"calls failed "
+                                       "CODE,...\"` when some returned an error (0 calls: looked for, not reached); "
+                                       "absent when it called none", default_factory=dict)
 
     @property
     def actual_outcome(self) -> Outcome:
@@ -303,6 +358,8 @@ class TestRecord:
             "defect": self.defect,
             "confirmation": self.confirmation.to_json() if self.confirmation is not None else None,
         }
+        if self.api_calls:
+            data["api_calls"] = tallies_to_json(self.api_calls)
         if private and self.compatibility:
             data["compatibility"] = self.compatibility
         return data
@@ -330,6 +387,7 @@ class TestRecord:
             repro=str(data.get("repro") or ""), defect=data.get("defect"),
             confirmation=Confirmation.from_json(confirmation) if isinstance(confirmation, dict) else None,
             compatibility=_object(data.get("compatibility")),
+            api_calls=tallies_from_json(data.get("api_calls")),
         )
 
 
@@ -343,6 +401,7 @@ class PhaseInfo:
     details: dict[str, Any] = field(default_factory=dict)
     compatibility: dict[str, Any] = field(default_factory=dict)
     tags: tuple[str, ...] = ()
+    api_calls: dict[str, Tally] = field(default_factory=dict)  # the test's calls (its teardown report carries them)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -354,6 +413,8 @@ class PhaseInfo:
             data["compatibility"] = self.compatibility
         if self.tags:
             data["tags"] = list(self.tags)
+        if self.api_calls:
+            data["api_calls"] = tallies_to_json(self.api_calls)
         return data
 
     @classmethod
@@ -363,7 +424,8 @@ class PhaseInfo:
         outcome = data.get("outcome")
         return cls(outcome=Outcome(outcome) if outcome else None, message=str(data.get("message", "")),
                    details=_object(data.get("details")), compatibility=_object(data.get("compatibility")),
-                   tags=tuple(str(tag) for tag in data.get("tags") or ()))
+                   tags=tuple(str(tag) for tag in data.get("tags") or ()),
+                   api_calls=tallies_from_json(data.get("api_calls")))
 
 
 # Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard,
@@ -400,6 +462,9 @@ class Results:
     tests: tuple[TestRecord, ...] = _doc("one record per test", default=())
     summary: dict[str, Any] | None = _doc("counts by layer and in total, and the verdict", default=None)
     defects: list[dict[str, Any]] | None = _doc("the findings as named defects (`pjrt-cts triage`)", default=None)
+    api_coverage: dict[str, Any] | None = _doc("the PJRT functions the plugin offers and the tests called: calls, "
+                                               "tests, worst outcome, why not reached (`pjrt-cts coverage`)",
+                                               default=None)
     merged_from: list[dict[str, Any]] | None = _doc("`pjrt-cts merge` only: the shards", default=None)
     missing_shards: list[int] | None = _doc("`merge --allow-partial` only: the shards not given", default=None)
     others: dict[str, Any] = _doc("keys this version does not know, kept as read", default_factory=dict)
@@ -497,6 +562,14 @@ class RunSummary:
     reasons: tuple[str, ...] = _doc("why NON_CONFORMANT or INCOMPLETE", default=())
     defects: tuple[DefectCount, ...] = _doc("the run's named defects, as results.json `defects` orders them",
                                             default=())
+    api_slots: tuple[int, int] | None = _doc("[reached, offered]: of the PJRT_Api functions the plugin offers, how "
+                                             "many the tests called (`pjrt-cts coverage`); absent when the records "
+                                             "do not say", default=None)
+    api_extension_functions: tuple[int, int] | None = _doc("[reached, offered]: the same for the functions of the "
+                                                           "extensions it advertises that the probe found non-NULL "
+                                                           "(results.json `plugin.extension_functions`); absent as "
+                                                           "`api_slots`",
+                                                           default=None)
 
     @property
     def own_defects(self) -> int:
@@ -510,13 +583,16 @@ class RunSummary:
 
     @property
     def waived_defects(self) -> int:
-        """Defects with an XFAIL test: the verdict line's "waived defects"."""
-        return sum(1 for defect in self.defects if defect.waived)
+        """Defects with an XFAIL test: the verdict line's "waived defects" (each waived unclassified test is a defect
+        of its own: no catalogued defect groups them)."""
+        return sum(defect.waived if defect.id == "unclassified" else 1 for defect in self.defects if defect.waived)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         for item in fields(self):
             value = getattr(self, item.name)
+            if item.name in _ABSENT_WHEN_NULL and value is None:
+                continue  # a run from before the calls were counted: its summary as it was written
             if item.name == "defects":
                 value = [defect.to_json() for defect in value]
             elif isinstance(value, tuple):
@@ -543,11 +619,23 @@ class RunSummary:
         values["layers_run"] = tuple(str(layer) for layer in data.get("layers_run") or ())
         values["reasons"] = tuple(str(reason) for reason in data.get("reasons") or ())
         values["outcomes"] = {str(key): int(count) for key, count in _object(data.get("outcomes")).items()}
+        for key in ("api_slots", "api_extension_functions"):
+            values[key] = _reach(data.get(key))
         return cls(**values)
 
     def dumps(self) -> str:
         """The file's text: indented, keys in field order, a final newline (byte-identical for equal summaries)."""
         return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+
+
+_ABSENT_WHEN_NULL = frozenset({"api_slots", "api_extension_functions"})  # summary keys written only with a value
+
+
+def _reach(value: object) -> tuple[int, int] | None:
+    """[reached, offered] as a summary stores it; None for a summary written before it did."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    return None
 
 
 # Key order of results.json: the fields' order (the order the runner has always written them); the sections written
@@ -563,7 +651,8 @@ def field_table(shape: type) -> str:
     for item in fields(shape):
         if item.name == "others":
             continue
-        absent = shape is Results and item.name not in _RESULTS_ALWAYS  # a None section is left out of the file
+        # a None section of results.json, a None summary key of _ABSENT_WHEN_NULL: left out of the file
+        absent = (shape is Results and item.name not in _RESULTS_ALWAYS) or item.name in _ABSENT_WHEN_NULL
         rows.append(f"| `{item.name}` | {_json_type(str(item.type), absent)} | {item.metadata.get('doc', '')} |")
     return "\n".join(rows)
 

@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "merge": "merge",
     "triage": "triage",
     "matrix": "matrix",
+    "coverage": "coverage",
     "aot": "aot",
 }
 

@@ -9,6 +9,7 @@ plugin's last stderr line).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -78,6 +79,12 @@ def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
     row["library"] = str(library)
     distribution = profile.installed_distribution()
     row["distribution"] = f"{distribution[0]} {distribution[1]}" if distribution else None
+    row["sha256"] = file_sha256(library)
+    pinned = profile.pinned_sha256()
+    row["sha256_pinned"] = pinned
+    if pinned is not None and pinned != row["sha256"]:
+        row["problems"].append(f"{library.name} has SHA-256 {row['sha256']}, not the {pinned} this profile was "
+                               "validated with (another build under the same version)")
     report = profile.soname_report()
     for soname, hint in report.unresolved.items():
         row["problems"].append(f"{soname} not found: {hint}")
@@ -98,6 +105,14 @@ def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
     return row
 
 
+def file_sha256(path: Any) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def render(rows: list[dict[str, Any]], probed: bool) -> str:
     from tabulate import tabulate
 
@@ -105,6 +120,8 @@ def render(rows: list[dict[str, Any]], probed: bool) -> str:
     for row in rows:
         status = "installed" if row["installed"] else "not installed"
         api = row["api_version"] if probed and row["installed"] else "-"
+        if row.get("sha256_pinned"):
+            status += " (sha256 ok)" if row["sha256_pinned"] == row["sha256"] else " (sha256 differs)"
         library = row["library"] or row["install_hint"]
         table.append((row["name"], status, row["distribution"] or "-", api, row["needs_hardware"] or "-", library))
     text = tabulate(table, headers=["profile", "status", "distribution", "API", "needs hardware", "library / how to install"],

@@ -17,7 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("results", type=Path, nargs="?", help="results.json written by `pjrt-cts run`")
     parser.add_argument("--json", action="store_true", help="print the table as JSON")
     parser.add_argument("--write-expectations", type=Path, metavar="FILE",
-                        help="write a draft expectations file waiving each defect by name (review it)")
+                        help="write a draft expectations file waiving each defect by name: every entry is marked "
+                        "`draft = true` (a run judged with one is INCOMPLETE) until reviewed")
     parser.add_argument("--catalogue", action="store_true", help="list the defect catalogue instead")
     parser.set_defaults(func=handle)
 
@@ -40,6 +41,9 @@ def handle(args: argparse.Namespace) -> int:
     print(json.dumps(rows, indent=2) if args.json else format_table(rows))
     if args.write_expectations is not None:
         plugin = str((results.plugin or {}).get("path") or args.results)
-        args.write_expectations.write_text(draft_expectations(results, plugin), encoding="utf-8")
-        print(f"wrote {args.write_expectations}")
+        draft = draft_expectations(results, plugin)
+        args.write_expectations.write_text(draft, encoding="utf-8")
+        entries = draft.count("\ndraft = true")
+        print(f"wrote {args.write_expectations}: {entries} draft entr{'y' if entries == 1 else 'ies'} (`draft = true`): "
+              "a run judged with them is INCOMPLETE until each is reviewed, given its reason and unmarked")
     return 0

@@ -1,13 +1,23 @@
-"""THE compare function: every numeric check of a golden output goes through `compare`."""
+"""THE compare function: every numeric check of a golden output goes through `compare`.
+
+A mismatch carries its evidence for the diagnosis (pjrt_cts.judgment.defects.evidence): besides the first differing
+element, the kind of every differing element's actual and expected value (`0:subnormal`: a zero where a subnormal
+was expected), whether the actual output is the expected values reordered, whether every differing element holds one
+value (all zeros, one garbage constant), how far the actual values stray beyond the expected ones' magnitude, and a
+digest of the differing indices -- so a defect's rule can say "every differing element is a zero where a subnormal
+was expected", not only "the first one is".
+"""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import hashlib
+from typing import Any, Iterable
 
 import numpy as np
 
 from pjrt_cts.golden import dtypes
 from pjrt_cts.golden.tolerance import Tolerance
+from pjrt_cts.judgment.defects.evidence import ELEMENT_KINDS, kind_pair, mismatch_text
 
 
 @dataclasses.dataclass
@@ -21,6 +31,7 @@ class Mismatch:
     first_mismatch_index: tuple[int, ...] | None = None
     num_mismatches: int = 0
     num_elements: int = 0
+    evidence: dict[str, Any] | None = None  # every differing element's kinds, ... (None: no element compared)
 
     def __str__(self) -> str:
         return self.message
@@ -34,6 +45,38 @@ class Mismatch:
             "dtype": self.dtype,
             "num_mismatches": self.num_mismatches,
         }
+
+
+def merged_evidence(mismatches: Iterable[tuple[int, Mismatch]]) -> dict[str, Any] | None:
+    """The evidence of every mismatching output of one result (output index, its Mismatch), as one record's
+    `details["mismatch"]` (pjrt_cts.judgment.defects.evidence reads it); None when an output differs in dtype or
+    shape (no element to judge)."""
+    outputs, kinds, digest = [], set(), hashlib.sha256()
+    differing = elements = 0
+    reordered = uniform = True
+    scale = 0.0
+    max_rel = 0.0
+    offsets: set[float] | None = set()
+    for index, mismatch in mismatches:
+        evidence = mismatch.evidence
+        if evidence is None:
+            return None
+        outputs.append(index)
+        kinds.update(evidence["kinds"])
+        differing += mismatch.num_mismatches
+        elements += mismatch.num_elements
+        reordered = reordered and evidence["reordered"]
+        uniform = uniform and evidence["uniform"]
+        scale = max(scale, evidence["scale"])
+        max_rel = max(max_rel, mismatch.max_rel_err or 0.0)
+        offsets = None if offsets is None or evidence["offsets"] is None else offsets | set(evidence["offsets"])
+        digest.update(f"{index}:{evidence['indices_sha256']};".encode())
+    if not outputs:
+        return None
+    return {"outputs": outputs, "differing": differing, "elements": elements, "kinds": sorted(kinds),
+            "reordered": reordered, "uniform": uniform, "scale": scale, "max_rel_err": max_rel,
+            "offsets": sorted(offsets) if offsets is not None and len(offsets) <= _MAX_OFFSETS else None,
+            "indices_sha256": digest.hexdigest()[:16]}
 
 
 def _dtype_name(array: np.ndarray) -> str:
@@ -131,10 +174,110 @@ def _mismatch(actual: np.ndarray, expected: np.ndarray, bad: np.ndarray, abs_err
     max_abs = float(np.max(abs_err))
     max_rel = float(np.max(rel_err))
     count = int(bad.sum())
-    message = (
-        f"{count} of {expected.size} elements differ ({dtype_name}, tolerance {tolerance}): "
-        f"max abs err {max_abs:.6g}, max rel err {max_rel:.6g}, first mismatch at index {list(first)}: "
-        f"actual {actual[first]!r}, expected {expected[first]!r}"
-    )
+    message = mismatch_text(count, int(expected.size), dtype_name, str(tolerance), max_abs, max_rel, list(first),
+                            repr(actual[first]), repr(expected[first]))
     return Mismatch(message, dtype=dtype_name, max_abs_err=max_abs, max_rel_err=max_rel,
-                    first_mismatch_index=first, num_mismatches=count, num_elements=int(expected.size))
+                    first_mismatch_index=first, num_mismatches=count, num_elements=int(expected.size),
+                    evidence=_evidence(actual, expected, bad, dtype_name))
+
+
+# ------------------------------------------------------------------------------------------------ evidence
+_KIND_CODE = {kind: code for code, kind in enumerate(ELEMENT_KINDS)}
+
+
+def _evidence(actual: np.ndarray, expected: np.ndarray, bad: np.ndarray, dtype_name: str) -> dict[str, Any]:
+    """What every differing element shows (pjrt_cts.judgment.defects.evidence names the fields)."""
+    got, want = actual[bad], expected[bad]
+    codes = np.unique(_kinds(got, dtype_name).astype(np.int64) * len(ELEMENT_KINDS) + _kinds(want, dtype_name))
+    kinds = sorted(kind_pair(ELEMENT_KINDS[code // len(ELEMENT_KINDS)], ELEMENT_KINDS[code % len(ELEMENT_KINDS)])
+                   for code in codes.tolist())
+    indices = np.flatnonzero(bad).astype("<i8")
+    return {"kinds": kinds, "reordered": _same_values(actual, expected), "uniform": len(_rows(got)) <= 1,
+            "scale": _scale(got, expected, dtype_name), "offsets": _offsets(got, want, dtype_name),
+            "indices_sha256": hashlib.sha256(indices.tobytes()).hexdigest()[:16]}
+
+
+_MAX_OFFSETS = 8
+
+
+def _offsets(got: np.ndarray, want: np.ndarray, dtype_name: str) -> list[float] | None:
+    """The distinct differences actual - expected of an integer output's differing elements, when there are at most
+    _MAX_OFFSETS of them; None for other types or more differences (elements off by 2^32: [4294967296.0]). Floats:
+    a record crosses execnet, which cannot carry an integer below -2^31 (exact up to 2^53, all a rule pins)."""
+    if got.dtype == np.bool_ or dtypes.is_floating(dtype_name) or dtypes.is_complex(dtype_name) or got.size > 1 << 16:
+        return None
+    differences = sorted({float(int(a) - int(e)) for a, e in zip(got.tolist(), want.tolist())})
+    return differences if len(differences) <= _MAX_OFFSETS else None
+
+
+def _kinds(values: np.ndarray, dtype_name: str) -> np.ndarray:
+    """The ELEMENT_KINDS code of each value."""
+    code = _KIND_CODE
+    if values.dtype == np.bool_:
+        return np.where(values, code["true"], code["false"])
+    if dtypes.is_complex(dtype_name):
+        part = "f32" if dtype_name == "c64" else "f64"
+        parts = np.stack([_kinds(values.real, part), _kinds(values.imag, part)])
+        quiet = np.isin(parts, [code["0"], code["-0"], code["subnormal"]]).all(axis=0)
+        return np.select(
+            [(parts == code["nan"]).any(axis=0), np.isin(parts, [code["inf"], code["-inf"]]).any(axis=0),
+             np.isin(parts, [code["0"], code["-0"]]).all(axis=0), quiet],
+            [code["nan"], code["inf"], code["0"], code["subnormal"]], code["finite"])
+    if not dtypes.is_floating(dtype_name):
+        wide = values.astype(np.int64) if values.dtype.kind == "i" or values.dtype.itemsize < 8 else values
+        info = _integer_range(values.dtype)
+        return np.select([wide == 0, wide == 1, wide == info[0], wide == info[1]],
+                         [code["0"], code["1"], code["min"], code["max"]], code["int"])
+    tiny = float(dtypes.finfo(dtype_name).tiny)
+    with np.errstate(invalid="ignore"):  # a narrow type's NaN widens with a warning
+        wide = values.astype(np.float64)
+        return np.select(
+            [np.isnan(wide), wide == np.inf, wide == -np.inf, (wide == 0) & ~np.signbit(wide), wide == 0,
+             np.abs(wide) < tiny, wide == 1],
+            [code["nan"], code["inf"], code["-inf"], code["0"], code["-0"], code["subnormal"], code["1"]], code["finite"])
+
+
+def _integer_range(dtype: np.dtype) -> tuple[int, int]:
+    try:
+        info = np.iinfo(dtype)
+        return int(info.min), int(info.max)
+    except ValueError:  # ml_dtypes' sub-byte integers
+        import ml_dtypes
+
+        sub = ml_dtypes.iinfo(dtype)
+        return int(sub.min), int(sub.max)
+
+
+def _rows(values: np.ndarray) -> np.ndarray:
+    """The distinct bit patterns of `values` (one row of bytes each)."""
+    flat = np.ascontiguousarray(values).reshape(-1)
+    if flat.size == 0:
+        return flat.view(np.uint8).reshape(0, max(1, values.dtype.itemsize))
+    return np.unique(flat.view(np.uint8).reshape(flat.size, values.dtype.itemsize), axis=0)
+
+
+def _same_values(actual: np.ndarray, expected: np.ndarray) -> bool:
+    """The actual output holds exactly the expected values (bit for bit, each as often), in another order."""
+    def counted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        flat = np.ascontiguousarray(values).reshape(-1)
+        return np.unique(flat.view(np.uint8).reshape(flat.size, values.dtype.itemsize), axis=0, return_counts=True)
+
+    (rows_a, counts_a), (rows_e, counts_e) = counted(actual), counted(expected)
+    return rows_a.shape == rows_e.shape and bool((rows_a == rows_e).all()) and bool((counts_a == counts_e).all())
+
+
+def _scale(got: np.ndarray, expected: np.ndarray, dtype_name: str) -> float:
+    """max |actual| of the differing elements over max |expected| of the output (finite values; inf when the
+    expected output is all zeros and a differing element is not): how far the values stray beyond the expected
+    ones' range (garbage: 1e30 where values of 1 are expected)."""
+    if expected.dtype == np.bool_:
+        return 1.0
+    def magnitude(values: np.ndarray) -> float:
+        wide = np.abs(values.astype(np.complex128 if dtypes.is_complex(dtype_name) else np.float64))
+        finite = wide[np.isfinite(wide)]
+        return float(finite.max()) if finite.size else 0.0
+
+    top, reference = magnitude(got), magnitude(expected)
+    if reference == 0.0:
+        return 0.0 if top == 0.0 else float("inf")
+    return top / reference

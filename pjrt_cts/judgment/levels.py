@@ -234,9 +234,9 @@ FRAMEWORK_PATH_FEATURES = (
     Feature("device attributes", "PJRT_Device_GetAttributes: a deleter, unique typed names, the description's "
             "attributes, the same answer on every call (JAX reads them at client start-up)",
             ("client.device_attributes.*[device0]",), when=Condition(("Device_GetAttributes",))),
-    Feature("topology queries", "the client's topology: platform name and version, attributes, device descriptions "
-            "that match the client's devices (JAX asks at start-up)",
-            ("client.topology.test_platform_name_is_non_empty", "client.topology.test_platform_matches_the_client",
+    Feature("topology queries", "the client's topology: the client's platform name, a stable version, attributes, "
+            "device descriptions that match the client's devices (JAX asks at start-up)",
+            ("client.topology.test_platform_name_is_non_empty", "client.topology.test_platform_name_matches_the_client",
              "client.topology.test_platform_name_and_version_are_stable",
              "client.topology.test_attributes_are_unique_typed_and_stable",
              "client.topology.test_device_descriptions_match_the_client_devices"),
@@ -369,6 +369,10 @@ FULL = Level(
                 when=Condition(("Client_CreateBuffersForAsyncHostToDevice", "AsyncHostToDeviceTransferManager_TransferData",
                                 "AsyncHostToDeviceTransferManager_RetrieveBuffer", "AsyncHostToDeviceTransferManager_BufferSize",
                                 "AsyncHostToDeviceTransferManager_SetBufferError", "AsyncHostToDeviceTransferManager_Destroy"))),
+        Feature("topology platform version", "the client's topology gives the client's platform version (what "
+                "ahead-of-time compiles for it record; no framework compares the two at start-up)",
+                ("client.topology.test_platform_version_matches_the_client",),
+                when=Condition(("Client_TopologyDescription", "TopologyDescription_PlatformVersion"))),
         Feature("uninitialized buffers", "Client_CreateUninitializedBuffer gives the shape and type asked", ("transfer.uninitialized_buffers.test_uninitialized_buffer_has_the_shape_asked[*]",),
                 when=Condition(("Client_CreateUninitializedBuffer",))),
         Feature("alias buffers", "an alias buffer fulfilled with a buffer reads its data, with an error carries it", ("transfer.alias_buffers.test_alias_fulfilled_with_a_buffer_reads_its_data",

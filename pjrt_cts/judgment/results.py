@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pjrt_cts.judgment.outcomes import LAYERS, Outcome
+from pjrt_cts.judgment.api_coverage import api_coverage
 from pjrt_cts.judgment.defects import defect_table
 from pjrt_cts.schema import RUN_FACTS, SCHEMA_VERSION, Results, TestRecord
 from pjrt_cts.judgment.verdict import judge_results
@@ -148,6 +149,7 @@ def build_results(
         tests=tests,
         summary=summarize(tests, complete=complete, facts=run_facts),
         defects=defect_table(tests),  # the findings as named defects (pjrt_cts.judgment.defects; `pjrt-cts triage`)
+        api_coverage=coverage.to_json() if (coverage := api_coverage(tests, plugin)) is not None else None,
     )
 
 

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pjrt_cts.judgment.api_coverage import api_coverage
 from pjrt_cts.judgment.defects import defect_table
 from pjrt_cts.judgment.levels import AOT, LEVELS
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
@@ -29,6 +30,7 @@ def run_summary(results: Results) -> RunSummary:
     devices = [device for device in plugin.get("devices") or () if isinstance(device, dict)]
     kinds = list(dict.fromkeys(str(device.get("kind")) for device in devices if device.get("kind")))
     distribution = _distribution(plugin, environment)
+    coverage = api_coverage(results.tests, plugin)
     return RunSummary(
         distribution=distribution[0] if distribution else None,
         distribution_version=distribution[1] if distribution else None,
@@ -55,6 +57,9 @@ def run_summary(results: Results) -> RunSummary:
         line=judged.line(),
         reasons=tuple(judged.reasons),
         defects=tuple(DefectCount.from_json(row) for row in defect_table(results.tests)),
+        api_slots=(coverage.slots.reached, coverage.slots.offered) if coverage else None,
+        api_extension_functions=((coverage.extension_functions.reached, coverage.extension_functions.offered)
+                                 if coverage else None),
     )
 
 

@@ -3,7 +3,8 @@
 - NON_CONFORMANT (exit 1): any bad outcome (FAIL, CRASH, TIMEOUT, XPASS, ERROR, FLAKY) anywhere in the run, or
   records that cannot be trusted: one that contradicts itself (a PASS with a failure message, a defect or a
   numeric mismatch, a confirmation of another outcome: pjrt_cts.judgment.contradictions).
-- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: the run was a partial selection (any
+- INCOMPLETE (exit 3): nothing bad, but the plugin was not shown to work: its expectations file has draft entries
+  (written by `pjrt-cts triage --write-expectations`, not reviewed), the run was a partial selection (any
   test left out by --layers, --id, -k/-m or a SKIP entry of the expectations file: `INCOMPLETE · partial selection
   (execute): 10143 tests, nothing bad`; a verdict belongs to one complete selection), one shard, a `--quick` sample,
   or interrupted, nothing PASSed, the Core contract is not met (a mandatory test NOT_SUPPORTED, SKIP or missing
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pjrt_cts.judgment.contradictions import contradicting_records
-from pjrt_cts.judgment.defects import defect_of
+from pjrt_cts.judgment.defects import UNCLASSIFIED, defect_of
 from pjrt_cts.judgment.levels import AOT, LevelResult, evaluate_all_levels, waiver_summary
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, Outcome
 from pjrt_cts.schema import Results, TestRecord
@@ -227,6 +228,11 @@ def judge_results(results: Results) -> RunVerdict:
         unchecked = contract_unchecked(results)
         if unchecked:  # the level is decided by lists that must be the tree's
             reasons.append(unchecked)
+        drafts = draft_waivers(results)
+        if drafts:  # waivers nobody reviewed: the run is judged by what triage guessed, never certified
+            reasons.append(f"expectations file has {drafts} draft waiver{'s' if drafts != 1 else ''} (written by "
+                           "`pjrt-cts triage --write-expectations`): review each, write its reason and remove "
+                           "`draft = true`")
         if partial:  # a verdict belongs to one complete selection: a clean partial run reads clean, never CONFORMANT
             partly.append(f"{partial}, nothing bad")
         if results.quick:
@@ -254,7 +260,7 @@ def judge_results(results: Results) -> RunVerdict:
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
     # level's layers (robustness findings waived for CONFORMANT count too).
     waivers = [waiver_summary(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL]
-    waived = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
+    waived = Counter(_waived_defect(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.XFAIL)
     shared = Counter(defect_of(test) for test, outcome in zip(tests, outcomes) if outcome is Outcome.SHARED_DEVIATION)
     spec = [outcome for test, outcome in zip(tests, outcomes) if is_spec_test(test)]
     return RunVerdict(verdict=verdict, level=top.level.name if top and verdict == CONFORMANT else None, levels=levels,
@@ -262,10 +268,29 @@ def judge_results(results: Results) -> RunVerdict:
                       spec_exact=all(o is Outcome.PASS for o in spec) if spec else None,
                       spec_tests=sum(o is not Outcome.PASS for o in spec),
                       shared={"defects": len(shared), "tests": sum(shared.values())},
-                      waived_defects=[{"defect": d, "tests": n} for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))],
+                      waived_defects=[_waived_row(d, n) for d, n in sorted(waived.items(), key=lambda i: (-i[1], i[0]))],
                       untrusted=untrusted, partial=partly,
                       by_report=sum(1 for test, outcome in zip(tests, outcomes) if outcome is Outcome.NOT_SUPPORTED
                                     and test.details.get("unsupported_by") == "reported"))
+
+
+def draft_waivers(results: Results) -> int:
+    """Entries of the run's expectations file marked `draft = true` (pjrt_cts.runner.expectations)."""
+    entries = (results.expectations or {}).get("entries") or []
+    return sum(1 for entry in entries if isinstance(entry, dict) and entry.get("draft"))
+
+
+def _waived_defect(test: TestRecord) -> str:
+    """The defect a waived test counts for: its catalogued defect; an unclassified test is a defect of its own (no
+    defect of the catalogue groups it), so `unclassified:<id>`."""
+    defect = defect_of(test)
+    return f"{UNCLASSIFIED}:{test.id}" if defect == UNCLASSIFIED else defect
+
+
+def _waived_row(defect: str, tests: int) -> dict[str, Any]:
+    if defect.startswith(f"{UNCLASSIFIED}:"):
+        return {"defect": UNCLASSIFIED, "tests": tests, "id": defect.split(":", 1)[1]}
+    return {"defect": defect, "tests": tests}
 
 
 AOT_GOLDEN_TESTS = "aot.golden_programs."

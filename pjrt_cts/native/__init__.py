@@ -67,12 +67,22 @@ def _compile(command_tail: list[str], target_name: str, key: bytes) -> Path:
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
-            raise NativeBuildError(f"building {target_name} failed ({' '.join(command)}): {result.stderr.strip()}")
+            shown = " ".join(target_name if part == partial else part for part in command)
+            raise NativeBuildError(f"building {target_name} failed: {first_errors(result.stderr)} "
+                                   f"(compiler exit status {result.returncode}; command: {shown})")
         os.replace(partial, target)
     finally:
         if os.path.exists(partial):
             os.unlink(partial)
     return target
+
+
+def first_errors(stderr: str, limit: int = 3) -> str:
+    """The compiler's first `limit` error lines (`file:line:col: error: ...`), else its first lines: what a
+    truncated message still shows first, so a failed build says why."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if " error: " in line or line.startswith("error:") or "fatal error" in line]
+    return " | ".join((errors or lines)[:limit]) or "(no output on stderr)"
 
 
 def build_needed_bundle(libraries: Sequence[Path]) -> Path:

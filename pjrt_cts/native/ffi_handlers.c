@@ -22,6 +22,21 @@
 
 #include "xla/ffi/api/c_api.h"
 
+/* XLA FFI API 0.4 (jaxlib 0.11) renamed two things this file uses, with the same layout and slot positions:
+ * XLA_FFI_Extension_Base became XLA_FFI_InternalExtension and XLA_FFI_ExecutionContext_Get became
+ * XLA_FFI_InvokeContext_Get. The names below are the ones of the header compiled against. */
+#if XLA_FFI_API_MAJOR == 0 && XLA_FFI_API_MINOR < 4
+typedef XLA_FFI_Extension_Base cts_ffi_extension;
+typedef XLA_FFI_ExecutionContext_Get_Args cts_ffi_context_get_args;
+#define CTS_FFI_CONTEXT_GET_ARGS_STRUCT_SIZE XLA_FFI_ExecutionContext_Get_Args_STRUCT_SIZE
+#define CTS_FFI_CONTEXT_GET XLA_FFI_ExecutionContext_Get
+#else
+typedef XLA_FFI_InternalExtension cts_ffi_extension;
+typedef XLA_FFI_InvokeContext_Get_Args cts_ffi_context_get_args;
+#define CTS_FFI_CONTEXT_GET_ARGS_STRUCT_SIZE XLA_FFI_InvokeContext_Get_Args_STRUCT_SIZE
+#define CTS_FFI_CONTEXT_GET XLA_FFI_InvokeContext_Get
+#endif
+
 #define EXPORT __attribute__((visibility("default")))
 #define DATUM_MAGIC 0x6374732d64617461ULL /* "cts-data" */
 
@@ -51,7 +66,7 @@ static XLA_FFI_Error *fail(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, cons
 /* XLA asks a handler for its metadata (API version, traits) at registration with a call frame whose extension
  * chain holds a metadata extension; the handler answers and returns. */
 static int answered_metadata(XLA_FFI_CallFrame *frame) {
-    for (XLA_FFI_Extension_Base *ext = frame->extension_start; ext; ext = ext->next) {
+    for (cts_ffi_extension *ext = frame->extension_start; ext; ext = ext->next) {
         if (ext->type != XLA_FFI_Extension_Metadata) continue;
         XLA_FFI_Metadata *metadata = ((XLA_FFI_Metadata_Extension *)ext)->metadata;
         metadata->api_version.major_version = HANDLER_API_MAJOR;
@@ -165,12 +180,12 @@ EXPORT XLA_FFI_Error *pjrt_cts_ffi_user_data(XLA_FFI_CallFrame *frame) {
         nanosleep(&pause, NULL);
     }
     XLA_FFI_TypeId type_id = {integer_attribute(frame, "type_id", 0)};
-    XLA_FFI_ExecutionContext_Get_Args get;
+    cts_ffi_context_get_args get;
     memset(&get, 0, sizeof get);
-    get.struct_size = XLA_FFI_ExecutionContext_Get_Args_STRUCT_SIZE;
+    get.struct_size = CTS_FFI_CONTEXT_GET_ARGS_STRUCT_SIZE;
     get.ctx = frame->ctx;
     get.type_id = &type_id;
-    XLA_FFI_Error *error = frame->api->XLA_FFI_ExecutionContext_Get(&get);
+    XLA_FFI_Error *error = frame->api->CTS_FFI_CONTEXT_GET(&get);
     if (error) return error; /* e.g. NOT_FOUND: the execution's context has no user data of this type */
     pjrt_cts_datum *datum = (pjrt_cts_datum *)get.data;
     if (!datum || datum->magic != DATUM_MAGIC)
@@ -191,7 +206,7 @@ EXPORT XLA_FFI_Error *pjrt_cts_ffi_user_data(XLA_FFI_CallFrame *frame) {
 /* A handler built for an XLA FFI API no runtime implements (major version 99): the FFI runtime must refuse to
  * register it, and register_handler must say so. Executed anyway, it fails. */
 EXPORT XLA_FFI_Error *pjrt_cts_ffi_unsupported_version(XLA_FFI_CallFrame *frame) {
-    for (XLA_FFI_Extension_Base *ext = frame->extension_start; ext; ext = ext->next) {
+    for (cts_ffi_extension *ext = frame->extension_start; ext; ext = ext->next) {
         if (ext->type != XLA_FFI_Extension_Metadata) continue;
         XLA_FFI_Metadata *metadata = ((XLA_FFI_Metadata_Extension *)ext)->metadata;
         metadata->api_version.major_version = 99;

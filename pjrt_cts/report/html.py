@@ -21,6 +21,8 @@ from pjrt_cts.judgment.defects import defect_table
 from pjrt_cts.judgment.levels import ALL_LEVELS
 from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
+from pjrt_cts.judgment.api_coverage import api_coverage
+from pjrt_cts.report.api_coverage import coverage_view
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
 from pjrt_cts.judgment.results import anchor_for, counts_by_layer, outcome_counts
@@ -109,6 +111,7 @@ def _context(results: Results, link_base: str) -> dict[str, Any]:
         "bad_outcomes": {o.value for o in BAD_OUTCOMES},
         "plugin": _plugin_card(plugin),
         "matrix": _matrix_view(matrix),
+        "api_coverage": coverage_view(api_coverage(tests, plugin)),
         "attributes": _attribute_view(attribute_rows),
         "findings": findings,
         "robustness": _robustness(tests, link_base),

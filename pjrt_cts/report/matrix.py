@@ -198,6 +198,18 @@ def platform_text(summary: RunSummary) -> str:
     return " ".join(part for part in (name, version) if part) or "–"
 
 
+_NO_API = "–"  # API reached of a summary from before pjrt-cts counted the calls
+
+
+def api_reached(summary: RunSummary) -> str:
+    """`134/138 · 28/30 ext`, `–` for a summary from before pjrt-cts counted the calls."""
+    if summary.api_slots is None:
+        return _NO_API
+    slots = "{}/{}".format(*summary.api_slots)
+    extensions = summary.api_extension_functions
+    return slots + (" · {}/{} ext".format(*extensions) if extensions is not None and extensions[1] else "")
+
+
 def _short_hash(value: str | None) -> str:
     return value[:12] if value else "–"
 
@@ -220,6 +232,7 @@ class RowView:
     plugin_hash: str
     corpus_hash: str
     suite: str
+    api_reached: str  # `134/138 · 28/30 ext`: PJRT_Api functions and extension functions reached of those offered
     reason: str  # the verdict's first reason: why a row is not CONFORMANT (how a plugin failed to start)
 
 
@@ -232,7 +245,7 @@ def _row_view(summary: RunSummary) -> RowView:
         verdict_class=verdict_class(summary), level=summary.level or "–", spec=summary.spec_mark or "–",
         wall=_seconds(summary.wall_seconds), plugin_hash=_short_hash(summary.plugin_sha256),
         corpus_hash=_short_hash(summary.corpus_sha256), suite=summary.suite_version or "–",
-        reason=summary.reasons[0] if summary.reasons else "",
+        api_reached=api_reached(summary), reason=summary.reasons[0] if summary.reasons else "",
     )
 
 
@@ -279,11 +292,15 @@ def render_matrix_markdown(summaries: list[RunSummary], diffs: Pairs = ()) -> st
         summary = row.summary
         body.append([row.plugin, row.version, row.api, row.platform, row.devices, summary.machine,
                      summary.verdict + (f": {row.reason}" if row.reason else ""), row.level, row.spec,
-                     summary.own_defects, summary.shared_defects, summary.waived_defects, summary.tests, row.wall,
-                     row.suite, f"`{row.corpus_hash}`", f"`{row.plugin_hash}`"])
+                     summary.own_defects, summary.shared_defects, summary.waived_defects, summary.tests,
+                     row.api_reached, row.wall, row.suite, f"`{row.corpus_hash}`", f"`{row.plugin_hash}`"])
     lines += _table(["plugin", "version", "PJRT API", "platform", "devices", "machine", "verdict", "level", "spec",
-                     "own defects", "shared with XLA", "waived", "tests", "wall time", "suite", "corpus",
-                     "plugin SHA-256"], body)
+                     "own defects", "shared with XLA", "waived", "tests", "API reached", "wall time", "suite",
+                     "corpus", "plugin SHA-256"], body)
+    if any(row.summary.api_slots is None for row in view.rows):
+        lines += ["", f"API reached `{_NO_API}`: the row's summary.json was written before pjrt-cts counted the PJRT "
+                  "calls of each test (no `api_slots`); a new run of that plugin fills it (`pjrt-cts coverage "
+                  "results.json` lists the functions)."]
     lines += ["", "## Defects × plugins", "",
               "Marks: " + ", ".join(f"`{mark}` {_KIND_WORDS[kind]}" for kind, mark in _MARKS.items())
               + "; the number is the defect's tests in that run.", ""]

@@ -34,6 +34,7 @@ _MESSAGE_CHARS = 2000
 _CLASS_CHARS = 200
 _NUMBER = re.compile(r"0x[0-9a-fA-F]+|[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _SPACE = re.compile(r"\s+")
+_RAISED = re.compile(r"([A-Za-z_][\w.]*): ")  # "pjrt_cts.native.NativeBuildError: ..."
 
 
 def needs_confirmation(record: TestRecord) -> bool:
@@ -53,8 +54,9 @@ def needs_confirmation(record: TestRecord) -> bool:
 
 def cause_class(record: TestRecord) -> str:
     """What kind of failure an observation is, stable across runs of a deterministic plugin: the defect the
-    diagnosis named, else the signal of a crash, else the first line of the message with numbers and addresses
-    blanked (a wrong value's magnitude or index may differ; its kind of failure may not)."""
+    diagnosis named, else the signal of a crash, else the exception type of an ERROR, else the first line of the
+    message with numbers and addresses blanked (a wrong value's magnitude or index may differ; its kind of failure
+    may not)."""
     actual = record.actual_outcome
     details = record.details
     if actual is Outcome.TIMEOUT:
@@ -64,6 +66,11 @@ def cause_class(record: TestRecord) -> str:
     if record.defect and record.defect != "unclassified":
         return f"defect:{record.defect}"
     message = record.message.strip()
+    raised = _RAISED.match(message)
+    if actual is Outcome.ERROR and raised:
+        # An ERROR is the suite's setup or teardown raising, not an answer of the plugin under test: its kind is the
+        # exception's type (a build failure's message names temporary files that differ from process to process).
+        return f"error:{raised.group(1)}"
     first = message.splitlines()[0] if message else ""
     # Which program computed a golden case's outputs (its pack, or its own when the pack could not run in that
     # process) is where the failure was seen, not what kind it is.

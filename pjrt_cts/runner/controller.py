@@ -26,13 +26,13 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.runner import consistency, crashlog
+from pjrt_cts.runner import api_calls, consistency, crashlog
 from pjrt_cts.runner.blocks import Block, BlockFile
 from pjrt_cts.runner.expectations import Expectations, apply_expectation
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, make_record, result_of_phases
 from pjrt_cts.judgment.results import JsonlWriter
-from pjrt_cts.schema import TestRecord
+from pjrt_cts.schema import TestRecord, merge_tallies
 
 _WAIT_FOR_EXIT_STATUS_SECONDS = 10.0
 CRASH_STORM_THRESHOLD = 8  # consecutive CRASH/TIMEOUT records of one test module
@@ -302,18 +302,23 @@ class Controller:
         started = self.last_word.get(worker_id)  # the test began after its worker's last report (no logstart comes)
         duration = time.monotonic() - started if started is not None else 0.0
         signal_name, words = crashlog.describe_death(returncode, segment)
+        where = crashlog.where(segment)
         if segment.timed_out:
             outcome = Outcome.TIMEOUT
             limit = segment.timeout_seconds or self.timeout
-            headline = f"exceeded the {limit:g}s per-test timeout; worker {worker_id} was stopped"
+            headline = f"exceeded the {limit:g}s per-test timeout{where}; worker {worker_id} was stopped"
         else:
             outcome = Outcome.CRASH
-            headline = f"worker {worker_id} {words} while running this test"
+            headline = f"worker {worker_id} {words}{where} while running this test"
         details = dict(partial.details)
         details.update({"worker": worker_id, "exit_status": returncode, "signal": signal_name,
-                        "stderr_tail": segment.tail()})
+                        "function": segment.pjrt_function, "stderr_tail": segment.tail()})
+        pid = getattr(self._popen(node), "pid", None) if node is not None else None
+        calls = partial.api_calls  # what the dead worker counted since its last test (this one's calls) is on disk
+        if pid is not None:
+            calls = merge_tallies(calls, api_calls.dead_worker_calls(self.log_dir, worker_id, pid))
         return PhaseResult(outcome, message=crashlog.crash_message(headline, segment), duration=duration,
-                       details=details, tags=partial.tags, compatibility=partial.compatibility)
+                           details=details, tags=partial.tags, compatibility=partial.compatibility, api_calls=calls)
 
     def _emit(self, record: TestRecord, progress_made: bool = True) -> TestRecord | None:
         """Write `record` (its expectation applied) unless its test has one already; the record written, or None."""

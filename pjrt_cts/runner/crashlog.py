@@ -23,6 +23,8 @@ _TIMEOUT_LINE = re.compile(r"^Timeout \((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d
 _HARNESS_FRAME = re.compile(r'^\s+File "(?:[^"]*/(?:_pytest|pluggy|xdist|execnet|pytest)/[^"]*|<frozen runpy>|<string>)", line')
 _FATAL_LINE = re.compile(r"^Fatal Python error: (?P<what>.+?)\s*$")
 _THREAD_HEADER = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):$")
+# A frame of a slot call (pjrt_cts.runtime.named_calls names each after its PJRT function).
+_PJRT_FRAME = re.compile(r'^\s+File "[^"]*", line \d+ in (?P<function>PJRT_[A-Za-z0-9_]+)\s*$')
 # faulthandler's words -> signal; used when the exit status itself is not known.
 _FATAL_SIGNALS = {
     "Segmentation fault": "SIGSEGV",
@@ -69,6 +71,25 @@ class LogSegment:
                 return match["what"]
         return None
 
+    @property
+    def pjrt_function(self) -> str | None:
+        """The PJRT function the process was in when faulthandler dumped its stacks (a crash, or a timeout): the
+        innermost slot-call frame, the crashing thread's first (`Current thread`), else the first thread's that has
+        one; None when no thread was in a PJRT call (or nothing was dumped)."""
+        first: str | None = None
+        current = False
+        for line in self.lines:
+            if _THREAD_HEADER.match(line):
+                current = line.startswith("Current thread")
+                continue
+            match = _PJRT_FRAME.match(line)
+            if match is None:
+                continue
+            if current:
+                return match["function"]
+            first = first or match["function"]
+        return first
+
     def tail(self, count: int = TAIL_LINES) -> list[str]:
         return self.lines[-count:]
 
@@ -114,6 +135,12 @@ def describe_death(returncode: int | None, segment: LogSegment) -> tuple[str | N
     if returncode is not None:
         return None, f"exited with status {returncode}"
     return None, "died (exit status unknown)"
+
+
+def where(segment: LogSegment) -> str:
+    """` in PJRT_Client_Compile`: the PJRT function a death happened in, for its headline ("" when unknown)."""
+    function = segment.pjrt_function
+    return f" in {function}" if function else ""
 
 
 def crash_message(headline: str, segment: LogSegment) -> str:

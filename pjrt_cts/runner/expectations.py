@@ -22,15 +22,26 @@ A *per-test entry* names one test function (layer.area.test_name written out; pa
 The first matching entry (file order) applies. In patterns `*` and `?` are wildcards; `[` and `]` are literal.
 
 A failing entry is a *waiver*: it turns the failure into XFAIL only when the test fails with exactly that
-outcome AND its message matches `cause` (required for FAIL, CRASH and ERROR), so a test waived for one defect
-that starts failing differently is reported as the failure it is. A cause must pin the failure: one that also
-matches the generic message of its kind ("differs from the reference", "SIGABRT", ".*") is rejected when the
-file is read. A waived test that passes is XPASS (bad: the entry is stale or matches too much) -- unless the
+outcome AND its message matches `cause` (required for FAIL, CRASH, TIMEOUT and ERROR), so a test waived for one
+defect that starts failing differently is reported as the failure it is. A cause must pin the failure, something
+the test cannot show by chance: when the file is read, each cause is tried on the generic failures of its own test
+(pjrt_cts.judgment.defects.evidence.generic_failures: its mismatch message with all zeros, garbage, NaN or one
+element off, "elements differ", "max abs err", a PjrtError of each common function with each code, a crash
+nowhere in particular, ...) and the file is rejected when it matches one. A CRASH cause names the signal
+(`SIGABRT`, with the CHECK that fails or the function it dies in), a TIMEOUT cause the hang point (the PJRT
+function the runner found it hung in: `in PJRT_Event_Await`). A defect waiver waives only what its defect
+describes: a record the diagnosis attributed to it, with an outcome the defect shows (its catalogue rules'). A
+waived test that passes is XPASS (bad: the entry is stale or matches too much) -- unless the
 entry says `intermittent = true`: a defect that does not show on every run is XFAIL when it shows and PASS when
 it does not, with the entry recorded on the passing test (`expected.intermittent`); a FLAKY record (two runs of
 the test answered differently, pjrt_cts.runner.confirmation) is waived only by an intermittent entry whose failure
 one of its observations shows. Without `intermittent`, FLAKY stays bad. A waiver never satisfies a
 mandatory test of a level (pjrt_cts.judgment.levels): an expectations file cannot lift a plugin to a level.
+
+*Drafts.* `pjrt-cts triage --write-expectations` writes each entry with `draft = true` and a placeholder reason:
+an entry nobody has reviewed. A draft entry waives as written, but a run judged with one is never CONFORMANT
+(INCOMPLETE: "expectations file has N draft waivers", pjrt_cts.judgment.verdict) until a person writes its reason
+and removes the mark.
 """
 from __future__ import annotations
 
@@ -42,7 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from pjrt_cts.judgment.defects import attribute, defect_ids
+from pjrt_cts.judgment.defects import attribute, catalogue_by_id
+from pjrt_cts.judgment.defects.evidence import SIGNALS, generic_match
 from pjrt_cts.judgment.outcomes import LAYERS, Outcome, id_matches
 from pjrt_cts.schema import Expected, TestRecord
 
@@ -53,20 +65,10 @@ else:  # pragma: no cover - Python 3.10
 
 # An expectation of one of these turns the same failure (outcome and cause) into XFAIL and a pass into XPASS.
 FAILING = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
-# A TIMEOUT has no message of its own to match; the others must say which failure they waive.
-NEEDS_CAUSE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.ERROR})
 ALLOWED = FAILING | {Outcome.NOT_SUPPORTED, Outcome.WARNING, Outcome.SKIP}
 PASSING = frozenset({Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION})
-# Generic failure messages of each kind: a cause that matches one of them pins nothing (it would waive any
-# wrong number or any abort of the test), so the file is rejected.
-GENERIC_MESSAGES: dict[Outcome, tuple[str, ...]] = {
-    Outcome.FAIL: ("", "failed", "AssertionError", "AssertionError: differs from the reference",
-                   "PjrtError: PJRT_Client_Compile failed", "PJRT_LoadedExecutable_Execute failed"),
-    Outcome.CRASH: ("", "crashed", "SIGABRT", "SIGSEGV", "crashed (signal SIGABRT)", "crashed (signal SIGSEGV)",
-                    "isolated subprocess killed by SIGABRT while running this test",
-                    "isolated subprocess killed by SIGSEGV while running this test", "worker crashed"),
-    Outcome.ERROR: ("", "error", "SuiteError"),
-}
+_NAMES_SIGNAL = re.compile(r"SIG[A-Z]{3,}")
+_NAMES_FUNCTION = re.compile(r"PJRT_[A-Za-z]")
 _TEST_FUNCTION = re.compile(r"^(?P<layer>[a-z_]+)\.[A-Za-z0-9_.]+?\.test_[A-Za-z0-9_]+(\[.*\])?$", re.DOTALL)
 
 
@@ -83,6 +85,8 @@ class Expectation:
     cause: str | None = None  # regex searched in the failure message
     intermittent: bool = False  # the failure does not show on every run: a pass is PASS, not XPASS
     defect: str | None = None  # a defect waiver: the records the diagnosis attributes to this catalogue id
+    defect_outcomes: frozenset[Outcome] = frozenset()  # a defect waiver: the outcomes its defect shows
+    draft: bool = False  # written by triage and not reviewed yet: a run judged with it is not CONFORMANT
 
     def matches(self, test_id: str, defect: str | None = None) -> bool:
         if self.defect is not None:
@@ -100,8 +104,8 @@ class Expectation:
                 return True
             return self.outcome.value in message and (
                 self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None)
-        if self.defect is not None:  # the diagnosis pinned it: any failing outcome it attributed
-            return actual in FAILING
+        if self.defect is not None:  # the diagnosis attributed it: waived as an outcome its defect shows
+            return actual in FAILING & self.defect_outcomes
         if actual is not self.outcome:
             return False
         return self.cause is None or re.search(self.cause, message or "", re.DOTALL) is not None
@@ -141,6 +145,10 @@ class Expectations:
         """SHA-256 of the file's bytes ("" without a file): shards judged by different files do not merge."""
         return hashlib.sha256(self.file.read_bytes()).hexdigest() if self.file is not None else ""
 
+    def drafts(self) -> int:
+        """Entries marked `draft = true` (written by triage, not reviewed)."""
+        return sum(entry.draft for entry in self.entries)
+
     def skip_patterns(self) -> list[tuple[str, str]]:
         """(pattern, reason) of entries that say SKIP: matching tests are not run at all."""
         return [(e.pattern, e.reason) for e in self.entries if e.outcome is Outcome.SKIP]
@@ -171,7 +179,8 @@ def entry_usage(expectations: Expectations, records: Iterable[TestRecord]) -> li
     stale) and how many failed otherwise than it says (outcome or cause differ: not waived)."""
     rows = [{"pattern": entry.pattern, "outcome": entry.outcome.value, "cause": entry.cause, "reason": entry.reason,
              **({"intermittent": True} if entry.intermittent else {}),
-             **({"defect": entry.defect} if entry.defect else {})}
+             **({"defect": entry.defect} if entry.defect else {}),
+             **({"draft": True} if entry.draft else {})}
             for entry in expectations.entries]
     return count_usage(rows, records)
 
@@ -214,7 +223,9 @@ def apply_expectation(record: TestRecord, expectations: Expectations) -> TestRec
         elif actual in PASSING:
             outcome = actual if entry.intermittent else Outcome.XPASS
         elif actual in FAILING:  # a different failure than the one waived: reported as what it is
-            wanted = entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else "")
+            wanted = (f"{entry.defect}'s {'/'.join(sorted(o.value for o in entry.defect_outcomes & FAILING))}"
+                      if entry.defect is not None else
+                      entry.outcome.value + (f" matching /{entry.cause}/" if entry.cause else ""))
             expected = dataclasses.replace(
                 expected, mismatch=f"the expectation waives {wanted}; this is another failure ({actual.value})")
     return dataclasses.replace(updated, outcome=outcome, expected=expected)
@@ -228,11 +239,14 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     where = f"{path}: expectation #{index + 1}"
     if not isinstance(entry, dict):
         raise ExpectationsError(f"{where}: must be a table")
-    unknown_keys = set(entry) - {"id", "defect", "outcome", "reason", "url", "cause", "intermittent"}
+    unknown_keys = set(entry) - {"id", "defect", "outcome", "reason", "url", "cause", "intermittent", "draft"}
     if unknown_keys:
         raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
+    draft = entry.get("draft", False)
+    if not isinstance(draft, bool):
+        raise ExpectationsError(f"{where}: 'draft' must be true or false")
     if "defect" in entry:
-        return _parse_defect_entry(where, entry)
+        return dataclasses.replace(_parse_defect_entry(where, entry), draft=draft)
     pattern, outcome, reason, url = (entry.get(key) for key in ("id", "outcome", "reason", "url"))
     if not isinstance(pattern, str) or not pattern:
         raise ExpectationsError(f"{where}: 'id' (a test id pattern) or 'defect' (a catalogue id) is required")
@@ -253,19 +267,8 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
         raise ExpectationsError(f"{where} ({pattern}): outcome {outcome!r} is not one of {allowed}")
     cause = entry.get("cause")
     if cause is not None:
-        if not isinstance(cause, str) or not cause:
-            raise ExpectationsError(f"{where} ({pattern}): 'cause' must be a non-empty regular expression")
-        try:
-            compiled = re.compile(cause, re.DOTALL)
-        except re.error as exc:
-            raise ExpectationsError(f"{where} ({pattern}): 'cause' is not a regular expression: {exc}") from exc
-        generic = next((text for text in GENERIC_MESSAGES.get(expected, ()) if compiled.search(text)), None)
-        if generic is not None:
-            raise ExpectationsError(f"{where} ({pattern}): 'cause' /{cause}/ matches the generic {expected.value} "
-                                    f"message {generic!r}: it would waive any {expected.value.lower()} of the test; "
-                                    "pin the observed failure (which elements differ, the error code and message, "
-                                    "the CHECK that fails)")
-    elif expected in NEEDS_CAUSE:
+        _check_cause(f"{where} ({pattern})", pattern, expected, cause)
+    elif expected in FAILING:
         raise ExpectationsError(f"{where} ({pattern}): a {expected.value} waiver needs 'cause' (a regular expression "
                                 "searched in the failure message), so that another failure is not waived")
     intermittent = entry.get("intermittent", False)
@@ -276,24 +279,52 @@ def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
     if intermittent and _has_wildcard(pattern):
         raise ExpectationsError(f"{where} ({pattern}): 'intermittent' applies to one test: the id may have no wildcard")
     return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url, cause=cause,
-                       intermittent=intermittent)
+                       intermittent=intermittent, draft=draft)
+
+
+def _check_cause(where: str, pattern: str, expected: Outcome, cause: Any) -> None:
+    """A cause pins what only this failure shows: never a generic failure of its own test; a CRASH's names the
+    signal, a TIMEOUT's the hang point (evidence.generic_failures, the module's docstring)."""
+    if not isinstance(cause, str) or not cause:
+        raise ExpectationsError(f"{where}: 'cause' must be a non-empty regular expression")
+    try:
+        compiled = re.compile(cause, re.DOTALL)
+    except re.error as exc:
+        raise ExpectationsError(f"{where}: 'cause' is not a regular expression: {exc}") from exc
+    if expected is Outcome.CRASH and not _NAMES_SIGNAL.search(cause):
+        raise ExpectationsError(f"{where}: a CRASH cause names the signal it expects ({', '.join(SIGNALS[:3])}, ...) "
+                                "with the CHECK that fails or the PJRT function it dies in")
+    if expected is Outcome.TIMEOUT and not _NAMES_FUNCTION.search(cause):
+        raise ExpectationsError(f"{where}: a TIMEOUT cause names the hang point: the PJRT function the test hangs in "
+                                "as the runner records it ('in PJRT_Event_Await')")
+    generic = generic_match(pattern, expected, compiled)
+    if generic is not None:
+        raise ExpectationsError(
+            f"{where}: 'cause' /{cause}/ matches a generic {expected.value} of the test ({generic.what}: "
+            f"{generic.message.splitlines()[0][:160]!r}): it would waive any such failure; pin the observed "
+            "failure (which elements differ and how, the error code and message, the CHECK that fails)")
 
 
 def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
     defect, reason, url = entry.get("defect"), entry.get("reason"), entry.get("url")
-    if set(entry) - {"defect", "reason", "url", "intermittent"}:
-        raise ExpectationsError(f"{where} ({defect}): a defect waiver takes 'defect', 'reason', 'url' and "
-                                "'intermittent' only (the diagnosis decides which tests it covers)")
+    if set(entry) - {"defect", "reason", "url", "intermittent", "draft"}:
+        raise ExpectationsError(f"{where} ({defect}): a defect waiver takes 'defect', 'reason', 'url', "
+                                "'intermittent' and 'draft' only (the diagnosis decides which tests it covers)")
     intermittent = entry.get("intermittent", False)
     if not isinstance(intermittent, bool):
         raise ExpectationsError(f"{where} ({defect}): 'intermittent' must be true or false")
-    if defect not in defect_ids():
+    known = catalogue_by_id().get(str(defect))
+    if known is None:
         raise ExpectationsError(f"{where}: 'defect' {defect!r} is not in the defect catalogue "
                                 "(pjrt_cts/judgment/defects/catalogue.toml; `pjrt-cts triage --catalogue` lists it)")
+    if not known.waivable:
+        raise ExpectationsError(f"{where}: defect {defect!r} is named for triage only (`waivable = false` in the "
+                                "catalogue: its rules pin text the plugin writes, over many tests): waive its "
+                                "tests one by one with per-test entries")
     if not isinstance(reason, str) or not reason.strip():
         raise ExpectationsError(f"{where} ({defect}): 'reason' is required")
     if url is not None and not isinstance(url, str):
         raise ExpectationsError(f"{where} ({defect}): 'url' must be a string")
-    # `outcome` is not read for a defect waiver (waives() takes any failing outcome the diagnosis attributed)
+    # `outcome` is not read for a defect waiver (waives() takes the failing outcomes the defect shows)
     return Expectation(pattern=f"defect:{defect}", outcome=Outcome.FAIL, reason=reason, url=url, defect=str(defect),
-                       intermittent=intermittent)
+                       intermittent=intermittent, defect_outcomes=known.outcomes)

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome
-from pjrt_cts.runner import crashlog, forkserver
+from pjrt_cts.schema import PhaseInfo, Tally, merge_tallies
+from pjrt_cts.runner import api_calls, crashlog, forkserver
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, read_child_events, timeout_for
 
@@ -105,17 +106,18 @@ def death_reports(item: pytest.Item, reports: list[pytest.TestReport], *, starte
     phases = {report.when for report in reports}
     segment = crashlog.read_segment(log_path, item.nodeid)
     signal_name, words = crashlog.describe_death(returncode, segment)
+    where = crashlog.where(segment)
     details: dict[str, Any] = {"isolated": True, "exit_status": returncode, "signal": signal_name,
-                               "stderr_tail": segment.tail()}
+                               "function": segment.pjrt_function, "stderr_tail": segment.tail()}
     if killed or segment.timed_out:
         outcome = Outcome.TIMEOUT
-        headline = f"exceeded the {timeout:g}s timeout in its isolated subprocess and was killed"
+        headline = f"exceeded the {timeout:g}s timeout{where} in its isolated subprocess and was killed"
     elif "teardown" in phases:
         outcome = Outcome.CRASH
-        headline = f"the test finished, then its isolated subprocess {words} (at exit)"
+        headline = f"the test finished, then its isolated subprocess {words}{where} (at exit)"
     elif started or returncode < 0:
         outcome = Outcome.CRASH
-        headline = f"isolated subprocess {words} while running this test"
+        headline = f"isolated subprocess {words}{where} while running this test"
     else:
         outcome = Outcome.ERROR
         headline = f"could not run the test in a fresh subprocess: pytest {words}"
@@ -132,10 +134,18 @@ def death_reports(item: pytest.Item, reports: list[pytest.TestReport], *, starte
         stop=began + elapsed,
         user_properties=[],
     )
-    synthetic.pjrt_cts = {  # type: ignore[attr-defined]  # the record rides on pytest's report
-       "outcome": outcome.value, "message": crashlog.crash_message(headline, segment),
-                          "details": details}
+    info = PhaseInfo(outcome=outcome, message=crashlog.crash_message(headline, segment), details=details,
+                     api_calls=_calls_of_the_dead(reports))
+    synthetic.pjrt_cts = info.to_json()  # type: ignore[attr-defined]  # the record rides on pytest's report
     return [r for r in reports if r.when != "teardown"] + [synthetic]
+
+
+def _calls_of_the_dead(reports: list[pytest.TestReport]) -> dict[str, Tally]:
+    """The calls of a test whose process died: its teardown report's, if it got that far (that report is replaced),
+    and the table the process left (what it counted since, the call it died in)."""
+    teardown = [PhaseInfo.from_json(getattr(report, "pjrt_cts", None)).api_calls
+                for report in reports if report.when == "teardown"]
+    return merge_tallies(*teardown, api_calls.ended_calls())
 
 
 def _run_fresh_process(spec: RunSpec, reports_path: Path, nodeid: str, timeout: float) -> tuple[int, bool]:

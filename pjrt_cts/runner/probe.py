@@ -242,14 +242,20 @@ class _Listener:
                            load_error=self.load_error)
 
 
+# Python start-up and the runtime's imports (numpy, ml_dtypes) before the child's first event: seconds on a loaded
+# host, which must not count against a plugin step's allowance (probe_child imports them before its first step).
+STARTUP_SECONDS = 60.0
+
+
 def _follow(proc: subprocess.Popen[bytes], events: Any, listener: _Listener, step_timeout: float) -> bool:
     """Read events until the child ends; kill it when one step outlives `step_timeout`. True if killed."""
     pending = b""
     deadline_key: str | None = None
-    deadline = time.monotonic() + step_timeout
+    heard = False  # the child's first event: before it, the time is the suite's own start-up, not a plugin step's
+    deadline = time.monotonic() + max(step_timeout, STARTUP_SECONDS)
     fd = events.fileno()
     while True:
-        if listener.current != deadline_key:  # a new step started (or ended): a fresh allowance
+        if heard and listener.current != deadline_key:  # a new step started (or ended): a fresh allowance
             deadline_key = listener.current
             deadline = time.monotonic() + step_timeout
         remaining = deadline - time.monotonic()
@@ -270,6 +276,9 @@ def _follow(proc: subprocess.Popen[bytes], events: Any, listener: _Listener, ste
             return False
         pending += chunk
         *lines, pending = pending.split(b"\n")
+        if lines and not heard:
+            heard = True
+            deadline_key = None  # the first step's allowance starts now
         for line in lines:
             try:
                 event = json.loads(line)

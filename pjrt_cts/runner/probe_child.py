@@ -215,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [step for step in steps if step not in STEPS]
     if unknown:
         parser.error(f"unknown steps {unknown}; known: {', '.join(STEPS)}")
+    # Imported before the first step, so that a step's time is the plugin's own (probe.STARTUP_SECONDS).
+    import pjrt_cts.runtime.extensions.calls  # noqa: F401 - imports pjrt_cts.runtime too
+
     narrator = Narrator(args.events_fd)
     Probe(narrator, args.plugin, json.loads(args.options)).run(steps)
     narrator.say(done=True)

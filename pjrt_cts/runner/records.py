@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.runner.event_stream import FOLDED_DURATION
-from pjrt_cts.schema import PhaseInfo, TestRecord
+from pjrt_cts.schema import PhaseInfo, Tally, TestRecord, merge_tallies
 
 _MAX_TRACEBACK_CHARS = 20_000
 _SUITE_PATH = re.compile(r"(?:^|/)suites/(?P<layer>[^/]+)/")
@@ -24,6 +24,7 @@ class PhaseResult:
     details: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     compatibility: dict[str, Any] = field(default_factory=dict)
+    api_calls: dict[str, Tally] = field(default_factory=dict)
 
 
 def layer_of_nodeid(nodeid: str) -> str:
@@ -37,7 +38,7 @@ def make_record(nodeid: str, result: PhaseResult, repro: str, test_id: str | Non
     return TestRecord(id=test_id or test_id_from_nodeid(nodeid), nodeid=nodeid, layer=layer_of_nodeid(nodeid),
                       outcome=result.outcome, duration=round(result.duration, 4), message=result.message,
                       details=result.details, tags=tuple(result.tags), repro=repro,
-                      compatibility=result.compatibility)
+                      compatibility=result.compatibility, api_calls=result.api_calls)
 
 
 def info_of(report: Any) -> PhaseInfo:
@@ -58,6 +59,8 @@ def result_of_phases(reports: Mapping[str, Any]) -> PhaseResult:
         result.details.update(_user_properties(report))
         result.details.update(info.details)
         result.compatibility.update(info.compatibility)
+        if info.api_calls:
+            result.api_calls = merge_tallies(result.api_calls, info.api_calls)
         if info.tags:
             result.tags = list(info.tags)
         if result.outcome not in (Outcome.PASS, Outcome.WARNING, Outcome.SHARED_DEVIATION):

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, TextIO
 import pytest
 
 from pjrt_cts import __version__
+from pjrt_cts.judgment.defects import UNCLASSIFIED
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runner import crashlog, identity, terminal
 from pjrt_cts.runner.binding import RunBinding, aot_settings, bind, plugin_environment
@@ -36,6 +37,7 @@ from pjrt_cts.runner.preflight import DEVICE_LESS_STEPS, Preflight, run_prefligh
 from pjrt_cts.runner.probe_child import STEPS
 from pjrt_cts.runner.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
+from pjrt_cts.judgment.api_coverage import stored_line
 from pjrt_cts.judgment.results import JsonlWriter, build_results, read_jsonl, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.schema import RunContext, TopologySpec, UserSettings, context_environment
@@ -552,6 +554,8 @@ class Run:
                 self._say(f"warning: expectation {entry['pattern']} matches {entry['passed']} passing test(s) (XPASS): "
                           "stale or matching too much")
         judged = judge_results(results)
+        if (reached := stored_line(results.api_coverage)) is not None:
+            self._say(reached)
         self._say_verdict(judged, len(records), meta["wall_seconds"], aot_note(records))
         if interrupted:
             self._say(f"interrupted: rerun the same command with --resume to finish ({self.jsonl_path})")
@@ -590,8 +594,9 @@ class Run:
     def _say_verdict(self, judged: RunVerdict, count: int, wall_seconds: float, note: str | None = None) -> None:
         if judged.waivers:
             by_defect: dict[str, list[dict[str, Any]]] = {}
-            for waiver in judged.waivers:
-                by_defect.setdefault(str(waiver.get("defect") or waiver["reason"]), []).append(waiver)
+            for waiver in judged.waivers:  # a waived test no catalogued defect explains is a defect of its own
+                named = waiver.get("defect") not in (None, "", UNCLASSIFIED)
+                by_defect.setdefault(str(waiver["defect"] if named else waiver["id"]), []).append(waiver)
             self._say(f"waived defects ({len(by_defect)} defects, {len(judged.waivers)} XFAIL tests accepted by the "
                       "expectations file; `pjrt-cts triage` lists every defect):")
             for defect, waivers in by_defect.items():

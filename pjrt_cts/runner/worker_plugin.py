@@ -33,7 +33,7 @@ from pjrt_cts.judgment.outcomes import Outcome, id_matches, test_id_from_nodeid
 from pjrt_cts.runtime import MissingFunction, NullExtensionFunction
 from pjrt_cts.schema import PhaseInfo
 from pjrt_cts.testing.outcomes import BlockedByFailure, SuiteError
-from pjrt_cts.runner import crashlog, shard
+from pjrt_cts.runner import api_calls, crashlog, shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
 from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
@@ -363,6 +363,8 @@ class WorkerPlugin:
         self._phases: dict[str, dict[str, pytest.TestReport]] = {}  # the phase reports of the test under way
         if role == "worker":
             self._redirect_output()
+            if spec is not None:
+                api_calls.start_counting(Path(spec.log_dir), self.worker_id)  # its children inherit the directory
         if spec is not None and spec.quick and role in ("worker", "child"):
             # A sample holds a few cases of each pack: they run their own programs, not 128-case packs.
             from pjrt_cts.testing.corpus import use_own_programs
@@ -381,6 +383,10 @@ class WorkerPlugin:
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.role == "worker" and self.spec is not None:
+            api_calls.stop_counting()  # what is left counted belongs to no test
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -612,11 +618,16 @@ class WorkerPlugin:
         if excinfo is not None and isinstance(excinfo.value, BlockedByFailure) and excinfo.value.finding:
             item.stash.setdefault(DETAILS_KEY, {})["blocked_by"] = excinfo.value.finding  # the root cause's own test
         # FAIL, ERROR: the report stays failed; setup or call alike
+        if excinfo is not None:
+            api_calls.note_missing(item, excinfo.value)
         details, compatibility = item.stash.get(DETAILS_KEY, None), item.stash.get(COMPATIBILITY_KEY, None)
+        # The test's PJRT calls ride on its last report, the teardown's (always sent: event_stream)
+        counted = (api_calls.test_calls(item) if call.when == "teardown" and self.role in ("worker", "child")
+                   and api_calls.counting() else {})
         info = PhaseInfo(outcome=kind, message=reason if kind is not None else "",
                          details=jsonable(details) if details else {},
                          compatibility=jsonable(compatibility) if compatibility else {},
-                         tags=tuple(tags_of(item)) if call.when == "setup" else ())
+                         tags=tuple(tags_of(item)) if call.when == "setup" else (), api_calls=counted)
         data = info.to_json()
         if data:
             report.pjrt_cts = data  # type: ignore[attr-defined]  # the record rides on pytest's report (xdist serialises it)

@@ -24,12 +24,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from pjrt_cts.runtime.hooks import CallHook, add_call_hook
+from pjrt_cts.runtime.hooks import WrappingHook, add_call_hook
 
-if TYPE_CHECKING:
-    from pjrt_cts.runtime.plugin import Plugin
 
 ENV = "PJRT_CTS_CALL_TIMES"
 
@@ -89,19 +87,11 @@ def enabled() -> bool:
     return bool(os.environ.get(ENV))
 
 
-class TimingHook(CallHook):
+class TimingHook(WrappingHook):
     """Hands out each slot function wrapped in a timer, one wrapper per function (made at its first lookup)."""
 
-    def __init__(self) -> None:
-        self._wrappers: dict[int, tuple[Callable[..., Any], Callable[..., Any]]] = {}  # id -> (function, wrapper)
-
-    def slot_function(self, plugin: Plugin, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-        known = self._wrappers.get(id(function))
-        if known is not None and known[0] is function:  # the entry holds the function: its id is not reused
-            return known[1]
-        wrapper = timed(name, function)
-        self._wrappers[id(function)] = (function, wrapper)
-        return wrapper
+    def wrap(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        return timed(name, function)
 
 
 HOOK = TimingHook()

@@ -44,6 +44,25 @@ class CallHook(Protocol):
         return function
 
 
+class WrappingHook(CallHook):
+    """A hook that hands out each function wrapped once (the wrapper made at its first lookup, by `wrap`)."""
+
+    def __init__(self) -> None:
+        self._wrappers: dict[int, tuple[SlotCallable, SlotCallable]] = {}  # id -> (function, wrapper)
+
+    def wrap(self, name: str, function: SlotCallable) -> SlotCallable:
+        """The wrapper of `function` (or `function` itself, to leave it unwrapped)."""
+        raise NotImplementedError
+
+    def slot_function(self, plugin: Plugin, name: str, function: SlotCallable) -> SlotCallable:
+        known = self._wrappers.get(id(function))
+        if known is not None and known[0] is function:  # the entry holds the function: its id is not reused
+            return known[1]
+        wrapper = self.wrap(name, function)
+        self._wrappers[id(function)] = (function, wrapper)
+        return wrapper
+
+
 _lock = threading.Lock()
 _hooks: tuple[CallHook, ...] = ()  # replaced, never mutated: readers take the tuple without the lock
 

@@ -13,14 +13,16 @@ from pjrt_cts.abi.api import PJRT_Api_Head
 from pjrt_cts.abi.callbacks import GetPjrtApiFunction, SlotFunction, VoidSlotFunction
 from pjrt_cts.abi.enums import ErrorCode, ExtensionType
 from pjrt_cts.abi.slots import SLOTS, SLOTS_BY_NAME, VOID_FUNCTIONS, Slot, slot_count_for_struct_size
-from pjrt_cts.runtime import calltimes
+from pjrt_cts.runtime import callcount, calltimes
 from pjrt_cts.runtime.hooks import CallHook, add_call_hook, call_hooks, remove_call_hook
 from pjrt_cts.runtime.errors import DLOPEN_FAILED, MissingFunction, NullExtensionFunction, PjrtError, PluginLoadError
+from pjrt_cts.runtime.named_calls import named_call
 from pjrt_cts.runtime.named_values import NamedValue, read_named_value_items
 from pjrt_cts.runtime.payloads import read_payloads
 
 _ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)  # a call returns the args struct it was given
 calltimes.install_if_requested()  # opt-in: benchmarks/bench_run_overhead.py measures the plugin floor
+callcount.install_if_requested()  # a run's workers and their children: the API coverage of each test
 
 _initialized_apis: set[int] = set()
 _init_lock = threading.Lock()
@@ -132,14 +134,15 @@ class Plugin:
         return [slot for slot in SLOTS if slot.name in self._pointers and not self._pointers[slot.name]]
 
     def function(self, name: str) -> Callable[..., Any]:
-        """The raw ctypes callable for slot `name`; raises MissingFunction if the plugin lacks it."""
+        """The callable for slot `name` (its ctypes function behind a frame named `PJRT_<name>`, so that a stack dump
+        names it); raises MissingFunction if the plugin lacks it."""
         fn = self._functions.get(name)
         if fn is None:
             pointer = self._pointers.get(name, 0)
             if not pointer:
                 raise MissingFunction("PJRT_" + name, self.version_string, self._why_missing(name))
             kind = VoidSlotFunction if name in VOID_FUNCTIONS else SlotFunction
-            fn = kind(pointer)
+            fn = named_call("PJRT_" + name, kind(pointer))  # a crash or hang in it names it (named_calls.py)
             self._functions[name] = fn
         for hook in call_hooks():
             fn = hook.slot_function(self, name, fn)

@@ -37,10 +37,11 @@ class HatchResult:
         return {"name": self.name, "description": self.description, "caught": self.caught, "evidence": self.evidence}
 
 
-def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_command(command: list[str], env: dict[str, str], timeout: float = _RUN_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    """`command` with `env` added to this process's environment; its output captured."""
     import os
 
-    return subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, timeout=_RUN_TIMEOUT_S,
+    return subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout,
                           check=False)
 
 
@@ -56,13 +57,13 @@ def resume_over_another_binary(proxy: Path, target: Path, profile: str | None, o
                "-n", "1", "--no-progress", "--id", _ONE_TEST]
     if profile:
         command += ["--plugin", profile]
-    first = _run(command, proxy_environment(target, PASSTHROUGH))
+    first = run_command(command, proxy_environment(target, PASSTHROUGH))
     if not (work / "out" / "results.jsonl").is_file():
         return HatchResult(RESUME_HATCH, description, False, f"the recorded run did not start (exit {first.returncode}): "
                            + (first.stdout + first.stderr).strip()[-300:])
     with plugin.open("ab") as handle:  # another build: other bytes at the same path
         handle.write(b"\0another build")
-    resumed = _run(command + ["--resume"], proxy_environment(target, "execute_rejects_all"))
+    resumed = run_command(command + ["--resume"], proxy_environment(target, "execute_rejects_all"))
     line = (resumed.stdout + resumed.stderr).strip().splitlines()
     evidence = f"exit {resumed.returncode}: {line[-1] if line else ''}"
     return HatchResult(RESUME_HATCH, description, resumed.returncode == 2 and "--resume refused" in evidence, evidence)
@@ -87,7 +88,9 @@ def mandatory_only_selection(passthrough_out: Path) -> HatchResult:
 
 def try_run_hatches(proxy: Path, target: Path, profile: str | None, out: Path, passthrough_out: Path) -> list[HatchResult]:
     from pjrt_cts.selftest.edited_judge import edited_judge_code  # it builds on HatchResult
+    from pjrt_cts.selftest.waiver_hatches import try_waiver_hatches  # they import this module's HatchResult
 
     return [resume_over_another_binary(proxy, target, profile, out / "run-hatches"),
             mandatory_only_selection(passthrough_out),
-            edited_judge_code(proxy, target, profile, out / "run-hatches")]
+            edited_judge_code(proxy, target, profile, out / "run-hatches")] + try_waiver_hatches(proxy, target, profile, out,
+                                                                                  passthrough_out)

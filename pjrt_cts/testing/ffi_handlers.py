@@ -6,8 +6,9 @@ programs that call them through `stablehlo.custom_call` with `api_version = 4` (
     client.compile(affine_program((8,)))             # y = 2 x + 1
     datum = Datum.holding(4.5)                       # user data: FfiExtension.add_user_data(..., datum.address)
 
-Where the test machine has no C compiler or no jaxlib headers, `ffi_handlers()` is a SKIP "test environment"
-naming what is missing (never a silent pass). Handlers move data in host memory (no FFI stream: XLA:CPU) or
+Where the test machine has no C compiler or no jaxlib headers, or the handlers do not compile against the headers
+it has, `ffi_handlers()` is a SKIP "test environment" naming what is missing or the compiler's first errors (never a
+silent pass; on a level's mandatory test the verdict is then INCOMPLETE). Handlers move data in host memory (no FFI stream: XLA:CPU) or
 through the CUDA driver on the execution's stream; other platforms are a SKIP "test environment" too.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pjrt_cts.native import build_shared_library, find_compiler
+from pjrt_cts.native import NativeBuildError, build_shared_library, find_compiler
 from pjrt_cts.testing.requirements import environment_lacks
 
 SOURCE_NAME = "ffi_handlers"
@@ -77,11 +78,16 @@ def _load() -> Handlers | str:
         return f"the XLA FFI C header ({HEADER}) that jaxlib ships is not installed (pip install jaxlib)"
     if find_compiler() is None:
         return "no C compiler (set CC or install gcc)"
-    return Handlers(ctypes.CDLL(str(build_shared_library(SOURCE_NAME, include_dirs=[include]))))
+    try:
+        library = build_shared_library(SOURCE_NAME, include_dirs=[include])
+    except NativeBuildError as exc:  # the suite's handler source against these headers: not the plugin's doing
+        return f"{exc} (headers: {include})"
+    return Handlers(ctypes.CDLL(str(library)))
 
 
 def ffi_handlers() -> Handlers:
-    """The handler library; SKIP "test environment" without a C compiler or jaxlib's FFI header."""
+    """The handler library; SKIP "test environment" without a C compiler or jaxlib's FFI header, or when the
+    handlers do not compile against that header (the message names the compiler's first errors)."""
     __tracebackhide__ = True
     loaded = _load()
     if isinstance(loaded, str):

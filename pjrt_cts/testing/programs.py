@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts.golden import Tolerance, compare, tolerance_for
+from pjrt_cts.golden.compare import merged_evidence
 from pjrt_cts.golden import dtypes as golden_dtypes
 
 # ---- hand-written programs ---------------------------------------------------------------------------
@@ -216,15 +217,20 @@ def run(executable: Any, client: Any, inputs: Sequence[np.ndarray], device: Any 
 
 def mismatch_message(what: str, actual: Sequence[np.ndarray], expected: Sequence[np.ndarray],
                      tolerance_of: Callable[[np.dtype], Tolerance]) -> tuple[str | None, dict[str, Any]]:
-    """(one-line failure message or None, details of the first mismatching output)."""
+    """(one-line failure message or None, details): the message and the numeric diff of the first mismatching
+    output, and `mismatch`, the evidence of every mismatching output (pjrt_cts.golden.compare.merged_evidence)."""
     if len(actual) != len(expected):
         return f"{what}: returned {len(actual)} outputs, the reference has {len(expected)}", {}
-    for index, (got, want) in enumerate(zip(actual, expected)):
-        mismatch = compare(got, want, tolerance_of(want.dtype))
-        if mismatch is not None:
-            details = dict(mismatch.details(), output_index=index)
-            return f"{what}: output {index} differs from the reference: {mismatch.message}", details
-    return None, {}
+    mismatches = [(index, mismatch) for index, (got, want) in enumerate(zip(actual, expected))
+                  if (mismatch := compare(got, want, tolerance_of(want.dtype))) is not None]
+    if not mismatches:
+        return None, {}
+    index, first = mismatches[0]
+    details = dict(first.details(), output_index=index)
+    evidence = merged_evidence(mismatches)
+    if evidence is not None:
+        details["mismatch"] = evidence
+    return f"{what}: output {index} differs from the reference: {first.message}", details
 
 
 def assert_matches_program(program: Program, actual: Sequence[np.ndarray], inputs: Sequence[np.ndarray], what: str) -> None:

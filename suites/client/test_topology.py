@@ -28,12 +28,13 @@ CANONICAL_SHAPES = [(BufferType.F32, (2, 3)), (BufferType.BF16, (4, 1, 5)), (Buf
                     (BufferType.S8, (7,)), (BufferType.S32, (0, 3))]
 
 
-def _name(item: tuple[str, Any]) -> str:
-    return item[0]
-
-
 def _descriptions(topology: Any) -> list[tuple[int, str, int]]:
     return [(d.id, d.kind, d.process_index) for d in topology.device_descriptions]
+
+
+def _by_name(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """Attributes as a set of named values: the order a list of them comes in means nothing (duplicates kept)."""
+    return sorted(items, key=lambda item: item[0])
 
 
 def _unique_typed(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -111,11 +112,9 @@ def _round_trip(topology: Any) -> Topology:
 @requires("TopologyDescription_Deserialize")
 def test_deserialized_topology_describes_the_same_devices(topology: Any) -> None:
     with _round_trip(topology) as again:
-        seen = (again.platform_name, again.platform_version, _descriptions(again),
-                sorted(again.attribute_items(), key=_name))
-    # Attributes are a set of named values: no order is promised (libtpu lists a deserialized topology's in another).
+        seen = (again.platform_name, again.platform_version, _descriptions(again), _by_name(again.attribute_items()))
     expected = (topology.platform_name, topology.platform_version, _descriptions(topology),
-                sorted(topology.attribute_items(), key=_name))
+                _by_name(topology.attribute_items()))
     assert seen == expected, (
         f"PJRT_TopologyDescription_Deserialize of its own serialization should give the same topology (platform "
         f"name, version, (id, kind, process index) per device, attributes): {expected}, but gave {seen}")
@@ -191,17 +190,24 @@ def test_canonical_shape_accepts_an_explicit_layout(topology: Any) -> None:
 
 # ---- the client's topology against the client --------------------------------------------------------------------
 
-def test_platform_matches_the_client(client: Any, topology: Any) -> None:
-    seen = (topology.platform_name, topology.platform_version)
-    expected = (client.platform_name, client.platform_version)
-    assert seen == expected, (f"PJRT_TopologyDescription_PlatformName / PlatformVersion {seen} should be the client's "
-                              f"PJRT_Client_PlatformName / PlatformVersion {expected}")
+def test_platform_name_matches_the_client(client: Any, topology: Any) -> None:
+    """Frameworks compile for a topology by its platform name: the client's topology names the client's platform."""
+    assert topology.platform_name == client.platform_name, (
+        f"PJRT_TopologyDescription_PlatformName {topology.platform_name!r} should be the client's "
+        f"PJRT_Client_PlatformName {client.platform_name!r}")
+
+
+def test_platform_version_matches_the_client(client: Any, topology: Any) -> None:
+    """Both are "platform-specific version info (e.g. the CUDA version on GPU)" (pjrt_c_api.h) of one platform."""
+    assert topology.platform_version == client.platform_version, (
+        f"PJRT_TopologyDescription_PlatformVersion {topology.platform_version!r} should be the client's "
+        f"PJRT_Client_PlatformVersion {client.platform_version!r}")
 
 
 def test_device_descriptions_match_the_client_devices(client: Any, topology: Any) -> None:
     """The client's topology describes the client's devices: the same ids, kinds, process indices, attributes."""
     def described(descriptions: list[Any]) -> list[tuple[int, str, int, list[tuple[str, Any]]]]:
-        return sorted((d.id, d.kind, d.process_index, d.attribute_items()) for d in descriptions)
+        return sorted((d.id, d.kind, d.process_index, _by_name(d.attribute_items())) for d in descriptions)
 
     seen = described(topology.device_descriptions)
     expected = described([device.description for device in client.devices])

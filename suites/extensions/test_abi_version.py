@@ -1,7 +1,8 @@
 """ABI_VERSION (pjrt_c_api_abi_version_extension.h): the runtime's and an executable's ABI versions, as a
 framework checks that a serialized executable can run here. A version survives its proto round trip (same proto,
 same platform id, compatible with the original); the runtime is compatible with its own executables; bytes that
-are no proto are refused. Every args struct has struct_size but no extension_start."""
+are no proto are refused. Every args struct has struct_size but no extension_start. No level requires the
+extension: a function of it that answers UNIMPLEMENTED makes its test NOT_SUPPORTED."""
 from __future__ import annotations
 
 from typing import Any
@@ -22,7 +23,9 @@ def test_runtime_abi_version_round_trips_through_its_proto(plugin: Any, client: 
         with AbiVersion.from_proto(plugin, "runtime", proto) as again:
             assert again.to_proto() == proto, "a runtime ABI version read back from its proto serializes differently"
             assert again.platform_id() == runtime.platform_id(), "the platform id changed through the proto"
-            compatible_with_runtime(runtime, again)
+            # No level requires the compatibility checks: a plugin may answer UNIMPLEMENTED (XLA:GPU does).
+            with unsupported_if_unimplemented("ABI_VERSION.runtime_abi_version_is_compatible_with_runtime"):
+                compatible_with_runtime(runtime, again)
 
 
 def test_runtime_is_compatible_with_its_own_executables(plugin: Any, client: Any, two_in_two_out: Any) -> None:
@@ -30,7 +33,8 @@ def test_runtime_is_compatible_with_its_own_executables(plugin: Any, client: Any
                                       "ABI_VERSION.executable_get_abi_version"):
         runtime, executable = runtime_abi_version(client), executable_abi_version(two_in_two_out.executable)
     with runtime, executable:
-        compatible_with_executable(runtime, executable)
+        with unsupported_if_unimplemented("ABI_VERSION.runtime_abi_version_is_compatible_with_executable"):
+            compatible_with_executable(runtime, executable)
         assert executable.platform_id() == runtime.platform_id(), (
             f"an executable's ABI platform id {executable.platform_id()} differs from its runtime's "
             f"{runtime.platform_id()}")

@@ -15,7 +15,8 @@ FFI.register_handler (API 0.73) is the C API's way to add a typed XLA FFI custom
   handler is INVALID_ARGUMENT, and a handler the FFI runtime refuses to register is reported, not dropped.
 
 Tests that run a handler reading a context are isolated: a plugin that loses or frees the context may crash (a
-finding). Without a C compiler or jaxlib's FFI header the handler tests are SKIP "test environment".
+finding). Without a C compiler or jaxlib's FFI header, or when the handlers do not compile against it, the handler
+tests are SKIP "test environment".
 """
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ leaves `shape_layout` optional: NULL is the default layout, as for every other s
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,8 @@ FULFILL = "PJRT_Client_FulfillAliasBuffer"
 pytestmark = requires("Client_CreateAliasBuffer", "Client_FulfillAliasBuffer")
 
 DIMS = (2, 3)
+EXECUTE_RETURNS_S = 2.0  # an Execute that has not returned by then waits for its alias argument to be fulfilled
+RETURNS_AFTER_FULFILMENT_S = 60.0
 ROW_MAJOR = MemoryLayout.tiled([1, 0])  # given explicitly: the clauses below do not depend on the NULL-layout one
 
 DOUBLE = """
@@ -57,12 +60,37 @@ def test_alias_fulfilled_with_a_buffer_reads_its_data(client: Any, device: Any) 
 
 
 def test_execution_enqueued_before_fulfilment_reads_the_data(client: Any, device: Any) -> None:
-    """What aliases are for: work that depends on a buffer not produced yet."""
+    """What aliases are for: work that depends on a buffer not produced yet. The header does not say whether Execute
+    returns before its arguments are defined (XLA:CPU returns at once; XLA:GPU's Execute waits for the alias's
+    definition event), so Execute runs on a thread of its own and the alias is fulfilled either way: a returned
+    Execute's output is pending until then, a waiting Execute returns once the alias is fulfilled."""
     data = sample_array(np.float32, DIMS, seed=72)
     buffer, fulfilment = alias(client, device.default_memory)
-    output = client.compile(DOUBLE).execute([buffer])[0]
-    assert_pending(output, "the output of an execution whose argument is an alias not yet fulfilled")
+    executable = client.compile(DOUBLE)
+    outputs: list[Any] = []
+    errors: list[BaseException] = []
+
+    def execute() -> None:
+        try:
+            outputs.append(executable.execute([buffer])[0])
+        except BaseException as error:  # noqa: BLE001 - re-raised on the test's thread
+            errors.append(error)
+
+    running = threading.Thread(target=execute, name="execute-on-an-unfulfilled-alias", daemon=True)
+    running.start()
+    running.join(EXECUTE_RETURNS_S)
+    if not running.is_alive():  # Execute returned before its argument was defined: its output waits for it
+        if errors:
+            raise errors[0]
+        assert_pending(outputs[0], "the output of an execution whose argument is an alias not yet fulfilled")
     fulfilment.fulfil(client.buffer_from_numpy(data, device))
+    running.join(RETURNS_AFTER_FULFILMENT_S)
+    assert not running.is_alive(), (
+        f"PJRT_LoadedExecutable_Execute on an alias was still blocked {RETURNS_AFTER_FULFILMENT_S} s after {FULFILL} "
+        "fulfilled it")
+    if errors:
+        raise errors[0]
+    output = outputs[0]
     error = settled_error(output.ready_event(), "the output of an execution on an alias fulfilled afterwards")
     assert error is None, f"an execution on an alias fulfilled after it was enqueued failed with {error.code}: {error.message}"
     assert_bit_exact(output.to_numpy(), data + data, "x + x on an alias fulfilled after the execution was enqueued")

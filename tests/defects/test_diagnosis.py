@@ -37,7 +37,9 @@ def test_the_catalogue_is_well_formed_and_names_every_value_deviation() -> None:
 @pytest.mark.parametrize(("record", "defect"), [
     (_record(f"{GOLDEN}[spec.sqrt.f32]", "FAIL", "differs", deviation="subnormals-flushed"), "subnormals-flushed"),
     (_record("compile.golden_programs.test_golden_program_compiles[spec.rng.uniform_one_value.u8]", "CRASH",
-             "killed by SIGABRT"), "rng-expander-aborts"),
+             "killed by SIGABRT", signal="SIGABRT", function="PJRT_Client_Compile"), "rng-expander-aborts"),
+    (_record("compile.golden_programs.test_golden_program_compiles[spec.rng.uniform_one_value.u8]", "CRASH",
+             "killed by SIGSEGV", signal="SIGSEGV", function="PJRT_Client_Compile"), UNCLASSIFIED),
     (_record(f"{GOLDEN}[spec.add.f6e3m2fn]", "SHARED_DEVIATION",
              "PJRT_Client_Compile failed: UNKNOWN: failed to legalize operation 'arith.addf'"),
      "narrow-float-programs-rejected"),
@@ -120,6 +122,8 @@ def test_a_flaky_finding_is_the_defect_either_observation_shows_and_the_draft_wa
                  {"outcome": "PASS", "message": ""})
     assert attribute(TestRecord.from_json(odd)) == UNCLASSIFIED
     draft = draft_expectations(Results.from_json({"tests": [named, odd]}), "vendor")
-    assert 'defect = "illegal-address-poisons-later-executions"' in draft
-    assert draft.count("intermittent = true") == 2
+    # named for triage only (its rule pins the plugin's text): waived test by test, each pinned to its failure
+    assert 'defect = "illegal-address-poisons-later-executions"' not in draft
+    assert f'id = "{GOLDEN}[spec.fft.FFT.rank1.c64]"' in draft
+    assert draft.count("intermittent = true") == 2 and draft.count("\ndraft = true\n") == 2
     assert f'id = "{GOLDEN}[dot.matmul.f32]"' in draft and 'outcome = "FAIL"' in draft

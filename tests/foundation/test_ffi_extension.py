@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts import native
+from pjrt_cts.native import elf
 from pjrt_cts.abi.extensions import ffi as abi
 from pjrt_cts.runtime import Client, ExecuteContext, ExtensionType, FfiExtension, Plugin, PjrtError
 from pjrt_cts.runtime.hooks import CallHook
@@ -118,3 +119,51 @@ def test_programs_name_their_target_and_attributes() -> None:
     assert "tensor<3x5xf32>" in affine_program((3, 5))
     text = user_data_program(7, 16, delay_ms=200)
     assert "backend_config = {delay_ms = 200 : i64, type_id = 7 : i64}" in text and "tensor<16xf32>" in text
+
+
+def _as_ffi_api_0_4(header: Path) -> None:
+    """Rewrite a 0.3 c_api.h with the names XLA FFI API 0.4 (jaxlib 0.11) gave the same structs and slots."""
+    text = header.read_text()
+    for old, new in (("XLA_FFI_Extension_Base", "XLA_FFI_InternalExtension"),
+                     ("XLA_FFI_ExecutionContext_Get", "XLA_FFI_InvokeContext_Get"),
+                     ("#define XLA_FFI_API_MINOR 3", "#define XLA_FFI_API_MINOR 4")):
+        text = text.replace(old, new)
+    header.write_text(text)
+
+
+@needs_handlers
+def test_handler_library_builds_against_the_ffi_api_0_4_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """jaxlib 0.11's header renamed XLA_FFI_Extension_Base and XLA_FFI_ExecutionContext_Get; the handlers build
+    against either naming (the 0.3 header of the local jaxlib, and that header with the 0.4 names)."""
+    monkeypatch.setenv("PJRT_CTS_CACHE_DIR", str(tmp_path / "cache"))
+    include = jaxlib_include_dir()
+    assert include is not None
+    if "XLA_FFI_Extension_Base" not in (include / ffi_handlers.HEADER).read_text():
+        pytest.skip(f"the installed jaxlib's {ffi_handlers.HEADER} already has the 0.4 names")
+    renamed = tmp_path / "include"
+    shutil.copytree(include, renamed)
+    _as_ffi_api_0_4(renamed / ffi_handlers.HEADER)
+    library = native.build_shared_library("ffi_handlers", include_dirs=[renamed])
+    assert {"pjrt_cts_ffi_affine", "pjrt_cts_ffi_user_data"} <= elf.defined_dynamic_symbols(library)
+
+
+@needs_handlers
+def test_handlers_that_do_not_compile_are_a_test_environment_skip_naming_the_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PJRT_CTS_CACHE_DIR", str(tmp_path / "cache"))
+    broken = tmp_path / "include"
+    (broken / ffi_handlers.HEADER).parent.mkdir(parents=True)
+    (broken / ffi_handlers.HEADER).write_text("#error this XLA FFI header is broken\n")
+    monkeypatch.setattr(ffi_handlers, "jaxlib_include_dir", lambda: broken)
+    ffi_handlers._load.cache_clear()
+    try:
+        with pytest.raises(pytest.skip.Exception) as skipped:
+            ffi_handlers.ffi_handlers()
+        # The compiler's first error comes first (a cut message still says why); no temporary file names, so two
+        # observations of the same failure read the same.
+        assert skipped.value.msg.startswith("test environment: the FFI handler tests build a C handler at run time: "
+                                            "building libffi_handlers.so failed: ")
+        assert "error: #error this XLA FFI header is broken" in skipped.value.msg.split("(compiler exit status")[0]
+        assert ".tmp" not in skipped.value.msg
+    finally:
+        ffi_handlers._load.cache_clear()

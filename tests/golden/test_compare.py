@@ -215,3 +215,31 @@ def test_naive_log1p_in_f32_of_bf16_inputs_fails_too() -> None:
     (x,), (expected,) = case.inputs(), case.expected()
     upcast = np.log(np.float32(1) + x.astype(np.float32)).astype(x.dtype)
     assert compare(upcast, expected, case.tolerance) is not None
+
+
+# -- issue 53: the evidence of every differing element, which the diagnosis's rules read ---------------------------
+def test_the_evidence_names_every_differing_elements_kinds() -> None:
+    from pjrt_cts.golden.compare import merged_evidence
+
+    flushed = compare(np.array([0.0, 1.0, -0.0], np.float32), np.array([1e-40, 1.0, -1e-41], np.float32), EXACT)
+    assert flushed is not None and flushed.evidence is not None
+    assert flushed.evidence["kinds"] == ["-0:subnormal", "0:subnormal"] and not flushed.evidence["uniform"]
+    zeros = compare(np.zeros(3, np.float32), np.array([2.0, 3.0, 4.0], np.float32), EXACT)
+    assert zeros is not None and zeros.evidence is not None
+    assert zeros.evidence["kinds"] == ["0:finite"] and zeros.evidence["uniform"] and zeros.evidence["scale"] == 0.0
+    reordered = compare(np.array([3, 1, 2], np.int8), np.array([1, 2, 3], np.int8), EXACT)
+    assert reordered is not None and reordered.evidence is not None and reordered.evidence["reordered"]
+    merged = merged_evidence([(0, flushed), (2, zeros)])
+    assert merged is not None and merged["outputs"] == [0, 2] and (merged["differing"], merged["elements"]) == (5, 6)
+    assert merged["kinds"] == ["-0:subnormal", "0:finite", "0:subnormal"] and not merged["uniform"]
+
+
+def test_integer_offsets_cross_execnet() -> None:
+    """A record's details go from a worker to the controller through execnet, which cannot carry an integer below
+    -2^31: offsets are floats, exact for the ones a rule pins (2^32)."""
+    import execnet
+
+    wrapped = compare(np.array([-2 ** 63, 2 + 2 ** 32], np.int64), np.array([6, 2], np.int64), EXACT)
+    assert wrapped is not None and wrapped.evidence is not None
+    assert 4294967296 in wrapped.evidence["offsets"]
+    execnet.dumps(wrapped.evidence)

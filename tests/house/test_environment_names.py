@@ -28,6 +28,8 @@ ALLOWED = {
     # The runtime imports nothing of the project but the ABI, and the accounting must reach every process that
     # loads a plugin (the preflight probe, reproduction-script children), context reader or not.
     "PJRT_CTS_CALL_TIMES": "benchmark knob of the runtime's call-time hook (benchmarks/bench_run_overhead.py)",
+    "PJRT_CTS_CALL_COUNTS": "where a worker and every process it starts count their PJRT calls (runtime/callcount.py: "
+                            "each record's api_calls)",
     # The proxy is a PJRT plugin: like any plugin's, its settings are its environment (read by proxy.c).
     "PJRT_CTS_PROXY_TARGET": "the proxy plugin's own setting: the real plugin it forwards to",
     "PJRT_CTS_PROXY_DEFECT": "the proxy plugin's own setting: the defect it injects",

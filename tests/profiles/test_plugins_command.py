@@ -52,3 +52,30 @@ def test_probe_of_a_non_plugin_reports_the_error(tmp_path) -> None:
     bogus.write_text("not a library")
     result = probe_api_version(str(bogus), {}, {}, timeout=60)
     assert result.startswith("error (exit 2")
+
+
+def test_a_pinned_sha256_is_checked_against_the_installed_file(plugins_tree, fake_distribution, tmp_path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import hashlib
+
+    site = tmp_path / "site-packages"
+    content = b"the validated build"
+    fake_distribution(site, "pinned-pjrt", {"pinned/plugin.so": content}, version="1.0")
+    profile = ('name = "{name}"\ndescription = "pinned"\n[[library]]\ndistribution = "pinned-pjrt"\n'
+               'path = "pinned/plugin.so"\nsha256 = "{digest}"\n')
+    monkeypatch.setenv(profiles.SITE_PACKAGES_ENV, str(site))
+    plugins_tree("same", profile.format(name="same", digest=hashlib.sha256(content).hexdigest()))
+    plugins_tree("other", profile.format(name="other", digest="0" * 64))
+    assert main(["plugins", "--no-probe", "--json", "same", "other"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["same"]["sha256"] == rows["same"]["sha256_pinned"] and rows["same"]["problems"] == []
+    assert rows["other"]["problems"] == [f"plugin.so has SHA-256 {hashlib.sha256(content).hexdigest()}, not the "
+                                         f"{'0' * 64} this profile was validated with (another build under the same "
+                                         "version)"]
+
+
+def test_the_bundled_cpu_profiles_pin_their_validated_builds() -> None:
+    for name in ("cpu", "cpu-legacy"):
+        profile = profiles.get_profile(name)
+        assert profile.pinned_sha256() is not None, name

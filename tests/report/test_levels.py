@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,13 @@ def test_levels_are_cumulative_and_use_known_layers() -> None:
     assert set(CORE.layers) < set(FULL.layers) < set(MULTI_DEVICE.layers)
     for level in LEVELS:
         assert set(level.layers) <= set(LAYERS), level.name
+
+
+def test_every_layer_is_named_once_and_is_a_suites_folder() -> None:
+    assert len(LAYERS) == len(set(LAYERS))  # a layer listed twice would run (and count) its tests twice
+    suites = Path(__file__).resolve().parents[2] / "suites"
+    assert {layer for layer in LAYERS} == {path.name for path in suites.iterdir() if (path / "conftest.py").exists()
+                                            or any(path.glob("test_*.py"))}
 
 
 def test_clean_run_reaches_every_level(clean) -> None:

@@ -71,6 +71,23 @@ def test_the_cause_class_ignores_magnitudes_and_indexes_but_not_the_kind_of_fail
     assert cause_class(record("a", "CRASH", signal="SIGSEGV")) != cause_class(record("a", "CRASH", signal="SIGABRT"))
 
 
+def test_two_errors_of_one_exception_type_are_a_confirmed_error_not_flaky() -> None:
+    """An ERROR is the suite's own setup failing (a helper that does not build): its kind is the exception type,
+    however its message differs from process to process (temporary file names)."""
+    def build_error(suffix: str) -> TestRecord:
+        return record("a", "ERROR", f"pjrt_cts.native.NativeBuildError: building libffi_handlers.so failed "
+                                    f"(gcc -o /root/.cache/pjrt-cts/native/ee54/.libffi_handlers.so.{suffix}.tmp)")
+
+    folded = fold(build_error("p2dzuk"), build_error("lay1ocu1"))
+    assert folded.outcome is Outcome.ERROR and folded.confirmation is not None and folded.confirmation.confirmed
+    other = record("a", "ERROR", "pjrt_cts.runtime.errors.PjrtError: PJRT_Client_Create failed: INTERNAL: no GPU")
+    assert fold(build_error("x"), other).outcome is Outcome.FLAKY  # another kind of error
+    assert fold(build_error("x"), record("a", "FAIL", build_error("x").message)).outcome is Outcome.FLAKY
+    # A FAIL is the plugin's answer: its message still decides (only numbers blanked).
+    assert cause_class(record("a", "FAIL", "AssertionError: x is 'ab'")) != cause_class(
+        record("a", "FAIL", "AssertionError: x is 'cd'"))
+
+
 def test_two_equal_observations_confirm_two_different_ones_are_flaky_with_both() -> None:
     first = record("a", "NOT_SUPPORTED", "PJRT_Client_Compile: UNIMPLEMENTED: Stable sorting of more than 2^31-1",
                    unsupported_by="unimplemented")
@@ -93,8 +110,9 @@ def test_apply_confirmations_counts() -> None:
 
 
 def test_a_flaky_record_is_waived_only_by_an_intermittent_entry() -> None:
-    flaky = fold(record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "FAIL", "off by 2^32"),
-                 record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "PASS"))
+    off = replace(record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "FAIL", "off by 2^32"),
+                  details={"mismatch": {"kinds": ["int:int"], "offsets": [4294967296.0]}})  # its evidence
+    flaky = fold(off, record(f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]", "PASS"))
     steady = Expectation(pattern="defect:sort-negative-dimension-mishandled", outcome=Outcome.FAIL, reason="r",
                          defect="sort-negative-dimension-mishandled")
     assert apply_expectation(flaky, Expectations(entries=[steady])).outcome == "FLAKY"

@@ -152,15 +152,22 @@ def test_client_create_abort_is_one_crash_and_the_client_tests_are_blocked(hosti
     assert tests[0]["id"] == CLIENT_CREATE_FINDING and tests[0]["outcome"] == "CRASH"
     assert tests[0]["details"]["signal"] == "SIGABRT" and "hostile plugin: abort" in tests[0]["message"]
     assert [t["id"] for t in tests if t["outcome"] in ("CRASH", "TIMEOUT")] == [CLIENT_CREATE_FINDING]
-    client_tests = [t for t in tests if t["layer"] == "client" and t["id"] != CLIENT_CREATE_FINDING]
+    # Needs no client (the plugin fixture alone): runs as usual.
+    without_client = {"client.topology.test_destroy_of_a_null_topology_succeeds"}
+    assert {test_id: by_id(results)[test_id]["outcome"] for test_id in without_client} == dict.fromkeys(
+        without_client, "PASS"), [by_id(results)[test_id]["message"][:500] for test_id in without_client]
+    client_tests = [t for t in tests if t["layer"] == "client" and t["id"] not in {CLIENT_CREATE_FINDING, *without_client}]
     assert len(client_tests) > 100
-    assert all(t["outcome"] == "FAIL" and _blocked_by(t) == CLIENT_CREATE_FINDING for t in client_tests)
+    assert [(t["id"], t["outcome"]) for t in client_tests
+            if t["outcome"] != "FAIL" or _blocked_by(t) != CLIENT_CREATE_FINDING] == []
     abi = by_id(results)
     # Needs no client: runs as usual; needs the client fixture: blocked.
     assert abi["abi.entry_point.test_get_pjrt_api_returns_non_null"]["outcome"] == "PASS"
     assert _blocked_by(abi["abi.entry_point.test_api_table_head_is_unchanged_after_use"]) == CLIENT_CREATE_FINDING
     assert sum(t["outcome"] == "PASS" for t in tests if t["layer"] == "abi") > 150
-    assert f"blocked by {CLIENT_CREATE_FINDING} (abi 1, client {len(client_tests)})" in proc.stdout
+    abi_blocked = sum(_blocked_by(t) == CLIENT_CREATE_FINDING for t in tests if t["layer"] == "abi")
+    assert 1 <= abi_blocked <= 10
+    assert f"blocked by {CLIENT_CREATE_FINDING} (abi {abi_blocked}, client {len(client_tests)})" in proc.stdout
     assert results["plugin"]["failure"]["function"] == "PJRT_Client_Create"
     assert seconds < 120, f"took {seconds:.0f}s"
 
@@ -222,7 +229,8 @@ def test_a_crash_storm_cuts_its_module_short(hostile_fixture_run: dict[str, Any]
     storm = {test_id: test for test_id, test in tests.items() if test_id.startswith("robustness.storm.")}
     crashed = [test for test in storm.values() if test["outcome"] == "CRASH"]
     blocked = [test for test in storm.values() if test["outcome"] == "FAIL"]
-    assert len(storm) == 16 and len(crashed) + len(blocked) == 16
+    assert len(storm) == 16 and len(crashed) + len(blocked) == 16, {k: (t["outcome"], t["message"][:300])
+                                                                    for k, t in storm.items()}
     # Workers run in parallel: a crash already under way when the storm is declared still counts.
     assert CRASH_STORM_THRESHOLD <= len(crashed) <= CRASH_STORM_THRESHOLD + 1
     assert all("crash storm" in test["message"] and _blocked_by(test) in {t["id"] for t in crashed} for test in blocked)

@@ -78,7 +78,8 @@ def _load(tmp_path: Path, text: str) -> Expectations:
     [
         ("FAIL", "max abs err inf: NaN dropped", "FAIL", "XFAIL"),
         ("CRASH", "killed by SIGABRT: NaN dropped", "CRASH", "XFAIL"),
-        ("TIMEOUT", "", "TIMEOUT", "XFAIL"),
+        ("TIMEOUT", "exceeded the 120s per-test timeout in PJRT_Event_Await", "TIMEOUT", "XFAIL"),
+        ("TIMEOUT", "exceeded the 120s per-test timeout in PJRT_Client_Compile", "TIMEOUT", "TIMEOUT"),
         ("ERROR", "fixture: NaN dropped", "ERROR", "XFAIL"),
         # Another failure than the one waived is reported as what it is.
         ("CRASH", "killed by SIGSEGV: NaN dropped", "FAIL", "CRASH"),
@@ -92,14 +93,16 @@ def _load(tmp_path: Path, text: str) -> Expectations:
     ],
 )
 def test_apply_expectation(tmp_path: Path, actual: str, message: str, expected: str, final: str) -> None:
-    cause = "" if expected in ("TIMEOUT", "NOT_SUPPORTED", "WARNING") else 'cause = "NaN dropped"\n'
-    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{expected}"\n{cause}reason = "r"\n')
+    # a CRASH cause names the signal, a TIMEOUT cause the PJRT function the test hangs in
+    cause = {"FAIL": "NaN dropped", "ERROR": "NaN dropped", "CRASH": "SIGABRT.*NaN dropped",
+             "TIMEOUT": "in PJRT_Event_Await"}.get(expected)
+    line = f'cause = "{cause}"\n' if cause else ""
+    expectations = _load(tmp_path, f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{expected}"\n{line}reason = "r"\n')
     record = apply_expectation(_record("client.x.test_y", actual, message), expectations)
     assert record.outcome == final
     assert record.expected is not None
     assert {k: v for k, v in record.expected.to_json().items() if k != "mismatch"} == {
-        "pattern": "client.x.test_y", "outcome": expected, "cause": "NaN dropped" if cause else None, "reason": "r",
-        "url": None, "actual": actual}
+        "pattern": "client.x.test_y", "outcome": expected, "cause": cause, "reason": "r", "url": None, "actual": actual}
     assert (record.expected.mismatch is not None) is (final == actual and final in ("FAIL", "CRASH", "TIMEOUT", "ERROR"))
     assert apply_expectation(record, expectations) == record  # idempotent: keeps the actual outcome
 
@@ -130,7 +133,7 @@ def test_intermittent_is_a_boolean_for_failures_only(tmp_path: Path, text: str, 
         _load(tmp_path, text)
 
 
-@pytest.mark.parametrize("outcome", ["FAIL", "CRASH", "ERROR"])
+@pytest.mark.parametrize("outcome", ["FAIL", "CRASH", "TIMEOUT", "ERROR"])
 def test_a_failure_waiver_needs_a_cause(tmp_path: Path, outcome: str) -> None:
     with pytest.raises(ExpectationsError, match="needs 'cause'"):
         _load(tmp_path, f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{outcome}"\nreason = "r"\n')
@@ -231,9 +234,9 @@ CATCH_ALL = '[[expectation]]\nid = "*"\noutcome = "FAIL"\ncause = "."\nreason = 
     ('[[expectation]]\nid = "execute.golden_cases.test_*"\noutcome = "FAIL"\ncause = "x y"\nreason = "r"\n',
      "one test function"),
     ('[[expectation]]\nid = "nolayer.area.test_y"\noutcome = "FAIL"\ncause = "x y"\nreason = "r"\n', "one test function"),
-    ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\ncause = "."\nreason = "r"\n', "generic FAIL message"),
+    ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\ncause = "."\nreason = "r"\n', "generic FAIL of the test"),
     ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\ncause = "differs from the reference"\nreason = "r"\n',
-     "generic FAIL message"),
+     "generic FAIL of the test"),
     ('[[expectation]]\nid = "client.x.test_y"\noutcome = "CRASH"\ncause = "SIGABRT"\nreason = "r"\n', "generic CRASH"),
     ('[[expectation]]\nid = "client.x.test_y[*]"\noutcome = "FAIL"\ncause = "index \\\\[3\\\\]"\nreason = "r"\n'
      'intermittent = true\n', "applies to one test"),
@@ -282,6 +285,54 @@ def test_a_defect_waiver_covers_exactly_the_records_attributed_to_it(tmp_path: P
 def test_a_crash_is_attributed_by_the_catalogue_whichever_layer_meets_it(tmp_path: Path) -> None:
     expectations = _load(tmp_path, '[[expectation]]\ndefect = "rng-expander-aborts"\nreason = "CHECK"\n')
     for test in ("compile.golden_programs.test_golden_program_compiles", "execute.golden_cases.test_case_matches_reference"):
-        record = apply_expectation(_record(f"{test}[spec.rng.uniform_one_value.u8]", "CRASH", "killed by SIGABRT"),
-                                   expectations)
+        crash = replace(_record(f"{test}[spec.rng.uniform_one_value.u8]", "CRASH",
+                                "worker gw0 killed by SIGABRT in PJRT_Client_Compile while running this test"),
+                        details={"signal": "SIGABRT", "function": "PJRT_Client_Compile"})
+        record = apply_expectation(crash, expectations)
         assert (record.outcome, record.defect) == ("XFAIL", "rng-expander-aborts")
+        elsewhere = replace(crash, details={"signal": "SIGABRT", "function": "PJRT_LoadedExecutable_Execute"})
+        assert apply_expectation(elsewhere, expectations).outcome == "CRASH"  # an abort while executing: another
+
+
+# -- issue 53 item 2: a cause pins what its test cannot show by chance ------------------------------------------
+GOLDEN_CASES = "execute.golden_cases.test_case_matches_reference"
+
+
+@pytest.mark.parametrize(("outcome", "cause"), [
+    ("FAIL", "elements differ"), ("FAIL", "max abs err"), ("FAIL", "first mismatch"), ("FAIL", "\\\\d+ of \\\\d+ elements"),
+    ("FAIL", "differs from the reference"), ("FAIL", "max rel err \\\\d"),
+    ("FAIL", "first mismatch at index \\\\[0\\\\]: actual np\\\\.float32\\\\(0\\\\.0\\\\)"),  # all zeros
+    ("FAIL", "actual np\\\\.float32\\\\(nan\\\\)"), ("FAIL", "golden case spec\\\\.add\\\\.f32"),
+    ("FAIL", "PJRT_Client_Compile failed: INTERNAL"), ("FAIL", "INVALID_ARGUMENT"), ("FAIL", "UNIMPLEMENTED: "),
+    ("ERROR", "SuiteError"), ("CRASH", "killed by SIGSEGV"), ("CRASH", "SIGABRT.*while running this test"),
+])
+def test_a_cause_matching_a_generic_failure_of_its_test_is_rejected(tmp_path: Path, outcome: str, cause: str) -> None:
+    text = (f'[[expectation]]\nid = "{GOLDEN_CASES}[spec.add.f32]"\noutcome = "{outcome}"\ncause = "{cause}"\n'
+            'reason = "r"\n')
+    with pytest.raises(ExpectationsError, match=f"matches a generic {outcome} of the test"):
+        _load(tmp_path, text)
+
+
+@pytest.mark.parametrize(("outcome", "cause", "complaint"), [
+    ("CRASH", "Check failed: replica_count > 0", "names the signal"),
+    ("TIMEOUT", "exceeded the 120s", "names the hang point"),
+    ("TIMEOUT", "timeout", "names the hang point"),
+])
+def test_crash_and_timeout_causes_name_the_signal_and_the_hang_point(tmp_path: Path, outcome: str, cause: str,
+                                                                     complaint: str) -> None:
+    text = f'[[expectation]]\nid = "client.x.test_y"\noutcome = "{outcome}"\ncause = "{cause}"\nreason = "r"\n'
+    with pytest.raises(ExpectationsError, match=complaint):
+        _load(tmp_path, text)
+
+
+@pytest.mark.parametrize(("outcome", "cause"), [
+    ("FAIL", "3 of 104 elements differ.*first mismatch at index \\\\[57\\\\]: actual np\\\\.float64\\\\(-1\\\\.5707963"),
+    ("FAIL", "PJRT_Client_Compile failed: INTERNAL: RET_CHECK failure .* llvm_module != nullptr"),
+    ("CRASH", "SIGABRT in PJRT_Client_Compile"), ("CRASH", "SIGABRT.*Check failed: replica_count > 0"),
+    ("TIMEOUT", "in PJRT_Event_Await"),
+])
+def test_a_cause_pinning_the_observed_failure_is_accepted(tmp_path: Path, outcome: str, cause: str) -> None:
+    text = (f'[[expectation]]\nid = "{GOLDEN_CASES}[spec.atan2.f64]"\noutcome = "{outcome}"\ncause = "{cause}"\n'
+            'reason = "r"\n')
+    (entry,) = _load(tmp_path, text).entries
+    assert entry.cause == cause.replace("\\\\", "\\")

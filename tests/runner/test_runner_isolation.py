@@ -118,14 +118,32 @@ def test_details_tags_and_compatibility_reach_results(mixed_run: dict[str, Any])
     assert results["compatibility"] == {"stablehlo_current_version": "1.2.3"}
 
 
+def test_records_say_which_pjrt_functions_their_tests_called(mixed_run: dict[str, Any]) -> None:
+    """pjrt_cts.runner.api_calls: a test's calls in its worker, in a child process it started, and up to the call its
+    process died in (an isolated child read by its worker, a worker read by the controller: NEVER_RETURNED)."""
+    tests = by_id(mixed_run["results"])
+    assert tests["client.basic.test_pass"]["api_calls"] == {"Client_Create": 2}
+    assert tests["client.basic.test_tagged"]["api_calls"] == {"Client_Compile": 1}  # its child's
+    assert tests["robustness.crashes.test_abort_isolated"]["api_calls"] == {
+        "Client_Compile": 1, "LoadedExecutable_Execute": "1 1 NEVER_RETURNED"}
+    assert tests["robustness.crashes.test_abort_shared"]["api_calls"] == {"Buffer_Delete": "1 1 NEVER_RETURNED"}
+    assert "api_calls" not in tests["client.basic.test_fail"]  # it called nothing
+    coverage = mixed_run["results"]["api_coverage"]["functions"]
+    assert coverage["Client_Create"] == {"family": "slot", "offered": False, "calls": 2, "tests": 1, "worst": "PASS"}
+    assert coverage["Buffer_Delete"]["codes"] == ["NEVER_RETURNED"] and coverage["Buffer_Delete"]["worst"] == "CRASH"
+    assert not (mixed_run["out"] / "logs" / "calls").exists()  # each worker removed its tables at its end
+    assert "API reached " in mixed_run["proc"].stdout  # the run's line before its verdict
+
+
 def test_results_json_follows_schema(mixed_run: dict[str, Any]) -> None:
     assert load_results(mixed_run["out"] / "results.json").to_json() == mixed_run["results"]  # read back unchanged
     results = mixed_run["results"]
     assert list(results) == ["schema_version", "tool", "started_at", "finished_at", "wall_seconds", "command",
                              "profile", "plugin", "environment", "expectations", "compatibility", "binding",
-                             "selection", "confirmation", "tests", "summary", "defects"]
+                             "selection", "confirmation", "tests", "summary", "defects", "api_coverage"]
     for test in results["tests"]:
-        assert tuple(test) == tuple(TestRecord(id="").to_json())
+        keys = tuple(TestRecord(id="").to_json())
+        assert tuple(test) in (keys, (*keys, "api_calls"))  # api_calls: only where the test called something
         assert test["layer"] == test["id"].split(".")[0]
     assert results["summary"]["totals"]["CRASH"] == 4
     assert results["summary"]["verdict"] == "NON_CONFORMANT"

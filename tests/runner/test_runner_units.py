@@ -144,6 +144,24 @@ def test_log_segment_between_tests_is_not_started(tmp_path: Path) -> None:
     assert segment.timed_out and segment.timeout_seconds == 72
 
 
+def test_a_death_names_the_pjrt_function_it_happened_in(tmp_path: Path) -> None:
+    """faulthandler's dump names the slot call (pjrt_cts.runtime.named_calls): the crashing thread's, else the first."""
+    log = tmp_path / "gw0.log"
+    frames = (b"Fatal Python error: Aborted\n\nThread 0x00007f01 (most recent call first):\n"
+              b'  File "/x/pjrt_cts/runtime/named_calls.py", line 17 in PJRT_Event_Await\n'
+              b"\nCurrent thread 0x00007f00 (most recent call first):\n"
+              b'  File "/x/pjrt_cts/runtime/named_calls.py", line 17 in PJRT_Client_Compile\n'
+              b'  File "/x/pjrt_cts/runtime/client.py", line 80 in compile\n')
+    log.write_bytes(crashlog.start_marker("t") + frames)
+    segment = crashlog.read_segment(log, "t")
+    assert segment.pjrt_function == "PJRT_Client_Compile" and crashlog.where(segment) == " in PJRT_Client_Compile"
+    log.write_bytes(crashlog.start_marker("t") + b"Timeout (0:02:30)!\nThread 0x00007f00 (most recent call first):\n"
+                    b'  File "/x/pjrt_cts/runtime/named_calls.py", line 17 in PJRT_Event_Await\n')
+    assert crashlog.read_segment(log, "t").pjrt_function == "PJRT_Event_Await"
+    log.write_bytes(crashlog.start_marker("t") + b"Timeout (0:02:30)!\n")
+    assert crashlog.read_segment(log, "t").pjrt_function is None and crashlog.where(crashlog.read_segment(log, "t")) == ""
+
+
 def test_tail_is_at_most_50_lines(tmp_path: Path) -> None:
     log = tmp_path / "gw0.log"
     log.write_bytes(crashlog.start_marker("t") + b"".join(b"line %d\n" % i for i in range(200)))
@@ -305,3 +323,21 @@ def test_long_tests_go_in_only_where_a_golden_programs_tests_end() -> None:
     ordered = [item.name for item in spread_long_tests(items, units)]  # stride 12 // 4 = 3: inside p and inside q
     assert ordered == ["risky", "p0", "p1", "p2", "p3", "p4", "fuzz", "q0", "q1", "q2", "r0", "r1", "r2", "r3"]
     assert [item.name for item in spread_long_tests(items)][:5] == ["risky", "p0", "p1", "p2", "fuzz"]  # no units
+
+
+def test_a_slot_call_runs_behind_a_frame_named_after_its_pjrt_function() -> None:
+    import faulthandler
+    import tempfile
+
+    from pjrt_cts.runtime.named_calls import named_call
+
+    def dump() -> int:
+        with tempfile.TemporaryFile("w+") as handle:
+            faulthandler.dump_traceback(handle, all_threads=False)
+            handle.seek(0)
+            stacks.append(handle.read())
+        return 7
+
+    stacks: list[str] = []
+    assert named_call("PJRT_Client_Compile", dump)() == 7
+    assert "in PJRT_Client_Compile" in stacks[0]

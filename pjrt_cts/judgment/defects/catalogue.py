@@ -6,8 +6,17 @@ spec rule or C API contract it breaks. A record is attributed to a defect in one
 
 - `deviation`: the test recomputed the spec reference under the defect's variant and it reproduced the plugin's
   output (pjrt_cts.golden.spec.deviations); the test writes the id to the record's details;
-- `match` rules: test-id pattern, outcomes and a regular expression searched in the failure message (crashes,
-  rejected compiles, C API contract failures).
+- `match` rules: test-id patterns, the outcomes the defect shows, and the evidence specific to it
+  (pjrt_cts.judgment.defects.evidence): a regular expression searched in the message, the kinds of every differing
+  element of a wrong value, the signal and PJRT function of a crash or hang.
+
+A waiver of a defect (an expectations file's `defect = ...`) accepts exactly what its rules describe, so the rules
+are held to what a per-test cause is held to. When the catalogue is read, a rule is rejected when it names no
+outcome; pins nothing (no message, no value evidence, no signal or function); accepts one of the generic failures
+its tests can show whatever the defect (evidence.generic_failures: all zeros, garbage, NaN, a PjrtError of no
+particular meaning, a crash or hang nowhere in particular); or pins only a message -- text the plugin writes --
+over a whole family of tests (`*`, `*[spec.*]`, `execute.*`), unless its defect says `waivable = false`
+(named for triage, never waived).
 """
 from __future__ import annotations
 
@@ -18,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pjrt_cts.judgment.defects.evidence import (SIGNALS, ValuePins, instances, test_free_failures, valid_kind_pattern,
+                                                value_failures)
 from pjrt_cts.judgment.outcomes import Outcome, id_matches
 
 if sys.version_info >= (3, 11):
@@ -29,6 +40,16 @@ CATALOGUE_PATH = Path(__file__).resolve().parent / "catalogue.toml"
 SCOPES = ("xla", "plugin", "unknown")
 UNCLASSIFIED = "unclassified"
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+# Outcomes a waiver turns into XFAIL (a rule of only SHARED_DEVIATION names a deviation and waives nothing).
+WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
+_VALUE_OUTCOMES = frozenset({Outcome.FAIL, Outcome.SHARED_DEVIATION})
+_DEATH_OUTCOMES = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
+_RULE_KEYS = {"id", "outcome", "message", "mismatch", "mismatch_including", "reordered", "uniform", "max_rel_err",
+              "max_scale", "max_share", "offsets", "signal", "function"}
+_PJRT_FUNCTION = re.compile(r"^PJRT_[A-Za-z0-9_]+$")
+# A whole family: every test (`*`), every case of a family in any test (`*[spec.*]`) or a layer (`execute.*`).
+_FAMILY_PARAMETER = re.compile(r"^(\*|[a-z0-9_]+\.\*)$")
+_LAYER_PATTERN = re.compile(r"^[a-z0-9_]*\*?(\.\*)?$")
 
 
 class CatalogueError(ValueError):
@@ -37,17 +58,36 @@ class CatalogueError(ValueError):
 
 @dataclass(frozen=True)
 class MatchRule:
-    """Records whose id matches `ids` (one of; runner id syntax), whose outcome is in `outcomes` and whose
-    message contains `message` (a regular expression; None: any message)."""
+    """Records whose id matches one of `ids` (runner id syntax) and whose outcome is one of `outcomes`, showing
+    every piece of evidence the rule pins (pjrt_cts.judgment.defects.evidence): `message`, a regular expression
+    found in the message; `values`, what every differing element of a wrong value shows (evidence.ValuePins);
+    `signal`, a CRASH by one of these signals; `function`, a CRASH or TIMEOUT in one of these PJRT functions."""
 
     ids: tuple[str, ...]
     outcomes: frozenset[Outcome]
     message: re.Pattern[str] | None = None
+    values: ValuePins = ValuePins()
+    signal: tuple[str, ...] = ()
+    function: tuple[str, ...] = ()
 
-    def matches(self, test_id: str, outcome: Outcome, message: str) -> bool:
-        if outcome not in self.outcomes or not any(id_matches(test_id, pattern) for pattern in self.ids):
+    def matches(self, test_id: str, outcome: Outcome, message: str, details: dict[str, Any]) -> bool:
+        return any(id_matches(test_id, pattern) for pattern in self.ids) and self.shows(outcome, message, details)
+
+    def shows(self, outcome: Outcome, message: str, details: dict[str, Any]) -> bool:
+        """The outcome and evidence the rule pins (whatever the test)."""
+        if outcome not in self.outcomes:
             return False
-        return self.message is None or self.message.search(message) is not None
+        if self.message is not None and self.message.search(message) is None:
+            return False
+        if self.signal and details.get("signal") not in self.signal:
+            return False
+        if self.function and details.get("function") not in self.function:
+            return False
+        return not self.values.pinned() or self.values.shown_by(details)
+
+    def pins(self) -> bool:
+        """It pins some evidence (a rule without any would accept every failure of its tests)."""
+        return self.message is not None or self.values.pinned() or bool(self.signal) or bool(self.function)
 
 
 @dataclass(frozen=True)
@@ -60,6 +100,14 @@ class Defect:
     upstream: str = ""  # upstream issue, if any
     explanation: str = ""
     match: tuple[MatchRule, ...] = ()
+    deviation: bool = False  # the golden tests recompute the spec reference under it (details["deviation"])
+    waivable: bool = True  # false: named for triage, never waived (its rules pin only text the plugin writes)
+
+    @property
+    def outcomes(self) -> frozenset[Outcome]:
+        """The outcomes the defect shows: its rules', and a wrong value's when the tests recompute it."""
+        shown = frozenset(outcome for rule in self.match for outcome in rule.outcomes)
+        return shown | _VALUE_OUTCOMES if self.deviation else shown
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "scope": self.scope, "rule": self.rule, "section": self.section,
@@ -93,7 +141,8 @@ def _parse_defect(path: Path, index: int, raw: Any) -> Defect:
     where = f"{path}: defect #{index + 1}"
     if not isinstance(raw, dict):
         raise CatalogueError(f"{where}: must be a table")
-    unknown = set(raw) - {"id", "title", "scope", "rule", "section", "upstream", "explanation", "match"}
+    unknown = set(raw) - {"id", "title", "scope", "rule", "section", "upstream", "explanation", "match", "deviation",
+                          "waivable"}
     if unknown:
         raise CatalogueError(f"{where}: unknown keys {sorted(unknown)}")
     defect_id = raw.get("id")
@@ -104,22 +153,29 @@ def _parse_defect(path: Path, index: int, raw: Any) -> Defect:
             raise CatalogueError(f"{where} ({defect_id}): '{key}' is required")
     if raw.get("scope") not in SCOPES:
         raise CatalogueError(f"{where} ({defect_id}): 'scope' must be one of {', '.join(SCOPES)}")
-    rules = tuple(_parse_rule(f"{where} ({defect_id}) match #{n + 1}", rule)
+    for key in ("deviation", "waivable"):
+        if not isinstance(raw.get(key, False), bool):
+            raise CatalogueError(f"{where} ({defect_id}): '{key}' must be true or false")
+    waivable = raw.get("waivable", True)
+    rules = tuple(_parse_rule(f"{where} ({defect_id}) match #{n + 1}", rule, waivable)
                   for n, rule in enumerate(raw.get("match", [])))
     return Defect(id=defect_id, title=raw["title"], scope=raw["scope"], rule=raw["rule"],
                   section=str(raw.get("section", "")), upstream=str(raw.get("upstream", "")),
-                  explanation=str(raw.get("explanation", "")), match=rules)
+                  explanation=str(raw.get("explanation", "")), match=rules, deviation=raw.get("deviation", False),
+                  waivable=waivable)
 
 
-def _parse_rule(where: str, raw: Any) -> MatchRule:
-    if not isinstance(raw, dict) or set(raw) - {"id", "outcome", "message"}:
-        raise CatalogueError(f"{where}: a table of id, outcome, message")
+def _parse_rule(where: str, raw: Any, waivable: bool) -> MatchRule:
+    if not isinstance(raw, dict) or set(raw) - _RULE_KEYS:
+        raise CatalogueError(f"{where}: a table of {', '.join(sorted(_RULE_KEYS))}")
     ids = raw.get("id")
     ids = [ids] if isinstance(ids, str) else ids
     if not ids or not all(isinstance(pattern, str) and pattern for pattern in ids):
         raise CatalogueError(f"{where}: 'id' (a pattern or a list of them) is required")
-    outcomes = raw.get("outcome", ["FAIL", "CRASH", "TIMEOUT", "SHARED_DEVIATION"])
+    outcomes = raw.get("outcome")
     outcomes = [outcomes] if isinstance(outcomes, str) else outcomes
+    if not outcomes:
+        raise CatalogueError(f"{where}: 'outcome' (the outcomes the defect shows) is required")
     try:
         parsed = frozenset(Outcome(str(o)) for o in outcomes)
     except ValueError as exc:
@@ -129,4 +185,85 @@ def _parse_rule(where: str, raw: Any) -> MatchRule:
         pattern = re.compile(message, re.DOTALL) if message else None
     except re.error as exc:
         raise CatalogueError(f"{where}: 'message' is not a regular expression: {exc}") from exc
-    return MatchRule(ids=tuple(ids), outcomes=parsed, message=pattern)
+    values = ValuePins(kinds=_strings(where, raw, "mismatch"), including=_strings(where, raw, "mismatch_including"),
+                       reordered=_flag(where, raw, "reordered"),
+                       uniform=_flag(where, raw, "uniform"), max_rel_err=_bound(where, raw, "max_rel_err"),
+                       max_scale=_bound(where, raw, "max_scale"), max_share=_bound(where, raw, "max_share"),
+                       offsets=_integers(where, raw, "offsets"))
+    rule = MatchRule(ids=tuple(ids), outcomes=parsed, message=pattern, values=values,
+                     signal=_strings(where, raw, "signal"), function=_strings(where, raw, "function"))
+    _check_rule(where, rule, waivable)
+    return rule
+
+
+def _strings(where: str, raw: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = raw.get(key, [])
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise CatalogueError(f"{where}: '{key}' must be a string or a list of them")
+    return tuple(value)
+
+
+def _integers(where: str, raw: dict[str, Any], key: str) -> tuple[float, ...]:
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, int) and not isinstance(item, bool) for item in value):
+        raise CatalogueError(f"{where}: '{key}' must be a list of integers")
+    return tuple(float(item) for item in value)  # as the evidence carries them (evidence.ValuePins)
+
+
+def _flag(where: str, raw: dict[str, Any], key: str) -> bool | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise CatalogueError(f"{where}: '{key}' must be true or false")
+    return value
+
+
+def _bound(where: str, raw: dict[str, Any], key: str) -> float | None:
+    value = raw.get(key)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+        raise CatalogueError(f"{where}: '{key}' must be a number >= 0")
+    return None if value is None else float(value)
+
+
+def _check_rule(where: str, rule: MatchRule, waivable: bool) -> None:
+    """A rule pins what its defect shows and nothing any failure of its tests shows (the module's docstring)."""
+    bad_kinds = [kind for kind in rule.values.kinds + rule.values.including if not valid_kind_pattern(kind)]
+    if bad_kinds:
+        raise CatalogueError(f"{where}: 'mismatch' patterns are actual:expected element kinds, got {bad_kinds}")
+    if rule.values.pinned() and not rule.outcomes <= _VALUE_OUTCOMES:
+        raise CatalogueError(f"{where}: value evidence (mismatch, reordered, ...) is for FAIL and SHARED_DEVIATION")
+    if (rule.signal or rule.function) and not rule.outcomes <= _DEATH_OUTCOMES:
+        raise CatalogueError(f"{where}: 'signal' and 'function' are for CRASH and TIMEOUT")
+    unknown_signals = set(rule.signal) - set(SIGNALS)
+    if unknown_signals or not all(_PJRT_FUNCTION.match(name) for name in rule.function):
+        raise CatalogueError(f"{where}: 'signal' names signals ({', '.join(SIGNALS)}), 'function' PJRT functions")
+    if not rule.pins():
+        raise CatalogueError(f"{where}: the rule pins nothing: add a 'message', value evidence ('mismatch', "
+                             "'reordered', ...) or a crash's 'signal' and 'function' specific to the defect")
+    if Outcome.CRASH in rule.outcomes and rule.message is None and not (rule.signal and rule.function):
+        raise CatalogueError(f"{where}: a CRASH rule pins the crash: a 'message' (the CHECK that fails) or its "
+                             "'signal' and 'function'")
+    if Outcome.TIMEOUT in rule.outcomes and rule.message is None and not rule.function:
+        raise CatalogueError(f"{where}: a TIMEOUT rule names the hang point ('function') or a 'message'")
+    candidates = test_free_failures() + [failure for test_id in instances(rule.ids) for failure in value_failures(test_id)]
+    for failure in candidates:
+        if failure.outcome in rule.outcomes & WAIVABLE and rule.shows(failure.outcome, failure.message, failure.details):
+            raise CatalogueError(f"{where}: the rule accepts a failure any test can show ({failure.what}: "
+                                 f"{failure.message.splitlines()[0][:160]!r}); pin what only the defect shows")
+    only_text = rule.message is not None and not (rule.values.pinned() or rule.signal or rule.function)
+    family = next((pattern for pattern in rule.ids if _whole_family(pattern)), None)
+    if waivable and only_text and family is not None and rule.outcomes & WAIVABLE:
+        raise CatalogueError(f"{where}: the rule pins only message text (which the plugin writes) over the whole "
+                             f"family {family!r}: name the tests the defect concerns (element types, ops), pin value "
+                             "evidence, or mark the defect `waivable = false`")
+
+
+def _whole_family(pattern: str) -> bool:
+    """`*`, `*[spec.*]`, `compile.golden_programs.*[conv.*]`, `execute.*`: every test, every case of a family in
+    any test, a whole layer (one test function's parameters, `layer.area.test_x[*]`, are one test's)."""
+    if "[" in pattern:
+        function, parameter = pattern.split("[", 1)
+        if not any(char in function for char in "*?"):
+            return False
+        return _FAMILY_PARAMETER.match(parameter[:-1] if parameter.endswith("]") else "*") is not None
+    return _LAYER_PATTERN.match(pattern) is not None

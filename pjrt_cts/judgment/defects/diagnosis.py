@@ -36,7 +36,7 @@ def attribute(record: TestRecord) -> str | None:
     if isinstance(deviation, str) and deviation in known:
         return deviation
     for defect in load_catalogue():
-        if any(rule.matches(record.id, actual, record.message) for rule in defect.match):
+        if any(rule.matches(record.id, actual, record.message, record.details) for rule in defect.match):
             return defect.id
     return UNCLASSIFIED
 

@@ -7,6 +7,7 @@ error_destroy and raised as PjrtError("PROFILER.<function>", ...). They go throu
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from pjrt_cts.abi.callbacks import SlotFunction, VoidSlotFunction
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 _ArgsT = TypeVar("_ArgsT", bound=ctypes.Structure)
 # tensorflow.ProfileOptions as JAX sends it: version 1, host tracer level 2, device tracer level 1.
 DEFAULT_OPTIONS = varint_field(5, 1) + varint_field(2, 2) + varint_field(3, 1)
+POISON_BYTE = 0xA5  # the caller's collect_data buffer before the second call
 
 
 def profiler_api(plugin: "Plugin") -> abi.PLUGIN_Profiler_Api:
@@ -59,14 +61,31 @@ class ProfilerSession(OwnedHandle):
     def stop(self) -> None:
         _call(self.plugin, self._api, "stop", abi.PLUGIN_Profiler_Session_Args(profiler=self.handle))
 
-    def collect_data(self) -> bytes:
-        """collect_data's two-call protocol: the size with a NULL buffer, then the serialized XSpace."""
+    def collect_data(self) -> "CollectedData":
+        """collect_data's two-call protocol (profiler_c_api.h): the first call, with a NULL buffer, gives the size; the
+        second, with the caller's buffer of that size, writes the serialized XSpace into it. The caller's buffer is
+        poisoned first, so a second call that writes nothing is seen; what the first call left in args.buffer (the
+        plugin's own buffer, where an implementation hands one out) is read before the second call."""
         args = _call(self.plugin, self._api, "collect_data", abi.PLUGIN_Profiler_CollectData_Args(profiler=self.handle))
         size = int(args.buffer_size_in_bytes)
-        data = ctypes.create_string_buffer(max(1, size))
+        handed_out = ctypes.string_at(args.buffer, size) if args.buffer and size else None
+        data = ctypes.create_string_buffer(bytes([POISON_BYTE]) * max(1, size), max(1, size))
         args.buffer = ctypes.addressof(data)
         _call(self.plugin, self._api, "collect_data", args)
-        return data.raw[:size]
+        written = data.raw[:size]
+        return CollectedData(data=written, written=written != bytes([POISON_BYTE]) * size, handed_out=handed_out)
+
+
+@dataclass(frozen=True)
+class CollectedData:
+    """What collect_data's two calls gave: `data`, the caller's buffer after the second call (its size the first
+    call's buffer_size_in_bytes); `written`, whether the second call wrote into it (it no longer holds only the
+    poison); `handed_out`, the bytes of the plugin's own buffer the first call pointed args.buffer at (None when it
+    left args.buffer NULL)."""
+
+    data: bytes
+    written: bool
+    handed_out: bytes | None
 
 
 def _function(plugin: "Plugin", api: abi.PLUGIN_Profiler_Api, name: str, void: bool = False) -> Callable[..., Any]:

@@ -1,4 +1,5 @@
 import os
+import subprocess
 import sys
 
 import pytest
@@ -10,7 +11,9 @@ from pjrt_cts.schema import run_context
 PjrtError = type("PjrtError", (Exception,), {"__module__": "pjrt_cts.runtime"})
 
 
-def test_pass():
+def test_pass(pjrt_call):
+    pjrt_call("Client_Create")
+    pjrt_call("Client_Create")
     assert 1 + 1 == 2
 
 
@@ -52,9 +55,19 @@ def test_fixture_error(broken_fixture):
     pass
 
 
+# A child process of the test that makes a PJRT call: its calls count for the test.
+CHILD_CALL = """
+from pjrt_cts.runtime.hooks import call_hooks
+function = lambda: None
+for hook in call_hooks():
+    function = hook.slot_function(None, "Client_Compile", function)
+function()
+"""
+
+
 @pytest.mark.feature("donation")
 def test_tagged():
-    pass
+    subprocess.run([sys.executable, "-c", CHILD_CALL], check=True)
 
 
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])

@@ -14,9 +14,10 @@ def _say(text):
 
 
 @pytest.mark.isolated
-def test_abort_isolated():
+def test_abort_isolated(pjrt_call):
+    pjrt_call("Client_Compile")
     _say("plugin: about to abort (isolated)")
-    os.abort()
+    pjrt_call("LoadedExecutable_Execute", os.abort)
 
 
 @pytest.mark.isolated
@@ -36,9 +37,9 @@ def test_hang_isolated():
     time.sleep(10_000)
 
 
-def test_abort_shared():
+def test_abort_shared(pjrt_call):
     _say("plugin: about to abort (shared worker)")
-    os.abort()
+    pjrt_call("Buffer_Delete", os.abort)
 
 
 def test_exit_shared():
