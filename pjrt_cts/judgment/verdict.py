@@ -249,12 +249,13 @@ def judge_results(results: Results) -> RunVerdict:
                           and test.outcome is Outcome.NOT_SUPPORTED), None)
         # Without a device (the profile's documented no-device error, or `run --aot`) the AOT tier is what a run can
         # reach: reached, it is the run's level; otherwise the missing device comes first among the reasons.
+        # The tier's result comes first there, then why the device levels were not tried.
         device_less_tier = no_client is not None and aot.reached and not core.reached
+        floor = aot if no_client is not None else core
+        if not core.reached and not device_less_tier and not partial:  # a partial selection misses mandatory tests
+            reasons.append(f"level {floor.level.name} not reached: " + "; ".join(floor.reasons))
         if no_client is not None and not device_less_tier:
             reasons.append(f"the plugin could not be exercised: {no_client.message or 'no device'}")
-        if not core.reached and not device_less_tier and not partial:  # a partial selection misses mandatory tests
-            floor = aot if no_client is not None else core
-            reasons.append(f"level {floor.level.name} not reached: " + "; ".join(floor.reasons))
         verdict = INCOMPLETE if reasons else CONFORMANT
     # Every XFAIL is a failure the expectations file accepted: the verdict needed all of them, not only the
     # level's layers (robustness findings waived for CONFORMANT count too).
