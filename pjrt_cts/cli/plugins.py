@@ -9,7 +9,6 @@ plugin's last stderr line).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -79,6 +78,8 @@ def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
     row["library"] = str(library)
     distribution = profile.installed_distribution()
     row["distribution"] = f"{distribution[0]} {distribution[1]}" if distribution else None
+    from pjrt_cts.runner.probe import file_sha256
+
     row["sha256"] = file_sha256(library)
     pinned = profile.pinned_sha256()
     row["sha256_pinned"] = pinned
@@ -103,14 +104,6 @@ def describe(profile: Any, probe: bool, timeout: float) -> dict[str, Any]:
             if result.death is not None:
                 row["problems"].append(f"loading {library.name} in a child process: {result.death.one_line()}")
     return row
-
-
-def file_sha256(path: Any) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def render(rows: list[dict[str, Any]], probed: bool) -> str:
