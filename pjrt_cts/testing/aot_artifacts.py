@@ -14,7 +14,8 @@ The request (written by pjrt_cts.cli.aot) names the plugin, the libraries to pre
   program, its cases, the artifact compiled and the bytes' SHA-256 (and the programs the plugin rejected);
 - `check`: on a host with the device, every file of such a directory loaded by PJRT_Executable_DeserializeAndLoad and
   executed on the golden inputs, each case's outputs compared with its golden reference (the execute layer's
-  tolerances): one line per program, PASS or FAIL with the first mismatch or the PJRT error; exit 1 when any fails.
+  tolerances): one line per program, PASS or FAIL with the first mismatch or the PJRT error and the catalogue's
+  defect that explains it (its rules name a program's outcome `aot.check[<program id>]`); exit 1 when any fails.
 
 Everything runs in the child (a plugin that aborts takes the child, not the CLI) with the profile's environment.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
@@ -37,6 +38,7 @@ TARGET_ATTRIBUTE = "target_config"  # the topology attribute XLA's GPU plugins d
 SAMPLE_PACK_FAMILIES = ("elementwise", "compare", "movement", "reduce", "dot", "conv", "gather", "scatter", "control",
                         "sort")
 DEFAULT_BUDGET_BYTES = 40 * 1024 * 1024
+CHECK_ID = "aot.check[{}]"  # the id the defect catalogue's rules name a program's `check` outcome by
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,22 @@ class Outcome:
     program: str
     status: str  # PASS, FAIL, ERROR
     detail: str = ""
+    defect: str | None = None  # a FAIL's: the catalogue defect that explains it, or "unclassified"
 
     def line(self) -> str:
-        return f"{self.status:<5} {self.program}" + (f": {self.detail}" if self.detail else "")
+        return (f"{self.status:<5} {self.program}" + (f": {self.detail}" if self.detail else "")
+                + (f" [defect: {self.defect}]" if self.defect else ""))
+
+    def named(self) -> Outcome:
+        """A FAIL with the defect the catalogue attributes it to, as a run's record of it would be."""
+        if self.status != "FAIL":
+            return self
+        from pjrt_cts.judgment.defects.diagnosis import attribute
+        from pjrt_cts.judgment.outcomes import Outcome as Result
+        from pjrt_cts.schema import TestRecord
+
+        record = TestRecord(id=CHECK_ID.format(self.program), outcome=Result.FAIL, message=self.detail)
+        return replace(self, defect=attribute(record))
 
 
 def main(argv: list[str]) -> int:
@@ -198,7 +213,7 @@ def check(plugin: Any, create_options: dict[str, Any], directory: Path) -> int:
         return 2
     outcomes: list[Outcome] = []
     with plugin.create_client(create_options) as client:
-        for outcome in _check_each(client, directory, manifest["programs"]):
+        for outcome in map(Outcome.named, _check_each(client, directory, manifest["programs"])):
             print(outcome.line(), flush=True)
             outcomes.append(outcome)
     failed = [outcome for outcome in outcomes if outcome.status != "PASS"]

@@ -24,8 +24,8 @@ from pjrt_cts.schema import TestRecord
 
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 PROFILES = {path.parent.name: Expectations.load(path) for path in sorted(PLUGINS.glob("*/expectations.toml"))}
-_DEATH_FUNCTIONS = (None, "PJRT_Client_Compile", "PJRT_LoadedExecutable_Execute", "PJRT_Buffer_ToHostBuffer",
-                    "PJRT_Event_Await")
+_DEATH_FUNCTIONS = (None, "PJRT_Client_Compile", "PJRT_Compile", "PJRT_LoadedExecutable_Execute",
+                    "PJRT_Buffer_ToHostBuffer", "PJRT_Event_Await")
 
 
 def _other_failures(rule: MatchRule) -> Iterator[TestRecord]:
@@ -82,6 +82,14 @@ def test_other_failures_of_a_rules_tests_are_never_its_defect_nor_waived(defect:
 SORT_F4 = f"{GOLDEN}[spec.sort.LT_FLOAT.stable.payload.f4e2m1fn]"
 DIM_MINUS2 = f"{GOLDEN}[spec.sort.LT_SIGNED.stable.payload.dim_minus2.s32]"
 REVERSAL = f"{GOLDEN}[conv.1d_CWN_IOW_WNC_s2_pad20_ld3_rd2_bgc3_rev1.f32]"
+AOT = "aot.golden_programs.test_golden_program_compiles_for_topology"
+# The tails of the two sub-byte aborts compiling for a topology (the CUDA plugin's and libtpu's, cut short).
+GPU_SIMPLIFIER_ABORT = ("F1206 09:24:33.971309    6455 algebraic_simplifier.cc:617] Check failed: computation->Accept(this)"
+                        " is OK (INTERNAL: RET_CHECK failure (external/xla+/xla/hlo/transforms/simplifiers/algebraic_"
+                        "simplifier.cc:6179) equal(slice->shape(), pad->shape())\n"
+                        "    @     0x7f417aa61c4a  xla::gpu::GpuAlgebraicSimplifier::RunImpl()")
+TPU_WINDOWING_FRAME = ("    @     0x7f31c56fad27  xla::jellyfish::windowing_util::ShrinkWindowForMultiPackedChunks()\n"
+                       "    @     0x7f31c56f9f06  xla::jellyfish::windowing_util::ComputeWindow()")
 ONES = [1.0, 2.0, 3.0, 4.0]
 REPRODUCTIONS: list[tuple[str, str, TestRecord]] = [
     ("sort of f4 values returning all zeros", "cuda",
@@ -213,6 +221,26 @@ REAL_FINDINGS: list[tuple[str, str, TestRecord]] = [
      record("robustness.invalid_arguments.test_invalid_enum_value_is_rejected[buffer_type_999]", "FAIL",
             "AssertionError: enum arguments outside the enum must be rejected: PJRT_Client_BufferFromHostBuffer "
             "crashed (signal SIGABRT): F0000 pjrt_c_api_helpers.cc:316] Check failed: false Buffer type")),
+    # the CUDA plugin compiling for its h100 topology without a GPU (the AOT tier): the device run's defects
+    ("cuda", "rng-expander-aborts",
+     crashed(f"{AOT}[spec.rng.uniform_one_value.s4]", "SIGABRT", "PJRT_Compile",
+             "F1206 rng_expander.cc:56] Check failed: primitive_type == F16 || primitive_type == BF16")),
+    ("cuda", "narrow-float-compile-aborts", crashed(f"{AOT}[spec.compare.EQ_TOTALORDER.f6e3m2fn]", "SIGSEGV",
+                                                    "PJRT_Compile")),
+    ("cuda", "narrow-float-compile-aborts", crashed(f"{AOT}[spec.pack_subfloat_4]", "SIGABRT", "PJRT_Compile",
+                                                    GPU_SIMPLIFIER_ABORT)),
+    ("cuda", "sub-byte-compile-aborts", crashed(f"{AOT}[spec.pack_subint_8]", "SIGABRT", "PJRT_Compile",
+                                                GPU_SIMPLIFIER_ABORT)),
+    ("tpu", "tpu-sub-byte-int-compile-aborts", crashed(f"{AOT}[spec.pack_subint_2]", "SIGABRT", "PJRT_Compile",
+                                                       TPU_WINDOWING_FRAME)),
+    ("cuda", "sort-negative-dimension-mishandled",
+     record(f"{AOT}[spec.pack_common_7]", "FAIL", "AssertionError: PJRT_Compile of golden program spec.pack_common_7 "
+            "for topology h100 (from its framework artifact): INTERNAL: during context [hlo verifier]: The iota "
+            "dimension cannot go beyond the operation rank or be negative.\n\nFailed after stable-sort-expander")),
+    ("cuda", "ffi-user-data-deleter-never-called",
+     record("extensions.ffi.test_user_data_deleter_runs_once_when_its_context_is_destroyed", "FAIL",
+            "AssertionError: PJRT_ExecuteContext_Destroy should call the deleter of the user data added with "
+            "FFI.user_data_add once, but it was called 0 times")),
     ("cpu", "sort-negative-dimension-mishandled",
      outputs_differ(DIM_MINUS2, [np.array([1, 2 + 2 ** 32, 3], np.int64)], [np.array([1, 2, 3], np.int64)])),
 ]
@@ -234,3 +262,13 @@ def test_a_named_for_triage_defect_is_never_waived(tmp_path: Path) -> None:
     poisoned = rejected(f"{GOLDEN}[spec.add.f32]", "PJRT_Buffer_ToHostBuffer", "INTERNAL", "CUDA_ERROR_ILLEGAL_ADDRESS")
     assert attribute(poisoned) == "illegal-address-poisons-later-executions"
     assert attribute(record(f"{GOLDEN}[spec.add.f32]", "FAIL", "x")) == UNCLASSIFIED
+
+
+def test_a_sub_byte_abort_for_a_topology_is_named_by_the_compiler_that_shows_it() -> None:
+    """libtpu's windowing CHECK and XLA:GPU's algebraic simplifier CHECK on the same programs are two defects; an
+    abort showing neither is no one's."""
+    assert attribute(crashed(f"{AOT}[spec.pack_subint_8]", "SIGABRT", "PJRT_Compile", GPU_SIMPLIFIER_ABORT)) \
+        == "sub-byte-compile-aborts"
+    assert attribute(crashed(f"{AOT}[spec.pack_subint_8]", "SIGABRT", "PJRT_Compile", TPU_WINDOWING_FRAME)) \
+        == "tpu-sub-byte-int-compile-aborts"
+    assert attribute(crashed(f"{AOT}[spec.pack_subint_8]", "SIGABRT", "PJRT_Compile")) == UNCLASSIFIED

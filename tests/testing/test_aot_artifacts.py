@@ -57,3 +57,12 @@ def test_check_fails_an_altered_file_and_a_program_that_is_not_the_manifests(plu
     assert aot_artifacts.check(plugin_0115, {"cpu_device_count": 1}, tmp_path) == 1
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith(f"FAIL  {PROGRAMS[0]}"), first
+
+
+def test_a_failing_programs_line_names_the_catalogues_defect_or_unclassified() -> None:
+    cudnn = "PJRT_Buffer_ToHostBuffer event: UNKNOWN: CUDNN_STATUS_BAD_PARAM"
+    conv = aot_artifacts.Outcome("conv.pack_common_0", "FAIL", cudnn).named()
+    assert conv.line() == f"FAIL  conv.pack_common_0: {cudnn} [defect: deviceless-conv-executable-fails-at-run]"
+    assert aot_artifacts.Outcome("dot.pack_common_0", "FAIL", cudnn).named().defect == "unclassified"
+    passed = aot_artifacts.Outcome("conv.pack_common_0", "PASS", "128 case(s)")
+    assert passed.named() == passed and passed.line() == "PASS  conv.pack_common_0: 128 case(s)"
