@@ -73,15 +73,16 @@ class Baseline:
     passthrough_verdict: RunVerdict  # of every record of the passthrough run (CONFORMANT when it is green)
     set_aside: list[str]  # tests already bad on the passthrough
     mandatory: frozenset[str]
+    plugin: dict[str, Any] | None = None  # the passthrough run's plugin card (which conditional entries bind)
 
     @classmethod
     def from_run(cls, run: SuiteRunResult, mandatory: list[str] | None = None) -> "Baseline":
         every = run.ran_records()
         set_aside = sorted(test_id for test_id, record in every.items() if record.outcome in BAD_OUTCOMES)
         records = {test_id: record for test_id, record in every.items() if test_id not in set_aside}
-        return cls(records, judge_results(Results(tests=tuple(records.values()))),
-                   judge_results(Results(tests=tuple(every.values()))), set_aside,
-                   frozenset(all_mandatory_ids() if mandatory is None else mandatory))
+        return cls(records, judge_results(Results(tests=tuple(records.values()), plugin=run.plugin)),
+                   judge_results(Results(tests=tuple(every.values()), plugin=run.plugin)), set_aside,
+                   frozenset(all_mandatory_ids() if mandatory is None else mandatory), run.plugin)
 
     def outcome(self, test_id: str) -> Outcome | None:
         record = self.records.get(test_id)
@@ -92,8 +93,10 @@ class Baseline:
         return {test_id: record for test_id, record in mutant.ran_records().items() if test_id not in self.set_aside}
 
     def overlay(self, mutant: SuiteRunResult) -> Results:
-        """The baseline's records with the mutant's in place of those it re-ran."""
-        return Results(tests=tuple({**self.records, **self.mutant_records(mutant)}.values()))
+        """The baseline's records with the mutant's in place of those it re-ran, judged by the mutant's plugin card
+        (a mutant that drops an extension offers fewer functions: the entries that call them no longer bind)."""
+        return Results(tests=tuple({**self.records, **self.mutant_records(mutant)}.values()),
+                       plugin=mutant.plugin if mutant.plugin is not None else self.plugin)
 
     def new_findings(self, ran: dict[str, TestRecord]) -> list[str]:
         """Tests of `ran` (a mutant's records) that are findings (bad, or waived: XFAIL) where the baseline's are not."""

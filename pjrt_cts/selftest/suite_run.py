@@ -8,7 +8,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import ResultsError, load_results, read_jsonl
@@ -43,6 +43,9 @@ class SuiteRunResult:
     wall_seconds: float = 0.0
     timed_out: bool = False  # the whole run overran its wall limit and was stopped
     error: str | None = None  # the run produced no usable results
+    # The probe's card of the plugin the run tested (results.json `plugin`): what it offers decides which conditional
+    # mandatory entries bind (pjrt_cts.judgment.levels.Condition). None: the run wrote no results.json.
+    plugin: dict[str, Any] | None = None
 
     @property
     def outcomes(self) -> dict[str, str]:
@@ -158,6 +161,7 @@ class RunningSuite:
             result.error = f"no results (exit code {self.process.returncode}): {tail}"
             return result
         result.records = {record.id: record for record in records if record.id}
+        result.plugin = _read_plugin_card(self.out_dir)
         return result
 
 
@@ -173,6 +177,13 @@ def _read_records(out_dir: Path) -> list[TestRecord] | None:
     if not lines.is_file():
         return None
     return read_jsonl(lines)  # drops a line cut short by the stop
+
+
+def _read_plugin_card(out_dir: Path) -> dict[str, Any] | None:
+    try:
+        return load_results(out_dir / "results.json").plugin
+    except (OSError, ResultsError):
+        return None
 
 
 def _tail(path: Path, lines: int = 8) -> str:

@@ -280,3 +280,20 @@ def test_a_baseline_run_is_not_cut_at_the_mutant_runs_wall_limit(tmp_path: Path)
     baseline = SuiteJob("b", tmp_path, {}, tmp_path, SuiteSelection([], []), baseline=True)
     assert runner.wall_limit_for(mutant) == 240.0
     assert runner.wall_limit_for(baseline) == BASELINE_WALL_LIMIT > 240.0
+
+
+def test_a_mutant_is_judged_by_its_own_plugin_card() -> None:
+    """A mutant that drops an extension offers none of its functions: the mandatory entries that call them do not
+    bind its run (contract version 5), whatever the passthrough's card offered."""
+    conditional = "extensions.structure.test_functions_within_struct_size_are_not_null[LAYOUTS]"
+    assert conditional in all_mandatory_ids()
+    card = {"num_slots": 138, "missing_slots": [], "extensions": [], "extension_functions": ["LAYOUTS.MemoryLayout_Destroy"]}
+    baseline_run = _run({**{test_id: "PASS" for test_id in all_mandatory_ids()}, OPTIONAL: "PASS"})
+    baseline_run.plugin = card
+    baseline = Baseline.from_run(baseline_run)
+    dropped = _run({conditional: "NOT_SUPPORTED"})
+    dropped.plugin = {**card, "extension_functions": []}
+    tolerated = judge(_defect(expect=TOLERATED), dropped, baseline, ["extensions"])
+    assert (tolerated.status, tolerated.verdict, tolerated.level) == (TOLERATED_STATUS, "CONFORMANT", MULTI)
+    dropped.plugin = card  # still offered: the mandatory entry binds, and NOT_SUPPORTED costs Core
+    assert judge(_defect(expect=TOLERATED), dropped, baseline, ["extensions"]).status == FALSE_ALARM
