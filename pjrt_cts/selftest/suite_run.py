@@ -155,35 +155,29 @@ class RunningSuite:
         self.log.close()  # type: ignore[attr-defined]  # the log is opened in start()
         result = SuiteRunResult(self.label, self.out_dir, exit_code=self.process.returncode,
                                 wall_seconds=time.monotonic() - self.started, timed_out=self.timed_out)
-        records = _read_records(self.out_dir)
+        records, result.plugin = _read_records(self.out_dir)
         if records is None:
             tail = _tail(self.out_dir / "selftest-run.log")
             result.error = f"no results (exit code {self.process.returncode}): {tail}"
             return result
         result.records = {record.id: record for record in records if record.id}
-        result.plugin = _read_plugin_card(self.out_dir)
         return result
 
 
-def _read_records(out_dir: Path) -> list[TestRecord] | None:
-    """Test records from results.json, or from results.jsonl when the run was stopped early."""
+def _read_records(out_dir: Path) -> tuple[list[TestRecord] | None, dict[str, Any] | None]:
+    """Test records and the plugin card from results.json, or only the records from results.jsonl when the run was
+    stopped early (no card: the run wrote no results.json)."""
     summary = out_dir / "results.json"
     if summary.is_file():
         try:
-            return list(load_results(summary).tests)
+            results = load_results(summary)
+            return list(results.tests), results.plugin
         except ResultsError:
             pass
     lines = out_dir / "results.jsonl"
     if not lines.is_file():
-        return None
-    return read_jsonl(lines)  # drops a line cut short by the stop
-
-
-def _read_plugin_card(out_dir: Path) -> dict[str, Any] | None:
-    try:
-        return load_results(out_dir / "results.json").plugin
-    except (OSError, ResultsError):
-        return None
+        return None, None
+    return read_jsonl(lines), None  # drops a line cut short by the stop
 
 
 def _tail(path: Path, lines: int = 8) -> str:
