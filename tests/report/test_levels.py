@@ -31,7 +31,7 @@ def test_levels_are_cumulative_and_use_known_layers() -> None:
 def test_every_layer_is_named_once_and_is_a_suites_folder() -> None:
     assert len(LAYERS) == len(set(LAYERS))  # a layer listed twice would run (and count) its tests twice
     suites = Path(__file__).resolve().parents[2] / "suites"
-    assert {layer for layer in LAYERS} == {path.name for path in suites.iterdir() if (path / "conftest.py").exists()
+    assert set(LAYERS) == {path.name for path in suites.iterdir() if (path / "conftest.py").exists()
                                             or any(path.glob("test_*.py"))}
 
 
