@@ -135,7 +135,7 @@ def offered_functions(plugin: Mapping[str, Any]) -> dict[str, str]:
         missing = set(plugin.get("missing_slots") or ())
         offered.update((slot.name, SLOT) for slot in SLOTS[:num_slots] if slot.c_name not in missing)
     for name in plugin.get("extension_functions") or ():
-        if name == _PROFILER_POINTER:
+        if name == _PROFILER_POINTER:  # a card from before the probe listed the table's own functions
             offered.update((f"PROFILER.{function}", "PROFILER") for function in _PROFILER_TABLE)
         else:
             offered[str(name)] = str(name).split(".", 1)[0]

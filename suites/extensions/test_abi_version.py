@@ -28,6 +28,23 @@ def test_runtime_abi_version_round_trips_through_its_proto(plugin: Any, client: 
                 compatible_with_runtime(runtime, again)
 
 
+def test_executable_abi_version_round_trips_through_its_proto(plugin: Any, client: Any, two_in_two_out: Any) -> None:
+    """What a framework stores next to a serialized executable: its ABI version's proto, read back with the same
+    bytes and platform id (the platform id the runtime's own)."""
+    with unsupported_if_unimplemented("ABI_VERSION.client_runtime_abi_version",
+                                      "ABI_VERSION.executable_get_abi_version"):
+        runtime, executable = runtime_abi_version(client), executable_abi_version(two_in_two_out.executable)
+    with runtime, executable:
+        proto = executable.to_proto()
+        assert proto, "ABI_VERSION.executable_abi_version_to_proto returned no bytes"
+        assert executable.platform_id() == runtime.platform_id(), (
+            f"an executable's ABI platform id {executable.platform_id()} differs from its runtime's "
+            f"{runtime.platform_id()}")
+        with AbiVersion.from_proto(plugin, "executable", proto) as again:
+            assert again.to_proto() == proto, "an executable ABI version read back from its proto serializes differently"
+            assert again.platform_id() == executable.platform_id(), "the platform id changed through the proto"
+
+
 def test_runtime_is_compatible_with_its_own_executables(plugin: Any, client: Any, two_in_two_out: Any) -> None:
     with unsupported_if_unimplemented("ABI_VERSION.client_runtime_abi_version",
                                       "ABI_VERSION.executable_get_abi_version"):
@@ -35,9 +52,6 @@ def test_runtime_is_compatible_with_its_own_executables(plugin: Any, client: Any
     with runtime, executable:
         with unsupported_if_unimplemented("ABI_VERSION.runtime_abi_version_is_compatible_with_executable"):
             compatible_with_executable(runtime, executable)
-        assert executable.platform_id() == runtime.platform_id(), (
-            f"an executable's ABI platform id {executable.platform_id()} differs from its runtime's "
-            f"{runtime.platform_id()}")
         with AbiVersion.from_proto(plugin, "executable", executable.to_proto()) as again:
             compatible_with_executable(runtime, again)
 

@@ -77,4 +77,26 @@ class PLUGIN_Profiler_CollectData_Args(PjrtStruct):
     ]
 
 
+class PLUGIN_Profiler_Consume_Args(PjrtStruct):
+    _fields_ = [
+        ("struct_size", c_size_t),  # @0
+        ("profiler", c_void_p),  # @8
+        ("result", c_void_p),  # @16 out: PLUGIN_Profiler_ConsumeResult*, freed by consume_result_destroy
+    ]
+
+
+class PLUGIN_Profiler_ConsumeResult_Destroy_Args(PjrtStruct):
+    _fields_ = [("struct_size", c_size_t), ("consume_result", c_void_p)]
+
+
+class PLUGIN_Profiler_Serialize_Args(PjrtStruct):
+    _fields_ = [
+        ("struct_size", c_size_t),  # @0
+        ("profiler", c_void_p),  # @8
+        ("consume_result", c_void_p),  # @16
+        ("serialized_bytes", c_void_p),  # @24 out: the plugin's, valid until the next call on the profiler
+        ("serialized_size", c_size_t),  # @32 out
+    ]
+
+
 finalize_struct_sizes(globals())

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from pjrt_cts.abi.callbacks import VoidSlotFunction
 from pjrt_cts.abi.enums import ExtensionType
+from pjrt_cts.abi.extensions.profiler import PLUGIN_Profiler_Api
 from pjrt_cts.abi.extensions.registry import EXTENSIONS
 
 if TYPE_CHECKING:
@@ -79,6 +80,23 @@ def offered_functions(plugin: "Plugin") -> list[str]:
         except (ValueError, KeyError):
             continue
         for entry in spec.covered(info.struct_size):
-            if ctypes.c_void_p.from_address(info.address + entry.offset).value:
+            pointer = ctypes.c_void_p.from_address(info.address + entry.offset).value
+            if pointer and spec.extension is ExtensionType.PROFILER and entry.name == "profiler_api":
+                offered.extend(f"PROFILER.{name}" for name in _profiler_table_functions(int(pointer)))
+            elif pointer:
                 offered.append(f"{spec.name}.{entry.name}")
     return offered
+
+
+def _profiler_table_functions(table: int) -> list[str]:
+    """The functions of the PLUGIN_Profiler_Api at `table` within its struct_size and not NULL (PROFILER's functions
+    are those of this table, not of the extension struct that points to it)."""
+    struct_size = ctypes.c_size_t.from_address(table).value
+    functions: list[str] = []
+    for name, *_ in PLUGIN_Profiler_Api._fields_:
+        field = getattr(PLUGIN_Profiler_Api, name)
+        if name in ("struct_size", "priv") or field.offset + field.size > struct_size:
+            continue
+        if ctypes.c_void_p.from_address(table + field.offset).value:
+            functions.append(name)
+    return functions

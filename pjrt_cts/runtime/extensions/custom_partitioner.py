@@ -21,12 +21,24 @@ def register_batch_partitionable(plugin: "Plugin", name: str) -> None:
          abi.PJRT_Register_Batch_Partitionable_Args(name=ctypes.addressof(text), name_size=size))
 
 
-def register_custom_partitioner(plugin: "Plugin", name: str) -> None:
-    """register_custom_partitioner with a callbacks table of the header's version whose hooks are all NULL (a
-    target registered but never partitioned by the tests); the table lives as long as the process."""
-    callbacks = abi.JAX_CustomCallPartitioner_Callbacks(version=abi.CALLBACKS_VERSION)
-    _KEEPALIVE.append(callbacks)
+def register_custom_partitioner(plugin: "Plugin", name: str, destroyed: list[int] | None = None) -> None:
+    """register_custom_partitioner with a callbacks table of the header's version whose partitioning hooks are NULL (a
+    target registered but never partitioned by the tests). While the call runs, the table's dtor appends to
+    `destroyed` (a plugin that calls it then has let the partitioner go); once it returns, the dtor becomes a C
+    function that ignores its argument and touches nothing (libc's getpid), because the plugin keeps the table and
+    may call the dtor at process exit, after Python's finalization. The table lives as long as the process."""
+    sink = destroyed if destroyed is not None else []
+    during_call = _DTOR(lambda _table: sink.append(1))
+    callbacks = abi.JAX_CustomCallPartitioner_Callbacks(version=abi.CALLBACKS_VERSION,
+                                                        dtor=ctypes.cast(during_call, ctypes.c_void_p).value)
+    _KEEPALIVE.extend((callbacks, during_call))
     text, size = c_string(name)
-    call(plugin, ExtensionType.CUSTOM_PARTITIONER, "register_custom_partitioner",
-         abi.PJRT_Register_Custom_Partitioner_Args(name=ctypes.addressof(text), name_size=size,
-                                                   callbacks=ctypes.addressof(callbacks)))
+    try:
+        call(plugin, ExtensionType.CUSTOM_PARTITIONER, "register_custom_partitioner",
+             abi.PJRT_Register_Custom_Partitioner_Args(name=ctypes.addressof(text), name_size=size,
+                                                       callbacks=ctypes.addressof(callbacks)))
+    finally:
+        callbacks.dtor = ctypes.cast(ctypes.CDLL(None).getpid, ctypes.c_void_p).value
+
+
+_DTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

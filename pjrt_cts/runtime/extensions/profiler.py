@@ -75,6 +75,27 @@ class ProfilerSession(OwnedHandle):
         written = data.raw[:size]
         return CollectedData(data=written, written=written != bytes([POISON_BYTE]) * size, handed_out=handed_out)
 
+    def consume_and_serialize(self) -> bytes:
+        """The later collection path (consume, serialize, consume_result_destroy): consume takes what the session
+        collected as an opaque result, serialize turns it into XSpace bytes (the plugin's, copied here), and the
+        result is destroyed once, whatever serialize answered."""
+        args = _call(self.plugin, self._api, "consume", abi.PLUGIN_Profiler_Consume_Args(profiler=self.handle))
+        result = int(args.result or 0)
+        try:
+            serialized = _call(self.plugin, self._api, "serialize", abi.PLUGIN_Profiler_Serialize_Args(
+                profiler=self.handle, consume_result=result))
+            size = int(serialized.serialized_size)
+            return ctypes.string_at(serialized.serialized_bytes, size) if serialized.serialized_bytes and size else b""
+        finally:
+            destroy = abi.PLUGIN_Profiler_ConsumeResult_Destroy_Args(consume_result=result)
+            _function(self.plugin, self._api, "consume_result_destroy", void=True)(ctypes.addressof(destroy))
+
+
+def destroy_no_error(plugin: "Plugin") -> None:
+    """error_destroy(NULL): profiler_c_api.h lets the error be NULL."""
+    args = abi.PLUGIN_Profiler_Error_Destroy_Args(error=None)
+    _function(plugin, profiler_api(plugin), "error_destroy", void=True)(ctypes.addressof(args))
+
 
 @dataclass(frozen=True)
 class CollectedData:
