@@ -39,7 +39,8 @@ class Notifications:
 
 @dataclass
 class SendOutcome:
-    """Buffer_CopyToRemoteDevice's on_done: `error` (None on success) and whether the sends were enqueued."""
+    """Buffer_CopyToRemoteDevice's on_done: `error` (None on success; a copy of the error the plugin passed and
+    destroys itself) and whether the sends were enqueued."""
 
     done: threading.Event = field(default_factory=threading.Event)
     error: PjrtError | None = None
@@ -99,8 +100,9 @@ def copy_to_remote_device(buffer: Buffer, descriptor: bytes) -> SendOutcome:
     size = ctypes.c_size_t(len(descriptor))
 
     def on_done(error: int | None, enqueued: bool, _user: int | None) -> None:
-        if error:
-            outcome.error = plugin.consume_error(error, COPY)
+        if error:  # the plugin's: it destroys the error when on_done returns (XLA's C API wrapper does), so read only
+            code, message = plugin.inspect_error(error)
+            outcome.error = PjrtError(COPY, plugin.error_code_name(code), message, code)
         outcome.sends_were_enqueued = bool(enqueued)
         outcome.done.set()
 
