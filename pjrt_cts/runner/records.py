@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.judgment.results import jsonable
-from pjrt_cts.runner.event_stream import FOLDED_DURATION
+from pjrt_cts.runner.worker.event_stream import FOLDED_DURATION
 from pjrt_cts.schema import PhaseInfo, Tally, TestRecord, merge_tallies
 
 _MAX_TRACEBACK_CHARS = 20_000
@@ -42,7 +42,7 @@ def make_record(nodeid: str, result: PhaseResult, repro: str, test_id: str | Non
 
 
 def info_of(report: Any) -> PhaseInfo:
-    """What the worker added to `report` (pjrt_cts.runner.worker_plugin: its `pjrt_cts` attribute)."""
+    """What the worker added to `report` (pjrt_cts.runner.worker.plugin: its `pjrt_cts` attribute)."""
     return PhaseInfo.from_json(getattr(report, "pjrt_cts", None))
 
 

@@ -1,4 +1,4 @@
-"""A death is confirmed in a child, not in a second session (pjrt_cts.runner.controller, worker_plugin): the test a
+"""A death is confirmed in a child, not in a second session (pjrt_cts.runner.controller.recorder, worker_plugin): the test a
 worker died in joins that worker's findings list, and a test rescheduled after a death runs in a forked child. The
 end-to-end runs (a killed worker's test rerun by the next worker, a rerun that dies) are in test_confirmation_run.py."""
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import JsonlWriter
-from pjrt_cts.runner.controller import Controller
-from pjrt_cts.runner.expectations import Expectations
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.controller.recorder import Controller
+from pjrt_cts.runner.controller.expectations import Expectations
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, make_record
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker_plugin import FINDINGS_SUFFIX, WorkerPlugin
+from pjrt_cts.runner.worker.plugin import FINDINGS_SUFFIX, WorkerPlugin
 
 NODEID = "suites/execute/test_golden_cases.py::test_case_matches_reference[spec.pad.s4]"
 

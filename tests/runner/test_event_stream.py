@@ -1,4 +1,4 @@
-"""A worker's thinned event stream (pjrt_cts.runner.event_stream): what it leaves out, and that the controller's record
+"""A worker's thinned event stream (pjrt_cts.runner.worker.event_stream): what it leaves out, and that the controller's record
 of a test is the same from either stream."""
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from _pytest.reports import TestReport
 
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import JsonlWriter, read_jsonl
-from pjrt_cts.runner.controller import Controller
-from pjrt_cts.runner.event_stream import FOLDED_DURATION, ThinEventStream, thin_worker_events
-from pjrt_cts.runner.expectations import Expectations
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.controller.recorder import Controller
+from pjrt_cts.runner.worker.event_stream import FOLDED_DURATION, ThinEventStream, thin_worker_events
+from pjrt_cts.runner.controller.expectations import Expectations
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import result_of_phases
 
 NODEID = "suites/execute/test_x.py::test_y[a]"
@@ -164,7 +164,7 @@ def test_the_controller_records_a_test_at_its_teardown_report_and_times_a_death_
     node = SimpleNamespace(gateway=SimpleNamespace(id="gw0", _io=SimpleNamespace(popen=SimpleNamespace(
         pid=4242, returncode=-6, poll=lambda: -6))))
     now = [100.0]
-    monkeypatch.setattr("pjrt_cts.runner.controller.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("pjrt_cts.runner.controller.recorder.time.monotonic", lambda: now[0])
     sent = _stream(_test_events(_data("setup"), _data("call"), _data("teardown")))
     for name, kwargs in sent:
         if name == "testreport":

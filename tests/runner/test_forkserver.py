@@ -1,4 +1,4 @@
-"""The fork server (pjrt_cts.runner.forkserver) on stand-in items: what a forked test's process sees, how its end
+"""The fork server (pjrt_cts.runner.worker.forkserver) on stand-in items: what a forked test's process sees, how its end
 reaches the worker, and what the worker gets when the server is gone; and the `python -m MODULE` children it forks
 for risky calls (pjrt_cts.fuzz.isolate, `may_fork`) on a probe module. End to end (a real pytest worker, a plugin
 that aborts) it runs in test_runner_isolation.py."""
@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from pjrt_cts.fuzz import isolate
-from pjrt_cts.runner import forkserver
-from pjrt_cts.runner.worker_plugin import PLUGIN_NAME
+from pjrt_cts.runner.worker import forkserver
+from pjrt_cts.runner.worker.plugin import PLUGIN_NAME
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork server needs fork()")
 

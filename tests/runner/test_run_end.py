@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from pjrt_cts.report import html
-from pjrt_cts.runner import worker_plugin
-from pjrt_cts.runner.session import Run, RunOptions
-from pjrt_cts.runner.worker_plugin import (ENDING_SUFFIX, SHARED_SUFFIX, TESTING_SUFFIX, WorkerPlugin,
+from pjrt_cts.runner.worker import plugin as worker_plugin
+from pjrt_cts.runner.controller.session import Run, RunOptions
+from pjrt_cts.runner.worker.plugin import (ENDING_SUFFIX, SHARED_SUFFIX, TESTING_SUFFIX, WorkerPlugin,
                                            split_findings)
 
 GOLDEN = "suites/execute/test_golden_cases.py::test_case_matches_reference[{}]"
@@ -148,7 +148,7 @@ def test_a_report_the_copy_could_not_write_is_written_here(tmp_path: Path, monke
 
 _EXITING_WORKER = """
 import atexit, sys
-from pjrt_cts.runner import worker_plugin
+from pjrt_cts.runner.worker import plugin as worker_plugin
 atexit.register(worker_plugin._leave_without_freeing)  # as a worker registers it: before the others
 atexit.register(lambda: open(sys.argv[2], "w").write("a later exit handler ran"))  # e.g. calltimes' writer
 if sys.argv[1] == "over":

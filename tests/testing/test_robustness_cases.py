@@ -30,7 +30,7 @@ def test_each_risky_call_is_a_long_test_for_the_runner() -> None:
     makes one, and the runner spreads those over its order (worker_plugin.spread_long_tests)."""
     from types import SimpleNamespace
 
-    from pjrt_cts.runner.worker_plugin import is_long
+    from pjrt_cts.runner.worker.plugin import is_long
 
     class Item:
         def __init__(self, fixturenames: tuple[str, ...]) -> None:

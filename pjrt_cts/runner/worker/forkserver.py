@@ -267,7 +267,7 @@ def _serve(session: pytest.Session, request_read: int, reply_write: int, handed:
 def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
     """In the forked process: become an isolated child (reports to a file, none to the controller) and run the
     items in order, as a fresh worker would (session fixtures such as the client are shared between them)."""
-    from pjrt_cts.runner.worker_plugin import PLUGIN_NAME, starts_processes
+    from pjrt_cts.runner.worker.plugin import PLUGIN_NAME, starts_processes
 
     manager = items[0].config.pluginmanager
     for plugin in list(manager.get_plugins()):

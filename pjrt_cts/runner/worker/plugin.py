@@ -33,11 +33,12 @@ from pjrt_cts.judgment.outcomes import Outcome, id_matches, test_id_from_nodeid
 from pjrt_cts.runtime import MissingFunction, NullExtensionFunction
 from pjrt_cts.schema import PhaseInfo
 from pjrt_cts.testing.outcomes import BlockedByFailure, SuiteError
-from pjrt_cts.runner import api_calls, crashlog, shard
+from pjrt_cts.runner import api_calls, crashlog
+from pjrt_cts.runner.files import shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
 from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.event_stream import thin_worker_events
+from pjrt_cts.runner.worker.event_stream import thin_worker_events
 
 DETAILS_KEY = pytest.StashKey[dict]()
 COMPATIBILITY_KEY = pytest.StashKey[dict]()
@@ -425,7 +426,7 @@ class WorkerPlugin:
                                       items: list[pytest.Item]) -> None:
         if self.role != "worker" or self.spec is None:
             return
-        if self.spec.only_nodeids:  # a confirmation pass (runner/confirmation.py): the rest is not this pass's
+        if self.spec.only_nodeids:  # a confirmation pass (runner/controller/confirmation.py): the rest is not this pass's
             wanted = set(self.spec.only_nodeids)
             items[:] = self._in_run_order([item for item in items if item.nodeid in wanted])
             return
@@ -460,7 +461,7 @@ class WorkerPlugin:
     def _keep_quick_sample(self, items: list[pytest.Item]) -> list[pytest.Item]:
         """`--quick`: only the stratified sample of the mandatory contract runs; the rest is left out without a
         record (like another shard's tests), and the run says it is a sample (never CONFORMANT)."""
-        from pjrt_cts.runner import quick
+        from pjrt_cts.runner.worker import quick
 
         ids = {item.nodeid: test_id_from_nodeid(item.nodeid) for item in items}
         chosen = quick.sample(ids.values(), quick.mandatory_ids())
@@ -540,7 +541,7 @@ class WorkerPlugin:
         self.isolated = {item.nodeid for item in session.items if is_isolated(item)}
         if (self.spec.confirm_in_workers or self.isolated
                 or any(starts_processes(item) for item in session.items)):
-            from pjrt_cts.runner import forkserver
+            from pjrt_cts.runner.worker import forkserver
 
             # Before any test: the plugin is not loaded yet (forkserver.py). It forks isolated tests, reruns and the
             # children of `own_process` tests (the robustness layer's risky calls).
@@ -659,7 +660,7 @@ class WorkerPlugin:
         controller will make of these reports."""
         if not phases or all(phase.passed for phase in phases.values()):
             return
-        from pjrt_cts.runner.confirmation import cause_class, needs_confirmation
+        from pjrt_cts.runner.controller.confirmation import cause_class, needs_confirmation
         from pjrt_cts.runner.records import make_record, result_of_phases
 
         record = make_record(nodeid, result_of_phases(phases), repro="")
@@ -709,7 +710,7 @@ class WorkerPlugin:
         ending one after the other share the dead workers' lists. Two tests marked isolated that are each other's
         twin (confirmation.twin_of) are left to confirm each other. A worker that dies after the last one ends leaves
         its list to the confirmation pass."""
-        from pjrt_cts.runner.confirmation import twin_of
+        from pjrt_cts.runner.controller.confirmation import twin_of
 
         assert self.spec is not None
         for path in sorted(Path(self.spec.log_dir).glob(f"*{FINDINGS_SUFFIX}")):
@@ -734,7 +735,7 @@ class WorkerPlugin:
         (_next_batch). Two isolated twins that found the same thing confirm each other
         (confirmation.twin_observations): no rerun. Findings of long tests were rerun right after them
         (_rerun_long_finding)."""
-        from pjrt_cts.runner import forkserver
+        from pjrt_cts.runner.worker import forkserver
 
         if forkserver.server() is None:
             return  # no process to fork reruns from: the confirmation pass reruns them all
@@ -822,7 +823,7 @@ class WorkerPlugin:
         is: nothing ran before it there); the rest go on in another. False when it could not finish (no fork server,
         or the process ended well without running them all: pytest's own trouble): the rest is the confirmation
         pass's."""
-        from pjrt_cts.runner import forkserver
+        from pjrt_cts.runner.worker import forkserver
 
         server = forkserver.server()
         assert self.spec is not None
@@ -856,7 +857,7 @@ class WorkerPlugin:
 
     def _twin_confirms(self, nodeid: str) -> bool:
         """Whether `nodeid` and its twin (confirmation.twin_of) both found the same thing here, each in a child."""
-        from pjrt_cts.runner.confirmation import twin_of
+        from pjrt_cts.runner.controller.confirmation import twin_of
 
         found = self.child_findings.get(nodeid)
         return found is not None and self.child_findings.get(twin_of(nodeid) or "") == found
@@ -865,7 +866,7 @@ class WorkerPlugin:
                       path: Path) -> None:
         """The rerun of `nodeid` killed its forked process: that death (CRASH, or TIMEOUT when it overran) is the
         finding's second observation, written to the reruns' file as the reports an isolated test's death gets."""
-        from pjrt_cts.runner import isolation
+        from pjrt_cts.runner.worker import isolation
 
         assert self.spec is not None and self.log_path is not None
         item = self.items[nodeid]
@@ -937,7 +938,7 @@ class IsolationPlugin:
         worker = self.worker
         if worker.role != "worker" or worker.spec is None or not worker.runs_in_child(item):
             return None
-        from pjrt_cts.runner import isolation
+        from pjrt_cts.runner.worker import isolation
 
         assert worker.log_path is not None
         isolation.run_in_fresh_process(item, nextitem, worker.spec, worker.log_path)
@@ -945,7 +946,7 @@ class IsolationPlugin:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.worker.role == "worker":
-            from pjrt_cts.runner import forkserver, isolation
+            from pjrt_cts.runner.worker import forkserver, isolation
 
             forkserver.stop()
             isolation.discard_spare()
@@ -979,7 +980,7 @@ def _leave_without_freeing() -> None:
 
 def _program_units(nodeids: list[str]) -> list[str | None]:
     """Per collected item, the golden program it compiles (None for other tests): the scheduler hands a program's
-    tests to one worker (pjrt_cts.runner.scheduling), so that the program is compiled once."""
+    tests to one worker (pjrt_cts.runner.controller.scheduling), so that the program is compiled once."""
     test_ids = [test_id_from_nodeid(nodeid) for nodeid in nodeids]
     if not any(test_id.startswith(shard.GOLDEN_PREFIXES) for test_id in test_ids):
         return [None] * len(nodeids)  # an isolated child or a selection without golden tests: no manifest read

@@ -151,7 +151,7 @@ class _BlockGuard:
 
 def _report_blocked(item: pytest.Item, nextitem: pytest.Item | None, block: Block) -> None:
     """The test's whole protocol, without running it: one failed setup report that names the block."""
-    from pjrt_cts.runner.worker_plugin import tags_of
+    from pjrt_cts.runner.worker.plugin import tags_of
 
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)

@@ -26,10 +26,11 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.runner import api_calls, consistency, crashlog
+from pjrt_cts.runner import api_calls, crashlog
+from pjrt_cts.runner.controller import consistency
 from pjrt_cts.runner.blocks import Block, BlockFile
-from pjrt_cts.runner.expectations import Expectations, apply_expectation
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.controller.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, make_record, result_of_phases
 from pjrt_cts.judgment.results import JsonlWriter
 from pjrt_cts.schema import TestRecord, merge_tallies
@@ -92,8 +93,8 @@ class Controller:
         self.config = config
 
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """`--dist load`, keeping each golden program's tests on one worker (pjrt_cts.runner.scheduling)."""
-        from pjrt_cts.runner.scheduling import ProgramLoadScheduling
+        """`--dist load`, keeping each golden program's tests on one worker (pjrt_cts.runner.controller.scheduling)."""
+        from pjrt_cts.runner.controller.scheduling import ProgramLoadScheduling
 
         return ProgramLoadScheduling(config, log, lambda: self.collection.get("units") or [])
 
@@ -275,8 +276,8 @@ class Controller:
     def _leave_for_rerun(self, record: TestRecord | None, node: Any) -> None:
         """A finding a worker died in joins that worker's findings list (`<worker>-<pid>.findings`), which a worker
         ending later claims and reruns in a forked child: the second observation, without a second session."""
-        from pjrt_cts.runner.confirmation import needs_confirmation
-        from pjrt_cts.runner.worker_plugin import FINDINGS_SUFFIX
+        from pjrt_cts.runner.controller.confirmation import needs_confirmation
+        from pjrt_cts.runner.worker.plugin import FINDINGS_SUFFIX
 
         if not self.reruns_in_workers or record is None or node is None or not needs_confirmation(record):
             return
@@ -288,7 +289,7 @@ class Controller:
 
     def _contain(self, nodeid: str) -> None:
         """Workers run `nodeid` in a forked child from now on (worker_plugin.CONTAINED_NODEIDS)."""
-        from pjrt_cts.runner.worker_plugin import CONTAINED_NODEIDS
+        from pjrt_cts.runner.worker.plugin import CONTAINED_NODEIDS
 
         with open(self.log_dir / CONTAINED_NODEIDS, "a", encoding="utf-8") as handle:
             handle.write(nodeid + "\n")
