@@ -42,7 +42,7 @@ def make_record(nodeid: str, result: PhaseResult, repro: str, test_id: str | Non
 
 
 def info_of(report: Any) -> PhaseInfo:
-    """What the worker added to `report` (pjrt_cts.runner.worker.plugin: its `pjrt_cts` attribute)."""
+    """What the worker added to `report` (pjrt_cts.runner.worker.outcomes: its `pjrt_cts` attribute)."""
     return PhaseInfo.from_json(getattr(report, "pjrt_cts", None))
 
 

@@ -23,7 +23,7 @@ class RunSpec:
     quick: bool = False  # `--quick`: workers keep only a stratified sample of the mandatory contract (runner/worker/quick.py)
     only_nodeids: list[str] = field(default_factory=list)  # the confirmation pass: run exactly these, record no other
     # Workers rerun their own findings after their last test, in a process forked from their collected copy
-    # (worker_plugin.WorkerPlugin.confirm_findings); the confirmation pass reruns what they could not.
+    # (worker/reruns.py); the confirmation pass reruns what they could not.
     confirm_in_workers: bool = False
 
     def write(self, path: Path) -> None:

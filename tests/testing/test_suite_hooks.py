@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.runner.worker.plugin import classify_exception
+from pjrt_cts.runner.worker.outcomes import classify_exception
 from pjrt_cts.testing.outcomes import BlockedByFailure, CorpusUnreadable
 
 pytest_plugins = ["pytester"]

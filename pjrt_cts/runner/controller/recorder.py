@@ -10,9 +10,9 @@ that module recorded in between; expected crashes, XFAIL, do not count) make the
 that workers read before each test); the run's warnings say so.
 
 A death confirmed in a child, not in a second session: a test a worker died in is rerun by a worker that ends later,
-in a process forked from it (worker_plugin.WorkerPlugin.confirm_findings), when `reruns_in_workers`: its node id
+in a process forked from it (worker/reruns.py), when `reruns_in_workers`: its node id
 joins the dead worker's findings list. A test rescheduled after a death (a grouped program's crash met by a case, a
-death between tests) runs in a forked child (worker_plugin.CONTAINED_NODEIDS): dying again costs a child, not another
+death between tests) runs in a forked child (worker/routing.py: CONTAINED_NODEIDS): dying again costs a child, not another
 worker start.
 """
 from __future__ import annotations
@@ -277,7 +277,7 @@ class Controller:
         """A finding a worker died in joins that worker's findings list (`<worker>-<pid>.findings`), which a worker
         ending later claims and reruns in a forked child: the second observation, without a second session."""
         from pjrt_cts.runner.controller.confirmation import needs_confirmation
-        from pjrt_cts.runner.worker.plugin import FINDINGS_SUFFIX
+        from pjrt_cts.runner.worker.rerun_sharing import FINDINGS_SUFFIX
 
         if not self.reruns_in_workers or record is None or node is None or not needs_confirmation(record):
             return
@@ -288,8 +288,8 @@ class Controller:
             handle.write(record.nodeid + "\n")
 
     def _contain(self, nodeid: str) -> None:
-        """Workers run `nodeid` in a forked child from now on (worker_plugin.CONTAINED_NODEIDS)."""
-        from pjrt_cts.runner.worker.plugin import CONTAINED_NODEIDS
+        """Workers run `nodeid` in a forked child from now on (worker/routing.py: CONTAINED_NODEIDS)."""
+        from pjrt_cts.runner.worker.routing import CONTAINED_NODEIDS
 
         with open(self.log_dir / CONTAINED_NODEIDS, "a", encoding="utf-8") as handle:
             handle.write(nodeid + "\n")

@@ -45,7 +45,7 @@ from pjrt_cts.schema import RunContext, TopologySpec, UserSettings, context_envi
 from pjrt_cts.runner.worker.quick import NOTE as QUICK_NOTE
 from pjrt_cts.runner.files.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker.plugin import CONFIRMATIONS_SUFFIX, read_child_events
+from pjrt_cts.runner.files.child_reports import CONFIRMATIONS_SUFFIX, read_child_events
 from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.judgment.defects import attribute_blocked
 from pjrt_cts.judgment.verdict import EXIT_USAGE, RunVerdict, aot_note, judge_results
@@ -294,7 +294,7 @@ class Run:
 
     def _fold_worker_reruns(self) -> None:
         """Each worker reran its own findings after its last test, in a process forked from its collected copy
-        (worker_plugin.WorkerPlugin.confirm_findings): every rerun that finished becomes its finding's second
+        (worker/reruns.py): every rerun that finished becomes its finding's second
         observation in .run/confirmations.jsonl, as the confirmation pass's would; the rest is left to that pass."""
         paths = sorted(self.log_dir.glob(f"*{CONFIRMATIONS_SUFFIX}"))
         if not paths:
@@ -408,7 +408,7 @@ class Run:
     def _pytest_args(self, spec_path: Path) -> list[str]:
         options = self.options
         # Not the suites: the controller must not import suite code (a conftest could crash it).
-        # Workers swap in spec.suite_paths before collecting (worker_plugin.pytest_collection).
+        # Workers swap in spec.suite_paths before collecting (worker/selection.py).
         empty = self.run_dir / "controller-collects-nothing"
         empty.mkdir(parents=True, exist_ok=True)
         args = [str(empty)] + self._common_args()

@@ -28,11 +28,13 @@ from pjrt_cts.schema import PhaseInfo, Tally, merge_tallies
 from pjrt_cts.runner import api_calls, crashlog
 from pjrt_cts.runner.worker import forkserver
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker.plugin import ISOLATION_GRACE_SECONDS, read_child_events, timeout_for
+from pjrt_cts.runner.files.child_reports import read_child_events
+from pjrt_cts.runner.worker.timing import ISOLATION_GRACE_SECONDS, timeout_for
 
 _PHASES = ("setup", "call", "teardown")
 # Imported by a spare child while it waits; none of them loads a plugin.
-_WARM_IMPORTS = ("pytest", "numpy", "pjrt_cts.judgment.outcomes", "pjrt_cts.runtime", "pjrt_cts.runner.worker.plugin")
+_WARM_IMPORTS = ("pytest", "numpy", "pjrt_cts.judgment.outcomes", "pjrt_cts.runtime", "pjrt_cts.runner.worker.plugin",
+                 "pjrt_cts.runner.worker.outcomes")
 _SPARE_CHILD_CODE = """\
 import json, os, sys
 for name in json.loads(sys.argv[1]):
