@@ -153,7 +153,7 @@ class Run:
             progress.finish()
         if not interrupted and controller.stop_reason is None:
             writer.close()
-            interrupted = self._confirm(worker_env)
+            interrupted = self._confirm(worker_env, controller.config)
             writer = JsonlWriter(self.jsonl_path)
         if not interrupted:
             for nodeid in sorted(controller.pending_nodeids):
@@ -242,12 +242,12 @@ class Run:
     def confirmations_path(self) -> Path:
         return self.run_dir / "confirmations.jsonl"
 
-    def _confirm(self, worker_env: dict[str, str]) -> bool:
+    def _confirm(self, worker_env: dict[str, str], config: pytest.Config | None) -> bool:
         """Rerun every finding observed once (pjrt_cts.runner.controller.confirmation) in fresh worker processes; their
         records go to .run/confirmations.jsonl and are folded in by _finish. Returns True when interrupted."""
         began = time.monotonic()
-        if self.options.confirm:
-            self._fold_worker_reruns()
+        if self.options.confirm and config is not None:
+            self._fold_worker_reruns(config)
         chosen, self.unconfirmed = self._to_confirm()
         if not chosen:
             self.confirmation.seconds = time.monotonic() - began
@@ -292,10 +292,11 @@ class Run:
         self.confirmation.seconds = time.monotonic() - began
         return interrupted
 
-    def _fold_worker_reruns(self) -> None:
+    def _fold_worker_reruns(self, config: pytest.Config) -> None:
         """Each worker reran its own findings after its last test, in a process forked from its collected copy
         (worker/reruns.py): every rerun that finished becomes its finding's second
-        observation in .run/confirmations.jsonl, as the confirmation pass's would; the rest is left to that pass."""
+        observation in .run/confirmations.jsonl, as the confirmation pass's would; the rest is left to that pass.
+        `config`: the main session's, whose hooks turn the reports back into pytest's."""
         paths = sorted(self.log_dir.glob(f"*{CONFIRMATIONS_SUFFIX}"))
         if not paths:
             return
@@ -304,7 +305,7 @@ class Run:
         writer = JsonlWriter(self.confirmations_path)
         try:
             for path in paths:
-                events = read_child_events(path)
+                events = read_child_events(path, config)
                 for nodeid in events.finished():
                     record = records.get(nodeid)
                     if record is None or nodeid in done or not needs_confirmation(record):

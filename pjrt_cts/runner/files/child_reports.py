@@ -32,9 +32,9 @@ class ChildEvents:
         return {nodeid for nodeid, phases in self.reports.items() if "teardown" in phases} | self.died
 
 
-def read_child_events(path: Path) -> ChildEvents:
-    """The events of a child's file, without a pytest config (the controller reads a worker's reruns after its
-    session). A line cut short by a crash is skipped."""
+def read_child_events(path: Path, config: pytest.Config) -> ChildEvents:
+    """The events of a child's file, its reports made again by pytest's own hook (`config`: the reader's; the
+    controller's after its session ends works too). A line cut short by a crash is skipped."""
     found = ChildEvents()
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -50,6 +50,6 @@ def read_child_events(path: Path) -> ChildEvents:
         elif event.get("event") == "died":
             found.died.add(str(event.get("nodeid")))
         elif event.get("event") == "report" and event["data"].get("$report_type") == "TestReport":
-            report = pytest.TestReport._from_json(event["data"])
+            report = config.hook.pytest_report_from_serializable(config=config, data=event["data"])
             found.reports.setdefault(report.nodeid, {})[report.when] = report
     return found

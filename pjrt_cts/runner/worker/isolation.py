@@ -92,7 +92,7 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
         ended = _run_fresh_process(spec, reports_path, item.nodeid, timeout)
     returncode, killed = ended
     elapsed = time.time() - began
-    events = read_child_events(reports_path)
+    events = read_child_events(reports_path, item.config)
     reports_path.unlink(missing_ok=True)
     reports = list(events.reports.get(item.nodeid, {}).values())
     if "teardown" in {report.when for report in reports} and returncode >= 0:

@@ -31,20 +31,16 @@ _MACHINERY_MARKERS = frozenset(
 @pytest.fixture
 def record_details(request: pytest.FixtureRequest) -> Callable[..., None]:
     """`record_details(max_abs_err=..., first_mismatch_index=...)`: lands in the test's results.json `details`."""
-    details = request.node.stash.setdefault(DETAILS_KEY, {})
-
-    def record(mapping: dict[str, Any] | None = None, **values: Any) -> None:
-        details.update(mapping or {})
-        details.update(values)
-
-    return record
+    return _recorder(request.node.stash.setdefault(DETAILS_KEY, {}))
 
 
 @pytest.fixture
 def record_compatibility(request: pytest.FixtureRequest) -> Callable[..., None]:
     """`record_compatibility(stablehlo_current_version=...)`: merged into results.json `compatibility`."""
-    found = request.node.stash.setdefault(COMPATIBILITY_KEY, {})
+    return _recorder(request.node.stash.setdefault(COMPATIBILITY_KEY, {}))
 
+
+def _recorder(found: dict[str, Any]) -> Callable[..., None]:
     def record(mapping: dict[str, Any] | None = None, **values: Any) -> None:
         found.update(mapping or {})
         found.update(values)

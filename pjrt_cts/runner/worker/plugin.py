@@ -16,7 +16,6 @@ import atexit
 import ctypes
 import gc
 import logging
-import os
 import sys
 import threading
 from pathlib import Path
@@ -28,7 +27,6 @@ from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker import outcomes
 from pjrt_cts.runner.worker.child import ChildStream
 from pjrt_cts.runner.worker.outcomes import OutcomeMapping
-from pjrt_cts.runner.worker.event_stream import thin_worker_events
 from pjrt_cts.runner.worker.timing import ChildTiming
 
 PLUGIN_NAME = "pjrt-cts-outcomes"  # the OutcomeMapping every test-running process has
@@ -67,7 +65,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from pjrt_cts.testing.corpus import use_own_programs
 
         use_own_programs()
-    _ensure_terminal_reporter(config)
     # Python's own traceback format (`--tb` belongs to the terminal plugin, which workers do not load): pytest's
     # long format parses each frame's source file again for every failed test, ~20 ms a test, and hundreds of
     # deviations and waived tests fail by design.
@@ -93,7 +90,6 @@ def _register_worker(config: pytest.Config, spec: RunSpec) -> None:
     # Collection allocates millions of objects that live as long as the worker: the cyclic collector would walk
     # them again at each of its passes (~1.4 s of a worker's ~3 s collection). Off until they are frozen.
     gc.disable()
-    thin_worker_events(config)
     # Exit handlers run last-registered first: registered now, it runs after calltimes' writer, pytest's and weakref
     # finalizers. Only logging's and execnet's come earlier; _leave_without_freeing does their part.
     atexit.register(_leave_without_freeing)
@@ -115,27 +111,15 @@ def become_child(config: pytest.Config, reports_path: Path) -> None:
     """A process forked from a worker's fork server runs tests for the worker: the worker's plugin objects go, a
     child's come."""
     manager = config.pluginmanager
-    spec: RunSpec = manager.get_plugin("pjrt-cts-timing").spec
+    timing = manager.get_plugin("pjrt-cts-timing")
+    assert timing is not None, "become_child: not a worker's process"
+    spec: RunSpec = timing.spec
     for name in _WORKER_ONLY:
         plugin = manager.get_plugin(name)
         if plugin is not None:
             manager.unregister(plugin)
     manager.register(ChildTiming(spec), "pjrt-cts-child-timing")
     manager.register(ChildStream(config, reports_path), "pjrt-cts-child-stream")
-
-
-def _ensure_terminal_reporter(config: pytest.Config) -> None:
-    """The runner passes `-p no:terminal` (the controller prints its own progress), but pytest's assertion
-    rewriting asks `config.get_terminal_writer()` for a highlighter when it explains a failed comparison:
-    without a terminal reporter that raises, and every `assert a == b, why` failure ends as a bare
-    "AssertionError" with `why` lost. Workers and isolation children get a writer that writes nowhere."""
-    if config.pluginmanager.get_plugin("terminalreporter") is not None:
-        return
-    from _pytest._io import TerminalWriter
-
-    writer = TerminalWriter(file=open(os.devnull, "w", encoding="utf-8"))  # the writer lives as long as the process
-    writer.hasmarkup = False
-    config.get_terminal_writer = lambda: writer  # type: ignore[method-assign]  # silences pytest's own terminal in workers
 
 
 class WorkerExit:

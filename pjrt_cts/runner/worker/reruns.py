@@ -131,7 +131,7 @@ class Reruns:
             ended = server.run(chunk, self.path, budget)
             if ended is None:
                 return False
-            events = read_child_events(self.path)
+            events = read_child_events(self.path, self.config)
             left = [nodeid for nodeid in chunk if nodeid not in events.finished()]
             if left and ended == (0, False):
                 return False
