@@ -143,11 +143,11 @@ def test_a_report_the_copy_could_not_write_is_written_here(tmp_path: Path, monke
 
 _EXITING_WORKER = """
 import atexit, sys
-from pjrt_cts.runner.worker import plugin as worker_plugin
-atexit.register(worker_plugin._leave_without_freeing)  # as a worker registers it: before the others
+from pjrt_cts.runner.worker import process
+atexit.register(process.leave_without_freeing)  # as a worker registers it: before the others
 atexit.register(lambda: open(sys.argv[2], "w").write("a later exit handler ran"))  # e.g. calltimes' writer
 if sys.argv[1] == "over":
-    worker_plugin._session_over.set()
+    process._session_over.set()
 sys.stdout.write("still buffered")
 sys.exit(3)
 """

@@ -32,7 +32,7 @@ PLUGIN_NAME = "pjrt-cts-blocking"
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Registered after the worker plugin's isolation plugin, so that its runtest hook comes first."""
+    """Registered after the worker plugin's objects (routing.ChildRouting), so that its runtest hook comes first."""
     in_worker = hasattr(config, "workerinput") or bool(config.getoption("pjrt_cts_child_reports", None))
     if not in_worker or config.pluginmanager.has_plugin(PLUGIN_NAME):
         return

@@ -2,32 +2,26 @@
 the plugin objects of the process it finds itself in, each for one concern. No hook checks the role.
 
   worker      an xdist worker (`--pjrt-cts-spec`, xdist's workerinput): outcomes.OutcomeMapping,
-              timing.WorkerTiming (its log, a timer per test), selection.Selection, routing.ChildRouting (isolated
+              process.WorkerTiming (its log, a timer per test), selection.Selection, routing.ChildRouting (isolated
               and contained tests in a forked child, the fork server), reruns.Reruns (when it reruns its findings),
-              and WorkerExit.
+              and process.WorkerExit.
   child       a process that runs tests for its worker (`--pjrt-cts-child-reports`; a process forked from the fork
-              server becomes one through `become_child`): OutcomeMapping, timing.ChildTiming, child.ChildStream.
+              server becomes one through `become_child`): OutcomeMapping, child.ChildTiming, child.ChildStream.
   controller  the `pjrt-cts run` process: only markers and options (controller/recorder.py is its plugin).
   plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures.
 """
 from __future__ import annotations
 
 import atexit
-import ctypes
 import gc
-import logging
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from pjrt_cts.runner import api_calls
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker import outcomes
-from pjrt_cts.runner.worker.child import ChildStream
+from pjrt_cts.runner.worker.child import ChildStream, ChildTiming
 from pjrt_cts.runner.worker.outcomes import OutcomeMapping
-from pjrt_cts.runner.worker.timing import ChildTiming
 
 PLUGIN_NAME = "pjrt-cts-outcomes"  # the OutcomeMapping every test-running process has
 _WORKER_ONLY = ("pjrt-cts-timing", "pjrt-cts-selection", "pjrt-cts-routing", "pjrt-cts-reruns", "pjrt-cts-exit")
@@ -85,14 +79,14 @@ def _register_worker(config: pytest.Config, spec: RunSpec) -> None:
     from pjrt_cts.runner.worker.reruns import Reruns
     from pjrt_cts.runner.worker.routing import ChildRouting
     from pjrt_cts.runner.worker.selection import Selection
-    from pjrt_cts.runner.worker.timing import WorkerTiming
+    from pjrt_cts.runner.worker.process import WorkerExit, WorkerTiming, leave_without_freeing
 
     # Collection allocates millions of objects that live as long as the worker: the cyclic collector would walk
     # them again at each of its passes (~1.4 s of a worker's ~3 s collection). Off until they are frozen.
     gc.disable()
     # Exit handlers run last-registered first: registered now, it runs after calltimes' writer, pytest's and weakref
-    # finalizers. Only logging's and execnet's come earlier; _leave_without_freeing does their part.
-    atexit.register(_leave_without_freeing)
+    # finalizers. Only logging's and execnet's come earlier; leave_without_freeing does their part.
+    atexit.register(leave_without_freeing)
     worker_id = str(getattr(config, "workerinput", {}).get("workerid", "main"))
     log_path = Path(spec.log_dir) / f"{worker_id}.log"
     manager = config.pluginmanager
@@ -120,47 +114,3 @@ def become_child(config: pytest.Config, reports_path: Path) -> None:
             manager.unregister(plugin)
     manager.register(ChildTiming(spec), "pjrt-cts-child-timing")
     manager.register(ChildStream(config, reports_path), "pjrt-cts-child-stream")
-
-
-class WorkerExit:
-    """A worker's process: its collection frozen for the collector, its calls counted, and a quick exit."""
-
-    def __init__(self, spec: RunSpec, worker_id: str) -> None:
-        api_calls.start_counting(Path(spec.log_dir), worker_id)  # its children inherit the directory
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        # The collection lives as long as the worker and is never garbage: frozen, the collector stops walking its
-        # millions of objects again and again while tests run. Frozen as it is: the little garbage collecting made
-        # (~12,000 objects) is not worth a full pass over the rest (~0.35 s).
-        gc.freeze()
-        gc.enable()
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        api_calls.stop_counting()  # what is left counted belongs to no test
-        _session_over.set()
-
-
-# Set once a worker's session has ended well (pytest_unconfigure): xdist has had the worker's last word.
-_session_over = threading.Event()
-
-
-def _leave_without_freeing() -> None:
-    """A worker whose session ended well leaves through the C library's `exit` after Python's exit handlers: the
-    plugin's own exit handlers and destructors still run, but Python does not free the collection's millions of
-    objects one by one first (~0.3 s at the end of a full run, while the controller waits for the last worker)."""
-    if not _session_over.is_set():
-        return  # ended otherwise: Python's own exit, with its status
-    # The two handlers registered before this one (when the worker started) would run after it: logging's flush;
-    # execnet's, which ends the gateways this process opened (a worker opens none).
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    try:
-        libc = ctypes.PyDLL(None)  # holds the GIL: no other Python thread runs while the C library exits
-    except OSError:
-        return
-    libc.exit(0)

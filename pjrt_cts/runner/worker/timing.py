@@ -1,9 +1,6 @@
 """Per-test timeouts and the per-process stderr log: a hung test dies with a stack dump in its process's log, and the
-log's markers say which test each line belongs to (runner/crashlog.py).
-
-`WorkerTiming` in an xdist worker (its fd 1 and 2 go to `<worker>.log`; each test is bracketed by markers and timed,
-collection too); `ChildTiming` in a child that runs tests for its worker (the log is its worker's, markers are the
-worker's or the fork server's to write)."""
+log's markers say which test each line belongs to (runner/crashlog.py). No hooks: process.WorkerTiming (a worker)
+and child.ChildTiming (a child that runs tests for its worker) arm the timer."""
 from __future__ import annotations
 
 import faulthandler
@@ -11,11 +8,9 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
-from pjrt_cts.runner import crashlog
 from pjrt_cts.runner.crashlog import TIMER_SLACK
 from pjrt_cts.runner.spec import RunSpec
 COLLECTION_TIMEOUT_SECONDS = 600.0  # a worker stuck importing suites dies with a stack dump
@@ -55,58 +50,6 @@ class TestTimer:
     def stop(self) -> None:
         faulthandler.cancel_dump_traceback_later()
         self.deadline = self.armed_for = None
-
-
-class ChildTiming:
-    """A child's tests: each timed on its own (the child's process ends with its tests)."""
-
-    def __init__(self, spec: RunSpec) -> None:
-        self.spec = spec
-        self.timer = TestTimer()
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        # pytest's own faulthandler points at a copy of the original stderr; ours is the log.
-        faulthandler.enable(file=sys.stderr, all_threads=True)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-        self.timer.start(timeout_for(item, self.spec))
-        try:
-            return (yield)
-        finally:
-            self.timer.stop()
-
-
-class WorkerTiming(ChildTiming):
-    """A worker's output goes to its log, its collection and each test are timed, each test is bracketed by markers."""
-
-    def __init__(self, spec: RunSpec, log_path: Path, runs_in_child: Callable[[pytest.Item], bool]) -> None:
-        super().__init__(spec)
-        self.runs_in_child = runs_in_child
-        redirect_output(log_path)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection(self, session: pytest.Session) -> None:
-        self.timer.start(max(COLLECTION_TIMEOUT_SECONDS, self.spec.timeout))
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.timer.stop()
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-        timeout = timeout_for(item, self.spec)
-        if self.runs_in_child(item):
-            timeout += ISOLATION_GRACE_SECONDS * 2  # backstop only: the child has its own timer
-        os.write(2, crashlog.start_marker(item.nodeid))
-        self.timer.start(timeout)
-        try:
-            return (yield)
-        finally:
-            if nextitem is None:  # nothing queued: the worker may wait, untimed
-                self.timer.stop()
-            os.write(2, crashlog.end_marker(item.nodeid))
 
 
 def redirect_output(log_path: Path) -> None:
