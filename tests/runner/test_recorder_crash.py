@@ -20,7 +20,7 @@ NODEID = "suites/execute/test_x.py::test_y[a]"
 
 def _report(nodeid: str, when: str, outcome: str = "passed", node: Any = None) -> pytest.TestReport:
     report = pytest.TestReport(nodeid=nodeid, location=("x.py", 1, "test_y"), keywords={}, outcome=outcome,
-                               longrepr=None if outcome == "passed" else "crash", when=when, duration=0.25)  # type: ignore[arg-type]
+                               longrepr=None if outcome == "passed" else "crash", when=when, duration=0.25)  # type: ignore[arg-type]  # "???": xdist's phase for a dead worker's test
     report.node = node  # type: ignore[attr-defined]  # as xdist's DSession sets it
     return report
 
