@@ -190,7 +190,7 @@ def _object(value: object) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Expected:
-    """What the expectations file said about a test (pjrt_cts.runner.expectations), kept on its record."""
+    """What the expectations file said about a test (pjrt_cts.runner.controller.expectations), kept on its record."""
 
     pattern: str = _doc("the entry's test-id pattern, or `defect:<id>` for a defect waiver")
     outcome: Outcome = _doc("the outcome the entry expects (a defect waiver: the actual failing outcome)")
@@ -226,7 +226,7 @@ class Expected:
 
 @dataclass(frozen=True)
 class Observation:
-    """One observation of a test (pjrt_cts.runner.confirmation): a FLAKY record keeps both in
+    """One observation of a test (pjrt_cts.runner.controller.confirmation): a FLAKY record keeps both in
     `details.observations`."""
 
     outcome: Outcome = _doc("the observation's actual outcome")
@@ -246,7 +246,7 @@ class Observation:
 
 @dataclass(frozen=True)
 class Confirmation:
-    """The second observation of a finding, rerun in a fresh process (pjrt_cts.runner.confirmation)."""
+    """The second observation of a finding, rerun in a fresh process (pjrt_cts.runner.controller.confirmation)."""
 
     outcome: Outcome = _doc("the rerun's actual outcome")
     message: str = _doc("the rerun's message (cut at 500 characters)")

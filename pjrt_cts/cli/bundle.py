@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.runner.bundle import BundleError, pack_bundle
+    from pjrt_cts.runner.files.bundle import BundleError, pack_bundle
 
     try:
         digest = pack_bundle(args.out_dir.expanduser(), args.output.expanduser())

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.judgment.results import ResultsError, write_results
-    from pjrt_cts.runner.merge import MergeError, merge_shards, read_shards
+    from pjrt_cts.runner.files.merge import MergeError, merge_shards, read_shards
     from pjrt_cts.judgment.verdict import judge_results
 
     output = args.output.expanduser()

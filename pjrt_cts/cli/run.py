@@ -14,7 +14,7 @@ from pjrt_cts.cli.main import UsageError
 from pjrt_cts.cli.layer_arg import normalize_id_pattern, split_layers
 from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
 from pjrt_cts.judgment.outcomes import LAYERS
-from pjrt_cts.runner.shard import ShardSpec
+from pjrt_cts.runner.files.shard import ShardSpec
 from pjrt_cts.schema import TopologySpec, UserSettings
 
 
@@ -83,7 +83,7 @@ def _positive_float(text: str) -> float:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.runner.session import RunOptions, run
+    from pjrt_cts.runner.controller.session import RunOptions, run
 
     plugin = resolve_plugin(args.path, args.plugin)  # PATH, --plugin PROFILE, or the bundled plugin + `cpu`
     profile, plugin_path = plugin.profile, plugin.path
@@ -226,7 +226,7 @@ def _shard_durations(path: str | None) -> dict[str, float]:
     if not path:
         return {}
     from pjrt_cts.judgment.results import ResultsError, load_results
-    from pjrt_cts.runner.shard import durations_from_results
+    from pjrt_cts.runner.files.shard import durations_from_results
 
     try:
         durations = durations_from_results(load_results(Path(path).expanduser()))
@@ -252,7 +252,7 @@ def _keyword(expression: str | None) -> str | None:
 
 
 def _expectations(path: str | None, profile: Any) -> Any:
-    from pjrt_cts.runner.expectations import Expectations, ExpectationsError
+    from pjrt_cts.runner.controller.expectations import Expectations, ExpectationsError
 
     if path:
         file = Path(path).expanduser().resolve()

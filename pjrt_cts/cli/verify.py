@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.runner.bundle import verify_bundle
+    from pjrt_cts.runner.files.bundle import verify_bundle
 
     for path in (args.bundle, args.plugin_binary):
         if path is not None and not path.expanduser().is_file():

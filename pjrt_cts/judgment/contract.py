@@ -5,7 +5,7 @@ manifest), applies each level's feature rules (pjrt_cts.judgment.levels) and wri
 `pjrt-cts contract --check` (run by CI) fails when the tree and the committed lists disagree, so the
 contract changes only on purpose: a changed list is a reviewed diff; and when a list (committed or generated)
 holds a test that declares more devices than its level's minimum, which no rule change may sneak in. A full
-`pjrt-cts run` makes the same check (`tree_problems`, pjrt_cts.runner.contract_check) and gives no CONFORMANT
+`pjrt-cts run` makes the same check (`tree_problems`, pjrt_cts.runner.controller.contract_check) and gives no CONFORMANT
 verdict by lists that disagree with the suites it ran.
 
 Collection also records each test's declared device count (`requires(devices=N)`, read by the pytest plugin

@@ -80,7 +80,7 @@ def _confirmation_contradiction(test: TestRecord) -> str | None:
 
 def _observed(test: TestRecord) -> Outcome:
     """The outcome the first observation had: before the expectations file, and before the consistency rule
-    (pjrt_cts.runner.consistency) turned a NOT_SUPPORTED into a FAIL (it keeps what it was in
+    (pjrt_cts.runner.controller.consistency) turned a NOT_SUPPORTED into a FAIL (it keeps what it was in
     `details.consistency.was`)."""
     consistency = test.details.get("consistency")
     if isinstance(consistency, dict) and consistency.get("was"):

@@ -21,7 +21,7 @@ class Outcome(str, enum.Enum):
     # The plugin returned XLA's value (or rejected the program as XLA does) where XLA itself deviates from the
     # StableHLO spec: the semantics JAX users get today. Not bad, meets a level's contract; costs the spec mark.
     SHARED_DEVIATION = "SHARED_DEVIATION"
-    # The test was run twice (pjrt_cts.runner.confirmation) and the plugin answered differently: a conformant
+    # The test was run twice (pjrt_cts.runner.controller.confirmation) and the plugin answered differently: a conformant
     # plugin is deterministic. The record keeps both observations.
     FLAKY = "FLAKY"
 

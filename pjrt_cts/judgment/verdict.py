@@ -183,7 +183,7 @@ def partial_selection(results: Results) -> str | None:
 
 def contract_unchecked(results: Results) -> str | None:
     """Why the mandatory lists cannot decide this run's level (results.json `contract`, written by a run that could
-    be CONFORMANT: pjrt_cts.runner.contract_check): they disagree with the suites it ran, or could not be checked
+    be CONFORMANT: pjrt_cts.runner.controller.contract_check): they disagree with the suites it ran, or could not be checked
     against them. None when they agree, or when the run did not check (a partial selection, never CONFORMANT, or
     a results.json written before runs checked)."""
     contract = results.contract
@@ -241,7 +241,7 @@ def judge_results(results: Results) -> RunVerdict:
             partly.append("the run was interrupted before every selected test had a result")
         reasons += partly
         skipped = (results.confirmation or {}).get("skipped")
-        if skipped:  # a verdict rests on confirmed findings (pjrt_cts.runner.confirmation)
+        if skipped:  # a verdict rests on confirmed findings (pjrt_cts.runner.controller.confirmation)
             reasons.append(f"{skipped} finding(s) not confirmed by a second run (--no-confirmation)")
         if not passed:
             reasons.append("no test passed")
@@ -275,7 +275,7 @@ def judge_results(results: Results) -> RunVerdict:
 
 
 def draft_waivers(results: Results) -> int:
-    """Entries of the run's expectations file marked `draft = true` (pjrt_cts.runner.expectations)."""
+    """Entries of the run's expectations file marked `draft = true` (pjrt_cts.runner.controller.expectations)."""
     entries = (results.expectations or {}).get("entries") or []
     return sum(1 for entry in entries if isinstance(entry, dict) and entry.get("draft"))
 

@@ -42,7 +42,7 @@ class Defect:
     breaks: str = LEVEL_NAMES[0]  # the lowest level a plugin with this defect must not reach
     escape_hatch: bool = False  # a way issue 14 names to look CONFORMANT without working: must always be caught
     names: str = ""  # the defect id (pjrt_cts/judgment/defects/catalogue.toml) the run's diagnosis must attribute it to
-    # Whether its mutant run confirms findings by a rerun (runner/confirmation.py). Confirmation can only add
+    # Whether its mutant run confirms findings by a rerun (runner/controller/confirmation.py). Confirmation can only add
     # catches (a finding stays bad or becomes FLAKY), so other mutant runs skip it to save the second session.
     confirm: bool = False
 
@@ -405,7 +405,7 @@ DEFECTS: tuple[Defect, ...] = (
        [f"execute.golden_cases.test_case_matches_reference[sort.dim{dim}_stable_cmp_absval.s32]" for dim in (0, 1)],
        layers=["execute"], select=["execute.golden_cases.test_case_matches_reference[sort.*.s32]"], breaks="Core",
        note="s32 sorts are no mandatory test: only the consistency rule (a plugin that runs other s32 sorts may not "
-            "answer UNIMPLEMENTED for this one, pjrt_cts.runner.consistency) turns the NOT_SUPPORTED into a FAIL"),
+            "answer UNIMPLEMENTED for this one, pjrt_cts.runner.controller.consistency) turns the NOT_SUPPORTED into a FAIL"),
     _hatch("fails_every_other_time", "execute",
        "f32 results of programs using stablehlo.cosine are 1.0 off on every other execution of such a program in the "
        "run (counted across processes): the first execution is wrong, its rerun in a fresh process right",

@@ -88,7 +88,7 @@ def _context(results: Results, link_base: str) -> dict[str, Any]:
         "verdict_ok": verdict == CONFORMANT,
         "level": judged.level,
         "verdict_line": judged.line(),
-        "confirmation": results.confirmation,  # the second observations of the findings (runner/confirmation.py)
+        "confirmation": results.confirmation,  # the second observations of the findings (runner/controller/confirmation.py)
         "spec_mark": _spec_mark(judged),
         "waivers": [dict(w, defect_anchor=defect_anchor(str(w["defect"])) if w.get("defect") else "")
                     for w in judged.waivers],

@@ -9,7 +9,7 @@ the failed step:
   nodeid_prefixes tests under one of these (a crash storm's test module) are blocked before they start.
 
 The runner writes them to `out/.run/blocks.json` (the preflight before workers start, the controller when it
-detects a crash storm); workers read the file through pjrt_cts.runner.blocking (the run context names it:
+detects a crash storm); workers read the file through pjrt_cts.runner.worker.blocking (the run context names it:
 RunContext.blocks_file).
 """
 from __future__ import annotations

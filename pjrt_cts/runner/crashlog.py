@@ -16,7 +16,7 @@ END = "[pjrt-cts] <<< end "
 TAIL_LINES = 50
 _READ_BYTES = 1 << 20
 
-# The worker arms faulthandler for TIMER_SLACK x a test's timeout (pjrt_cts.runner.worker_plugin.TestTimer).
+# The worker arms faulthandler for TIMER_SLACK x a test's timeout (pjrt_cts.runner.worker.timing.TestTimer).
 TIMER_SLACK = 1.25
 _TIMEOUT_LINE = re.compile(r"^Timeout \((?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)\)!")
 # faulthandler frames of the test harness itself (pytest, pluggy, xdist, execnet): noise in a tail.

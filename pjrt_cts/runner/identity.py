@@ -1,5 +1,5 @@
 """Who and where: the package root and the environment of the run. Nothing here loads
-the plugin; its identity card comes from the run's preflight (pjrt_cts.runner.preflight, in a child)."""
+the plugin; its identity card comes from the run's preflight (pjrt_cts.runner.controller.preflight, in a child)."""
 from __future__ import annotations
 
 import importlib.metadata

@@ -7,7 +7,6 @@ from typing import Any, Mapping
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.judgment.results import jsonable
-from pjrt_cts.runner.event_stream import FOLDED_DURATION
 from pjrt_cts.schema import PhaseInfo, Tally, TestRecord, merge_tallies
 
 _MAX_TRACEBACK_CHARS = 20_000
@@ -42,7 +41,7 @@ def make_record(nodeid: str, result: PhaseResult, repro: str, test_id: str | Non
 
 
 def info_of(report: Any) -> PhaseInfo:
-    """What the worker added to `report` (pjrt_cts.runner.worker_plugin: its `pjrt_cts` attribute)."""
+    """What the worker added to `report` (pjrt_cts.runner.worker.outcomes: its `pjrt_cts` attribute)."""
     return PhaseInfo.from_json(getattr(report, "pjrt_cts", None))
 
 
@@ -55,7 +54,6 @@ def result_of_phases(reports: Mapping[str, Any]) -> PhaseResult:
             continue
         info = info_of(report)
         result.duration += float(getattr(report, "duration", 0.0) or 0.0)
-        result.duration += float(getattr(report, FOLDED_DURATION, 0.0) or 0.0)  # earlier phases' (event_stream)
         result.details.update(_user_properties(report))
         result.details.update(info.details)
         result.compatibility.update(info.compatibility)

@@ -18,12 +18,12 @@ class RunSpec:
     expectation_skips: list[list[str]] = field(default_factory=list)  # [pattern, reason]
     pythonpath: str = ""
     suite_paths: list[str] = field(default_factory=list)  # what workers collect (the controller never does)
-    shard: list[int] | None = None  # [K, N] of `--shard K/N`: workers keep only shard K's tests (runner/shard.py)
+    shard: list[int] | None = None  # [K, N] of `--shard K/N`: workers keep only shard K's tests (runner/files/shard.py)
     shard_durations: dict[str, float] = field(default_factory=dict)  # test id -> seconds, to balance shards
-    quick: bool = False  # `--quick`: workers keep only a stratified sample of the mandatory contract (runner/quick.py)
+    quick: bool = False  # `--quick`: workers keep only a stratified sample of the mandatory contract (runner/worker/quick.py)
     only_nodeids: list[str] = field(default_factory=list)  # the confirmation pass: run exactly these, record no other
     # Workers rerun their own findings after their last test, in a process forked from their collected copy
-    # (worker_plugin.WorkerPlugin.confirm_findings); the confirmation pass reruns what they could not.
+    # (worker/reruns.py); the confirmation pass reruns what they could not.
     confirm_in_workers: bool = False
 
     def write(self, path: Path) -> None:

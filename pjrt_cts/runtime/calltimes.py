@@ -60,7 +60,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def count_as_fresh_child() -> None:
-    """This forked process stands in for a fresh `python -m` child of its worker (runner/forkserver.py runs the
+    """This forked process stands in for a fresh `python -m` child of its worker (runner/worker/forkserver.py runs the
     children of risky calls so: robustness cases, fuzz children): its figures count as that child's would, not as
     the worker's own."""
     global _stands_in

@@ -38,7 +38,7 @@ class NullExtensionFunction(MissingFunction):
 
 
 # What PluginLoadError says when dlopen itself fails (a library the plugin needs is missing, a wrong ELF): the one load
-# failure the runner's preflight reports as a finding of its own (pjrt_cts.runner.preflight).
+# failure the runner's preflight reports as a finding of its own (pjrt_cts.runner.controller.preflight).
 DLOPEN_FAILED = "cannot be loaded as a shared library"
 
 

@@ -15,7 +15,7 @@ hook's `slot_function(plugin, name, function)` in the order they were added: a h
 slot, so a hook added later (or one whose decision changes) applies to plugins already loaded; a callable looked
 up before (a handle's Destroy, kept for its finalizer) is not looked up again.
 
-The project's hooks: the runner's blocks (pjrt_cts.runner.blocking: a function that crashed or hung the run is not
+The project's hooks: the runner's blocks (pjrt_cts.runner.worker.blocking: a function that crashed or hung the run is not
 called again), the benchmarks' call-time accounting (pjrt_cts.runtime.calltimes) and the preflight probe's
 narration of each call (pjrt_cts.runner.probe_child).
 """

@@ -74,7 +74,7 @@ def skip_hidden_baseline(run: Path) -> HatchResult:
 
 
 def one_field_forgery(run: Path, work: Path) -> HatchResult:
-    from pjrt_cts.runner.bundle import pack_bundle, verify_bundle
+    from pjrt_cts.runner.files.bundle import pack_bundle, verify_bundle
 
     description = "the FAIL records' outcome alone flipped to PASS, every summary recomputed, packed and verified"
     out = _forged_copy(run, work / FORGERY_HATCH, _flip_failures)

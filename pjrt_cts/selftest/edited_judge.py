@@ -56,7 +56,7 @@ def copy_environment(site: Path) -> dict[str, str]:
 
 
 def edited_judge_code(proxy: Path, target: Path, profile: str | None, out: Path) -> HatchResult:
-    from pjrt_cts.runner.bundle import verify_bundle
+    from pjrt_cts.runner.files.bundle import verify_bundle
 
     description = (f"a copy of pjrt-cts whose {EDITED_FILE} finds every result equal judges the {_DEFECT} mutant; "
                    "its bundle is verified by this installation")

@@ -509,7 +509,7 @@ def use_own_programs() -> None:
 
 # How golden_case_outputs names the program that computed a case, as the execute test's message shows it ("(as
 # grouped program <id>)", "(as its own program (<version> portable artifact))"): where a failure was seen, not what
-# kind it is (pjrt_cts.runner.confirmation.cause_class leaves it out).
+# kind it is (pjrt_cts.runner.controller.confirmation.cause_class leaves it out).
 COMPUTED_AS = re.compile(r" \(as (?:grouped program \S+|its own program \([^)]*\))\)")
 
 

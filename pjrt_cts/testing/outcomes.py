@@ -1,6 +1,6 @@
 """Exceptions that give a test a definite outcome other than NOT_SUPPORTED (see requirements.py for that one).
 
-The worker plugin (pjrt_cts.runner.worker_plugin.classify_exception) maps them by class:
+The worker plugin (pjrt_cts.runner.worker.outcomes.classify_exception) maps them by class:
 `BlockedByFailure` -> FAIL in any phase (also from a fixture), `SuiteError` -> ERROR.
 """
 from __future__ import annotations

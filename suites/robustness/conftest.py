@@ -171,7 +171,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A risky call runs in a child that loads the plugin and creates a client: a long test where that takes seconds
-    (a CUDA client), which the runner spreads over its order (worker_plugin.spread_long_tests)."""
+    (a CUDA client), which the runner spreads over its order (runner/worker/order.py: spread_long_tests)."""
     for item in items:
         if "risky_call" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.own_process)

@@ -13,7 +13,7 @@ from pjrt_cts.report.badge import badge_message
 from pjrt_cts.report.gate import evaluate_gate
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.report.triage import draft_expectations, pinned_cause
-from pjrt_cts.runner.expectations import Expectations, apply_expectation, entry_usage
+from pjrt_cts.runner.controller.expectations import Expectations, apply_expectation, entry_usage
 from pjrt_cts.schema import Results, TestRecord
 
 

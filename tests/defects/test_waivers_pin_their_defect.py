@@ -19,7 +19,7 @@ from pjrt_cts.judgment.defects import UNCLASSIFIED, attribute, load_catalogue
 from pjrt_cts.judgment.defects.catalogue import Defect, MatchRule
 from pjrt_cts.judgment.defects.evidence import COMMON_FUNCTIONS, ERROR_CODES, instances, value_failures
 from pjrt_cts.judgment.outcomes import Outcome
-from pjrt_cts.runner.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.controller.expectations import Expectations, apply_expectation
 from pjrt_cts.schema import TestRecord
 
 PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
@@ -253,7 +253,7 @@ def test_the_bundled_profiles_findings_stay_waived(profile: str, defect: str, te
 
 
 def test_a_named_for_triage_defect_is_never_waived(tmp_path: Path) -> None:
-    from pjrt_cts.runner.expectations import ExpectationsError
+    from pjrt_cts.runner.controller.expectations import ExpectationsError
 
     path = tmp_path / "expectations.toml"
     path.write_text('[[expectation]]\ndefect = "illegal-address-poisons-later-executions"\nreason = "r"\n')

@@ -457,7 +457,7 @@ def test_a_forked_process_writes_its_own_call_times_without_exit_handlers(tmp_pa
 
 
 def test_a_copy_standing_in_for_a_fresh_child_counts_as_one(tmp_path: Path) -> None:
-    """A risky call's child forked from the worker's server (runner/forkserver.py) is counted as the fresh child it
+    """A risky call's child forked from the worker's server (runner/worker/forkserver.py) is counted as the fresh child it
     stands in for: not the worker's (its plugin time is not the floor)."""
     child, parent = _forked_figures(tmp_path, "stands-in")
     assert child["worker"] is None and child["functions"]["Client_Compile"]["calls"] == 2

@@ -130,7 +130,7 @@ def test_in_a_worker_with_a_fork_server_the_children_are_its_copies_and_end_the_
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from pjrt_cts.runner import forkserver
+    from pjrt_cts.runner.worker import forkserver
 
     monkeypatch.syspath_prepend(str(FAKE_CHILD.parent))  # `-m fake_child` importable in the server's copies
     parents = tmp_path / "parents.txt"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pjrt_cts.runner.session import Run, RunOptions
+from pjrt_cts.runner.controller.session import Run, RunOptions
 from pjrt_cts.schema import CONTEXT_ENV
 
 REPO = Path(__file__).resolve().parents[2]

@@ -43,7 +43,7 @@ def test_expectations_file_has_the_documented_format(path) -> None:
     """Every bundled file is read by the runner's own parser (which rejects catch-all ids, causes that pin nothing
     and unknown defects), starts with a header, and waives defects of the catalogue."""
     from pjrt_cts.judgment.defects import defect_ids
-    from pjrt_cts.runner.expectations import Expectations
+    from pjrt_cts.runner.controller.expectations import Expectations
 
     text = path.read_text()
     assert text.startswith("#"), "expectations files start with a header comment"

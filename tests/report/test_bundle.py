@@ -1,4 +1,4 @@
-"""Submission bundles (pjrt_cts/runner/bundle.py): `run --bundle` / `bundle` pack a run, `verify` checks a claim.
+"""Submission bundles (pjrt_cts/runner/files/bundle.py): `run --bundle` / `bundle` pack a run, `verify` checks a claim.
 
 A real run of two layers (`run --layers abi,client --bundle`) gives an untouched bundle of an INCOMPLETE claim; a
 run directory built from the synthetic records gives CONFORMANT and NON_CONFORMANT claims. Each edit is made twice
@@ -23,8 +23,8 @@ from pjrt_cts.cli.main import main
 from pjrt_cts.judgment.results import build_results, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.runner.binding import judge_digest
-from pjrt_cts.runner.bundle import CLAIM, MANIFEST, RESULTS, SUMMARY, installed_suite, pack_bundle, verify_bundle
-from pjrt_cts.runner.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.files.bundle import CLAIM, MANIFEST, RESULTS, SUMMARY, installed_suite, pack_bundle, verify_bundle
+from pjrt_cts.runner.controller.expectations import Expectations, apply_expectation
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Results, TestRecord
 

@@ -17,7 +17,7 @@ import pytest
 import pjrt_cts
 from pjrt_cts.cli.main import main
 from pjrt_cts.judgment.summary import summary_contradictions
-from pjrt_cts.runner.bundle import SUMMARY, verify_bundle
+from pjrt_cts.runner.files.bundle import SUMMARY, verify_bundle
 from pjrt_cts.schema import SUMMARY_FORMAT, RunSummary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,7 +94,7 @@ def test_the_row_bundle_check_verifies_a_bundle_and_its_summary(tmp_path: Path) 
     """check_row_bundle, on a row made as the README says: a run's summary.json copied beside its bundle."""
     from pjrt_cts.judgment.results import load_results
     from pjrt_cts.judgment.summary import run_summary, write_summary
-    from pjrt_cts.runner.bundle import pack_bundle
+    from pjrt_cts.runner.files.bundle import pack_bundle
 
     from .test_bundle import synthetic_run
 

@@ -1,4 +1,4 @@
-"""Confirmation, consistency and the run binding as pure functions (pjrt_cts.runner.confirmation, .consistency,
+"""Confirmation, consistency and the run binding as pure functions (pjrt_cts.runner.controller.confirmation, .consistency,
 .binding); the end-to-end runs are in test_confirmation_run.py and test_runner_resume.py."""
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 
 from pjrt_cts.golden.corpus import write_manifest_json
 from pjrt_cts.runner.binding import RunBinding, bind
-from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, cause_class, fold, needs_confirmation,
+from pjrt_cts.runner.controller.confirmation import (ConfirmationSummary, apply_confirmations, cause_class, fold, needs_confirmation,
                                           twin_observations)
-from pjrt_cts.runner.consistency import apply_consistency
-from pjrt_cts.runner.expectations import Expectation, Expectations, apply_expectation
+from pjrt_cts.runner.controller.consistency import apply_consistency
+from pjrt_cts.runner.controller.expectations import Expectation, Expectations, apply_expectation
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import Expected, TestRecord
 
@@ -184,7 +184,7 @@ def test_preload_reads_the_corpus_once_in_the_background_and_judging_waits_for_i
     import functools
     import threading
 
-    from pjrt_cts.runner import consistency
+    from pjrt_cts.runner.controller import consistency
 
     reads: list[str] = []
 
@@ -205,7 +205,7 @@ def test_preload_reads_the_corpus_once_in_the_background_and_judging_waits_for_i
 def test_judging_with_nothing_to_judge_still_waits_for_a_reader_started(monkeypatch) -> None:
     """The record that started it was changed by its rerun: the reader must still end before the run forks the copy
     that writes the report."""
-    from pjrt_cts.runner import consistency
+    from pjrt_cts.runner.controller import consistency
 
     monkeypatch.setattr(consistency, "_read_corpus", lambda: time.sleep(0.2) or ({}, {}))
     monkeypatch.setattr(consistency, "_preloading", None)
@@ -220,9 +220,9 @@ def test_the_controller_preloads_the_corpus_when_its_last_test_is_recorded_and_t
     import io
 
     from pjrt_cts.judgment.results import JsonlWriter
-    from pjrt_cts.runner import consistency
-    from pjrt_cts.runner.controller import Controller
-    from pjrt_cts.runner.progress import Progress
+    from pjrt_cts.runner.controller import consistency
+    from pjrt_cts.runner.controller.recorder import Controller
+    from pjrt_cts.runner.controller.progress import Progress
 
     started: list[bool] = []
     monkeypatch.setattr(consistency, "preload", lambda: started.append(True))

@@ -1,5 +1,5 @@
-"""A death is confirmed in a child, not in a second session (pjrt_cts.runner.controller, worker_plugin): the test a
-worker died in joins that worker's findings list, and a test rescheduled after a death runs in a forked child. The
+"""A death is confirmed in a child, not in a second session (controller/recorder.py, worker/routing.py): the
+test a worker died in joins that worker's findings list, and a test rescheduled after a death runs in a forked child. The
 end-to-end runs (a killed worker's test rerun by the next worker, a rerun that dies) are in test_confirmation_run.py."""
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from typing import Any
 
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import JsonlWriter
-from pjrt_cts.runner.controller import Controller
-from pjrt_cts.runner.expectations import Expectations
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.controller.recorder import Controller
+from pjrt_cts.runner.controller.expectations import Expectations
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, make_record
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker_plugin import FINDINGS_SUFFIX, WorkerPlugin
+from pjrt_cts.runner.worker.rerun_sharing import FINDINGS_SUFFIX
+from pjrt_cts.runner.worker.routing import ChildRouting
 
 NODEID = "suites/execute/test_golden_cases.py::test_case_matches_reference[spec.pad.s4]"
 
@@ -30,10 +31,9 @@ def _dead_worker(worker_id: str, pid: int) -> Any:
     return SimpleNamespace(gateway=SimpleNamespace(id=worker_id, _io=SimpleNamespace(popen=SimpleNamespace(pid=pid))))
 
 
-def _worker(log_dir: Path) -> WorkerPlugin:
+def _worker(log_dir: Path) -> ChildRouting:
     spec = RunSpec(out_dir=str(log_dir.parent), log_dir=str(log_dir), rootdir=str(log_dir), timeout=60.0, child_args=[])
-    config: Any = SimpleNamespace()  # a worker that reads the controller's file needs no pytest config
-    return WorkerPlugin(config, "plain", spec, None)
+    return ChildRouting(spec, log_dir / "gw0.log")
 
 
 def test_the_test_a_worker_died_in_joins_that_workers_findings(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The fork server (pjrt_cts.runner.forkserver) on stand-in items: what a forked test's process sees, how its end
+"""The fork server (pjrt_cts.runner.worker.forkserver) on stand-in items: what a forked test's process sees, how its end
 reaches the worker, and what the worker gets when the server is gone; and the `python -m MODULE` children it forks
 for risky calls (pjrt_cts.fuzz.isolate, `may_fork`) on a probe module. End to end (a real pytest worker, a plugin
 that aborts) it runs in test_runner_isolation.py."""
@@ -15,8 +15,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from pjrt_cts.fuzz import isolate
-from pjrt_cts.runner import forkserver
-from pjrt_cts.runner.worker_plugin import PLUGIN_NAME
+from pjrt_cts.runner.worker import forkserver
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork server needs fork()")
 
@@ -24,41 +23,53 @@ _STATE: list[str] = []
 
 
 class _Manager:
-    def __init__(self, worker: Any) -> None:
-        self.worker = worker
+    """A worker's plugin manager as far as a forked test's process uses it: its plugin objects by name."""
+
+    def __init__(self) -> None:
+        self.plugins: dict[str, Any] = {"pjrt-cts-timing": SimpleNamespace(spec=SimpleNamespace(timeout=60.0)),
+                                        "pjrt-cts-selection": object()}
 
     def get_plugins(self) -> list[Any]:
-        return [self.worker]
+        return list(self.plugins.values())
 
     def get_plugin(self, name: str) -> Any:
-        return self.worker if name == PLUGIN_NAME else None
+        return self.plugins.get(name)
+
+    def register(self, plugin: Any, name: str) -> None:
+        self.plugins[name] = plugin
 
     def unregister(self, plugin: Any) -> None:
-        raise AssertionError("only xdist's WorkerInteractor is unregistered")
+        self.plugins = {name: held for name, held in self.plugins.items() if held is not plugin}
+
+
+_CONFIG = SimpleNamespace(pluginmanager=_Manager())  # the worker's: each forked process changes its own copy
 
 
 def _item(nodeid: str, body: Callable[[Any], None]) -> Any:
-    worker = SimpleNamespace(role="worker", child_reports=None)
-    item = SimpleNamespace(nodeid=nodeid, config=SimpleNamespace(pluginmanager=_Manager(worker)),
+    item = SimpleNamespace(nodeid=nodeid, config=_CONFIG,
                            get_closest_marker=lambda name: None)
     item.ihook = SimpleNamespace(pytest_runtest_protocol=lambda item, nextitem: body(item))
     return item
 
 
+def _reports_path(item: Any) -> Path:
+    """Where the forked process streams its reports: set when it became a child (plugin.become_child)."""
+    return Path(item.config.pluginmanager.get_plugin("pjrt-cts-child-stream").reports_path)
+
+
 def _write_state(item: Any) -> None:
-    worker = item.config.pluginmanager.get_plugin(PLUGIN_NAME)
-    Path(worker.child_reports).write_text(f"{worker.role} {','.join(_STATE)} {os.getppid()}", encoding="utf-8")
+    manager = item.config.pluginmanager
+    role = "worker" if manager.get_plugin("pjrt-cts-selection") is not None else "child"
+    _reports_path(item).write_text(f"{role} {','.join(_STATE)} {os.getppid()}", encoding="utf-8")
 
 
 def _append_pid(item: Any) -> None:
-    worker = item.config.pluginmanager.get_plugin(PLUGIN_NAME)
-    with open(worker.child_reports, "a", encoding="utf-8") as handle:
+    with open(_reports_path(item), "a", encoding="utf-8") as handle:
         handle.write(f"{os.getpid()}\n")
 
 
 def _read_descriptor(item: Any) -> None:
-    worker = item.config.pluginmanager.get_plugin(PLUGIN_NAME)
-    Path(worker.child_reports).write_bytes(os.read(int(os.environ["FORKSERVER_TEST_FD"]), 100) or b"<eof>")
+    _reports_path(item).write_bytes(os.read(int(os.environ["FORKSERVER_TEST_FD"]), 100) or b"<eof>")
 
 
 @pytest.fixture

@@ -53,14 +53,14 @@ def test_a_golden_file_other_than_the_manifests_fails_the_run_that_reads_it(tmp_
 
 
 def test_lists_that_disagree_with_the_tree_are_found_before_judging(tmp_path: Path) -> None:
-    """The check a full run makes (runner/contract_check.py) in a pjrt-cts whose Core list lost one test."""
+    """The check a full run makes (runner/controller/contract_check.py) in a pjrt-cts whose Core list lost one test."""
     package = copy_installation(tmp_path / "site")
     core = package / "judgment" / "mustpass" / "core.txt"
     lines = core.read_text(encoding="utf-8").splitlines(keepends=True)
     dropped = next(line for line in lines if not line.startswith("#"))
     core.write_text("".join(line for line in lines if line != dropped), encoding="utf-8")
     check = _in_copy(tmp_path / "site", "-c", "import json; from pjrt_cts.resources import golden_dir, suites_dir; "
-                     "from pjrt_cts.runner.contract_check import ContractCheck; "
+                     "from pjrt_cts.runner.controller.contract_check import ContractCheck; "
                      "print(json.dumps(ContractCheck(suites_dir(), golden_dir(), None).result()))", cwd=tmp_path)
     assert check.returncode == 0, check.stderr[-3000:]
     result = json.loads(check.stdout)

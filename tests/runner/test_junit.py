@@ -4,7 +4,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from pjrt_cts.runner.junit import write_junit
+from pjrt_cts.runner.files.junit import write_junit
 from pjrt_cts.schema import TestRecord
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from pjrt_cts.cli.main import main
 from pjrt_cts.runner.binding import judge_digest
-from pjrt_cts.runner.merge import MergeError, ShardResults, merge_shards
+from pjrt_cts.runner.files.merge import MergeError, ShardResults, merge_shards
 from pjrt_cts.judgment.results import build_results
 from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.judgment.verdict import judge_results

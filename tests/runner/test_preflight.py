@@ -15,8 +15,8 @@ import pytest
 import hostile_plugin
 from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
 from pjrt_cts.runner.blocks import Block, BlockFile, blocked_summary
-from pjrt_cts.runner.controller import CRASH_STORM_THRESHOLD
-from pjrt_cts.runner.preflight import STEP_TESTS, run_preflight
+from pjrt_cts.runner.controller.recorder import CRASH_STORM_THRESHOLD
+from pjrt_cts.runner.controller.preflight import STEP_TESTS, run_preflight
 from pjrt_cts.runner.probe import plugin_reason, probe_plugin
 from pjrt_cts.runtime import default_plugin_path
 from pjrt_cts.schema import TestRecord

@@ -1,7 +1,7 @@
 """`run --quick`: a deterministic, stratified sample of the mandatory contract, at most 10% of the tests."""
 from __future__ import annotations
 
-from pjrt_cts.runner.quick import sample, stratum
+from pjrt_cts.runner.worker.quick import sample, stratum
 
 GOLDEN = [f"execute.golden_cases.test_case_matches_reference[{family}.case{n}.f32]"
           for family in ("dot", "conv", "gather") for n in range(100)]

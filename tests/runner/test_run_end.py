@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from pjrt_cts.report import html
-from pjrt_cts.runner import worker_plugin
-from pjrt_cts.runner.session import Run, RunOptions
-from pjrt_cts.runner.worker_plugin import (ENDING_SUFFIX, SHARED_SUFFIX, TESTING_SUFFIX, WorkerPlugin,
-                                           split_findings)
+from pjrt_cts.runner.controller.session import Run, RunOptions
+from pjrt_cts.runner.worker import rerun_sharing
+from pjrt_cts.runner.worker.rerun_sharing import (ENDING_SUFFIX, SHARED_SUFFIX, TESTING_SUFFIX, RerunSharing,
+                                                  split_findings)
 
 GOLDEN = "suites/execute/test_golden_cases.py::test_case_matches_reference[{}]"
 
@@ -33,14 +33,9 @@ def test_findings_split_at_program_boundaries_by_cost() -> None:
     assert split_findings([], units, 3) == [[]]
 
 
-def _worker(log_dir: Path, items: list[str], units: dict[str, str | None] | None = None) -> Any:
-    """A WorkerPlugin with only what sharing reads: its spec's log directory, its items and their programs."""
-    worker = WorkerPlugin.__new__(WorkerPlugin)
-    worker.spec = SimpleNamespace(log_dir=str(log_dir))  # type: ignore[assignment]  # only its log directory
-    worker.worker_id = "gw0"
-    worker.items = dict.fromkeys(items)  # type: ignore[assignment]  # sharing reads only the node ids
-    worker.units = units or {}
-    return worker
+def _worker(log_dir: Path, items: list[str], units: dict[str, str | None] | None = None) -> RerunSharing:
+    """A worker's side of the sharing: its log directory, its items and their programs."""
+    return RerunSharing(log_dir, "gw0", collected=dict.fromkeys(items), units=units or {})
 
 
 def _sleeper() -> Any:
@@ -52,12 +47,12 @@ def other_worker(monkeypatch: pytest.MonkeyPatch) -> Any:
     """A live process standing in for another worker of the run (its pid names its marker files; it counts as a child
     of the same controller)."""
     proc = _sleeper()
-    real_alive = worker_plugin._alive
+    real_alive = rerun_sharing._alive
 
     def alive(pid: int, parent: int | None = None) -> bool:  # its parent is this test's process, not the controller
         return real_alive(pid, os.getpid() if pid == proc.pid and parent is not None else parent)
 
-    monkeypatch.setattr(worker_plugin, "_alive", alive)
+    monkeypatch.setattr(rerun_sharing, "_alive", alive)
     yield proc
     proc.kill()
     proc.wait()
@@ -68,14 +63,14 @@ def test_findings_are_shared_only_with_workers_that_have_ended(tmp_path: Path, o
     worker = _worker(tmp_path, [a, b], {a: "golden:a", b: "golden:b"})
     marker = tmp_path / f"gw1-{other_worker.pid}"
     Path(f"{marker}{TESTING_SUFFIX}").touch()
-    assert worker._share([a, b]) == [a, b]  # the other still runs tests: nothing to share with
+    assert worker.share([a, b]) == [a, b]  # the other still runs tests: nothing to share with
     assert not list(tmp_path.glob(f"*{SHARED_SUFFIX}"))
     Path(f"{marker}{TESTING_SUFFIX}").rename(f"{marker}{ENDING_SUFFIX}")
-    assert worker._share([a, b]) == [a]  # it has ended: the later piece is left for whoever is free first
+    assert worker.share([a, b]) == [a]  # it has ended: the later piece is left for whoever is free first
     assert [p.read_text().split() for p in tmp_path.glob(f"*{SHARED_SUFFIX}")] == [[b]]
     claimer = _worker(tmp_path, [a, b])
-    assert claimer._claim_shared() == [b]
-    assert worker._claim_shared() == []  # claimed once
+    assert claimer.claim_shared() == [b]
+    assert worker.claim_shared() == []  # claimed once
     assert not list(tmp_path.glob(f"*{SHARED_SUFFIX}*"))  # nor left behind in the run's logs
 
 
@@ -93,10 +88,10 @@ def test_a_worker_that_has_ended_waits_for_what_a_worker_still_testing_shares(tm
             (tmp_path / f"gw1-{other_worker.pid}-1{SHARED_SUFFIX}").write_text(b + "\n")
             testing.unlink()
 
-    monkeypatch.setattr(worker_plugin, "time", SimpleNamespace(sleep=sleep))
-    assert worker._next_batch() == [b]
+    monkeypatch.setattr(rerun_sharing, "time", SimpleNamespace(sleep=sleep))
+    assert worker.next_batch() == [b]
     assert len(polls) == 3
-    assert worker._next_batch() == []  # nobody tests any more, nothing is left: done, without waiting
+    assert worker.next_batch() == []  # nobody tests any more, nothing is left: done, without waiting
     assert len(polls) == 3
 
 
@@ -104,7 +99,7 @@ def test_a_dead_worker_still_marked_testing_is_not_waited_for(tmp_path: Path) ->
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     (tmp_path / f"gw1-{proc.pid}{TESTING_SUFFIX}").touch()
-    assert _worker(tmp_path, [])._next_batch() == []
+    assert _worker(tmp_path, []).next_batch() == []
 
 
 def test_a_marker_whose_process_id_is_another_process_now_is_not_waited_for(tmp_path: Path) -> None:
@@ -112,7 +107,7 @@ def test_a_marker_whose_process_id_is_another_process_now_is_not_waited_for(tmp_
     stranger = _sleeper()  # alive, but not a child of this worker's parent
     try:
         (tmp_path / f"gw1-{stranger.pid}{TESTING_SUFFIX}").touch()
-        assert _worker(tmp_path, [])._next_batch() == []
+        assert _worker(tmp_path, []).next_batch() == []
     finally:
         stranger.kill()
         stranger.wait()
@@ -148,11 +143,11 @@ def test_a_report_the_copy_could_not_write_is_written_here(tmp_path: Path, monke
 
 _EXITING_WORKER = """
 import atexit, sys
-from pjrt_cts.runner import worker_plugin
-atexit.register(worker_plugin._leave_without_freeing)  # as a worker registers it: before the others
+from pjrt_cts.runner.worker import process
+atexit.register(process.leave_without_freeing)  # as a worker registers it: before the others
 atexit.register(lambda: open(sys.argv[2], "w").write("a later exit handler ran"))  # e.g. calltimes' writer
 if sys.argv[1] == "over":
-    worker_plugin._session_over.set()
+    process._session_over.set()
 sys.stdout.write("still buffered")
 sys.exit(3)
 """

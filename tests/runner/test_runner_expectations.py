@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome
-from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
+from pjrt_cts.runner.controller.expectations import Expectations, ExpectationsError, apply_expectation
 from pjrt_cts.schema import TestRecord
 from runner_cli import FIXTURE_SUITES, by_id, load_json, run_cli
 
@@ -140,7 +140,7 @@ def test_a_failure_waiver_needs_a_cause(tmp_path: Path, outcome: str) -> None:
 
 
 def test_entry_usage_shows_over_matching_and_other_failures(tmp_path: Path) -> None:
-    from pjrt_cts.runner.expectations import entry_usage
+    from pjrt_cts.runner.controller.expectations import entry_usage
 
     expectations = _load(tmp_path, '[[expectation]]\nid = "client.x.test_y[*]"\noutcome = "FAIL"\ncause = "NaN"\nreason = "r"\n')
     records = [apply_expectation(_record(f"client.x.test_y[{i}]", outcome, message), expectations)

@@ -12,13 +12,13 @@ import pytest
 
 from pjrt_cts.judgment.outcomes import HardeningFinding, FeatureNotSupported, Outcome
 from pjrt_cts.runner import crashlog
-from pjrt_cts.runner.junit import write_junit
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.files.junit import write_junit
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import layer_of_nodeid, result_of_phases
 from pjrt_cts.judgment.results import JsonlWriter, load_results, read_jsonl, summarize
 from pjrt_cts.runtime import MissingFunction
 from pjrt_cts.schema import Expected, TestRecord
-from pjrt_cts.runner.worker_plugin import classify_exception
+from pjrt_cts.runner.worker.outcomes import classify_exception
 from pjrt_cts.runtime import NullExtensionFunction
 
 
@@ -78,9 +78,9 @@ def test_explicit_outcomes_and_details_from_workers_win() -> None:
 ], ids=["warning", "not_supported", "warning_in_setup", "fail"])
 def test_pytest_formats_no_traceback_the_report_replaces(error: BaseException, when: str, hidden: bool,
                                                         outcome: str) -> None:
-    from pjrt_cts.runner.worker_plugin import WorkerPlugin
+    from pjrt_cts.runner.worker.outcomes import OutcomeMapping
 
-    plugin = WorkerPlugin.__new__(WorkerPlugin)
+    plugin = OutcomeMapping()
     item: Any = SimpleNamespace(location=("suites/x.py", 3, "test_x"), path="suites/x.py", stash={},
                                 iter_markers=lambda *args, **kwargs: iter(()))
     try:
@@ -259,15 +259,15 @@ def test_thread_headers_left_without_frames_are_dropped(tmp_path: Path) -> None:
 
 
 def test_test_timer_rearms_only_when_less_than_the_timeout_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pjrt_cts.runner import worker_plugin
+    from pjrt_cts.runner.worker import timing
 
     armed: list[float] = []
     cancelled: list[bool] = []
     now = [1000.0]
-    monkeypatch.setattr(worker_plugin.faulthandler, "dump_traceback_later", lambda span, **_: armed.append(span))
-    monkeypatch.setattr(worker_plugin.faulthandler, "cancel_dump_traceback_later", lambda: cancelled.append(True))
-    monkeypatch.setattr(worker_plugin.time, "monotonic", lambda: now[0])
-    timer = worker_plugin.TestTimer()
+    monkeypatch.setattr(timing.faulthandler, "dump_traceback_later", lambda span, **_: armed.append(span))
+    monkeypatch.setattr(timing.faulthandler, "cancel_dump_traceback_later", lambda: cancelled.append(True))
+    monkeypatch.setattr(timing.time, "monotonic", lambda: now[0])
+    timer = timing.TestTimer()
     timer.start(120)
     assert armed == [150.0]  # TIMER_SLACK x the timeout
     now[0] += 30
@@ -298,7 +298,7 @@ def test_long_tests_are_spread_over_the_first_half() -> None:
     """xdist hands tests out in collection order and in consecutive chunks: a long test collected last would leave
     the other workers idle, long tests side by side would all go to one worker. Long: a declared timeout, a test
     that starts a process of its own that loads the plugin. An isolated test keeps its place."""
-    from pjrt_cts.runner.worker_plugin import spread_long_tests
+    from pjrt_cts.runner.worker.order import spread_long_tests
 
     plain = [_Item(f"t{i}") for i in range(12)]
     items = (plain[:10] + [_Item("fuzz", 600), _Item("risky", marker="own_process")] + plain[10:]
@@ -314,7 +314,7 @@ def test_long_tests_are_spread_over_the_first_half() -> None:
 def test_long_tests_go_in_only_where_a_golden_programs_tests_end() -> None:
     """The scheduler hands a program's tests to one worker only while they are consecutive: a long test between them
     would split the program, and two workers would compile it."""
-    from pjrt_cts.runner.worker_plugin import spread_long_tests
+    from pjrt_cts.runner.worker.order import spread_long_tests
 
     items = [_Item(f"p{i}") for i in range(5)] + [_Item(f"q{i}") for i in range(3)] + [_Item(f"r{i}") for i in range(4)]
     units: list[str | None] = ["p"] * 5 + ["q"] * 3 + [None] * 4

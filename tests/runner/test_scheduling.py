@@ -1,10 +1,10 @@
-"""The xdist scheduler keeps a golden program's tests in one batch (pjrt_cts.runner.scheduling)."""
+"""The xdist scheduler keeps a golden program's tests in one batch (pjrt_cts.runner.controller.scheduling)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
-from pjrt_cts.runner.scheduling import ProgramLoadScheduling
+from pjrt_cts.runner.controller.scheduling import ProgramLoadScheduling
 
 
 class _Node:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.cli.main import main
-from pjrt_cts.runner.shard import ShardSpec, group_key, plan, plan_digest
+from pjrt_cts.runner.files.shard import ShardSpec, group_key, plan, plan_digest
 from runner_cli import FIXTURE_SUITES, REPO_ROOT
 
 CASES = ["special.cbrt.f64", "add.f32.r1", "reduce.max_with_nan.f32", "convert.s32_f16", "dot.bf16.r2"]
@@ -74,7 +74,7 @@ def test_hash_split_does_not_depend_on_order_or_on_other_tests() -> None:
 
 def test_split_is_identical_in_another_process() -> None:
     """Shards are separate processes (and machines): nothing process-specific (hash seed) may enter the plan."""
-    code = ("import json, sys; from pjrt_cts.runner.shard import plan; "
+    code = ("import json, sys; from pjrt_cts.runner.files.shard import plan; "
             "print(json.dumps(plan(json.loads(sys.stdin.read()), 3), sort_keys=True))")
     outputs = [subprocess.run([sys.executable, "-c", code], input=json.dumps(ALL_IDS), capture_output=True, text=True,
                               cwd=REPO_ROOT, env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO_ROOT)},

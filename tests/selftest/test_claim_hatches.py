@@ -12,7 +12,7 @@ from pjrt_cts import __version__
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.judgment.results import build_results, load_results, write_results
 from pjrt_cts.runner.binding import RunBinding
-from pjrt_cts.runner.bundle import installed_suite
+from pjrt_cts.runner.files.bundle import installed_suite
 from pjrt_cts.schema import TestRecord
 from pjrt_cts.selftest.claim_hatches import (FORGERY_HATCH, SKIP_HIDDEN_HATCH, SUMMARY_HATCH, contradicting_summary,
                                              failing_run, one_field_forgery, skip_hidden, skip_hidden_baseline,

@@ -165,14 +165,14 @@ def test_the_fuzz_reproduce_command_runs_as_printed(plugin: str, tmp_path: Path,
 def _run_options(plugin: str, out: Path, **given: Any) -> Any:
     """RunOptions as `pjrt-cts run PATH --plugin cpu --create-option cpu_device_count=4` makes them."""
     from pjrt_cts.resources import suites_dir
-    from pjrt_cts.runner.session import RunOptions
+    from pjrt_cts.runner.controller.session import RunOptions
 
     return RunOptions(plugin_path=Path(plugin), suites_dir=suites_dir(), layers=["abi"], out_dir=out, profile="cpu",
                       create_options={"cpu_device_count": 4}, user_create_options=["cpu_device_count=4"], **given)
 
 
 def test_a_records_repro_line_reruns_that_test_alone(plugin: str, tmp_path: Path) -> None:
-    from pjrt_cts.runner.session import Run
+    from pjrt_cts.runner.controller.session import Run
 
     repro = Run(_run_options(plugin, tmp_path / "first")).repro(f"suites/abi/test_api_slots.py::{ONE_TEST.rsplit('.', 1)[1]}")
     argv = shlex.split(repro)
@@ -186,7 +186,7 @@ def test_a_records_repro_line_reruns_that_test_alone(plugin: str, tmp_path: Path
 
 def test_a_repro_line_for_a_module_names_its_layer(plugin: str, tmp_path: Path) -> None:
     """A record of a whole module (a collection error) reruns its layer: parsed, not run (a layer takes minutes)."""
-    from pjrt_cts.runner.session import Run
+    from pjrt_cts.runner.controller.session import Run
 
     args = _parsed(shlex.split(Run(_run_options(plugin, tmp_path, timeout=30.0)).repro("suites/abi/test_api_slots.py")))
     assert (args.layers, args.timeout, args.plugin, args.workers) == ("abi", 30.0, "cpu", 1)
@@ -195,7 +195,7 @@ def test_a_repro_line_for_a_module_names_its_layer(plugin: str, tmp_path: Path) 
 
 def test_the_preflight_repro_line_describes_the_same_plugin(plugin: str, tmp_path: Path) -> None:
     """`pjrt-cts info` of the run's plugin with its profile and options: the preflight's steps, rerun."""
-    from pjrt_cts.runner.session import Run
+    from pjrt_cts.runner.controller.session import Run
 
     argv = shlex.split(Run(_run_options(plugin, tmp_path)).preflight_repro())
     assert argv[:3] == ["pjrt-cts", "info", plugin] and argv[argv.index("--plugin") + 1] == "cpu"
@@ -213,7 +213,7 @@ def test_the_defect_tables_smallest_reproduction_is_its_examples_repro_line(plug
     selects the example alone."""
     from pjrt_cts.judgment.defects import defect_table
     from pjrt_cts.judgment.outcomes import id_matches
-    from pjrt_cts.runner.session import Run
+    from pjrt_cts.runner.controller.session import Run
     from pjrt_cts.schema import TestRecord
 
     record = {"id": ONE_TEST, "nodeid": "", "layer": "abi", "outcome": "FAIL", "message": "m", "details": {},

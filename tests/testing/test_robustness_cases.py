@@ -27,10 +27,10 @@ def test_every_case_the_suites_name_exists_and_takes_its_arguments() -> None:
 
 def test_each_risky_call_is_a_long_test_for_the_runner() -> None:
     """A risky call's child loads the plugin and creates a client (seconds on CUDA): the suite marks each test that
-    makes one, and the runner spreads those over its order (worker_plugin.spread_long_tests)."""
+    makes one, and the runner spreads those over its order (runner/worker/order.py: spread_long_tests)."""
     from types import SimpleNamespace
 
-    from pjrt_cts.runner.worker_plugin import is_long
+    from pjrt_cts.runner.worker.order import is_long
 
     class Item:
         def __init__(self, fixturenames: tuple[str, ...]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pjrt_cts.runner.worker_plugin import classify_exception
+from pjrt_cts.runner.worker.outcomes import classify_exception
 from pjrt_cts.testing.outcomes import BlockedByFailure, CorpusUnreadable
 
 pytest_plugins = ["pytester"]
@@ -69,7 +69,7 @@ def test_fingerprint(plugin):
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "pjrt_cts.runner.worker_plugin", "-rsE", *args)
+    return pytester.runpytest_subprocess("-p", "pjrt_cts.runner.worker.plugin", "-rsE", *args)
 
 
 def test_requires_marker_on_params_and_functions_is_not_supported_before_the_test(pytester: pytest.Pytester) -> None:
@@ -178,7 +178,7 @@ def test_two(client):
 
 def test_a_blocked_test_records_the_test_that_reports_its_cause(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_blocked=BLOCKED_TESTS)
-    reports = pytester.inline_run("-p", "pjrt_cts.runner.worker_plugin").getreports("pytest_runtest_logreport")
+    reports = pytester.inline_run("-p", "pjrt_cts.runner.worker.plugin").getreports("pytest_runtest_logreport")
     setups = [report for report in reports if report.when == "setup"]
     assert len(setups) == 2 and all(report.failed for report in setups)
     assert [report.pjrt_cts["details"]["blocked_by"] for report in setups] == ["client.client_create.test_x"] * 2

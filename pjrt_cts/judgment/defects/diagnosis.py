@@ -57,7 +57,7 @@ def attribute_blocked(records: Iterable[TestRecord]) -> list[TestRecord]:
 
 
 def _attribute_flaky(record: TestRecord) -> str:
-    """A FLAKY record (two different observations, pjrt_cts.runner.confirmation) is the defect either observation
+    """A FLAKY record (two different observations, pjrt_cts.runner.controller.confirmation) is the defect either observation
     shows, the first one's first."""
     others = {key: value for key, value in record.details.items() if key != "observations"}
     for seen in observations(record):
@@ -70,7 +70,7 @@ def _attribute_flaky(record: TestRecord) -> str:
 
 
 def observations(record: TestRecord) -> list[Observation]:
-    """The two observations a FLAKY record keeps in `details.observations` (pjrt_cts.runner.confirmation)."""
+    """The two observations a FLAKY record keeps in `details.observations` (pjrt_cts.runner.controller.confirmation)."""
     return [Observation.from_json(seen) for seen in record.details.get("observations") or []
             if isinstance(seen, dict)]
 

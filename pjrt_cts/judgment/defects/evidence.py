@@ -241,7 +241,7 @@ def _error_failures() -> list[GenericFailure]:
 
 
 def crash_message(signal: str, function: str | None, stderr: str = "") -> str:
-    """A crash of a worker as the runner words it (pjrt_cts.runner.controller), with `stderr` as its tail."""
+    """A crash of a worker as the runner words it (pjrt_cts.runner.controller.recorder), with `stderr` as its tail."""
     where = f" in {function}" if function else ""
     tail = [line for line in stderr.splitlines() if line] or [f"Fatal Python error: {signal}"]
     return (f"worker gw0 killed by {signal}{where} while running this test\n--- last {len(tail)} lines of stderr "

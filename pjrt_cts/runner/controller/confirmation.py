@@ -2,8 +2,8 @@
 
 After the run, each record whose outcome rests on a failure or on a run-time answer of the plugin (CONFIRMED_OUTCOMES,
 judged on the actual outcome, so a waived failure is confirmed too; an UNIMPLEMENTED, or an error its declaration was
-to explain: pjrt_cts.runner.consistency.RUN_TIME_ANSWERS) runs once more in fresh worker processes
-(pjrt_cts.runner.session). The two observations are then folded into one record:
+to explain: pjrt_cts.runner.controller.consistency.RUN_TIME_ANSWERS) runs once more in fresh worker processes
+(pjrt_cts.runner.controller.session). The two observations are then folded into one record:
 
 - the same outcome and the same cause class (`cause_class`): confirmed -- the record is the first observation,
   with `confirmation` = the second one's outcome, message and duration;
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from pjrt_cts.judgment.outcomes import Outcome
-from pjrt_cts.runner.consistency import RUN_TIME_ANSWERS
+from pjrt_cts.runner.controller.consistency import RUN_TIME_ANSWERS
 from pjrt_cts.schema import Confirmation, Observation, TestRecord
 from pjrt_cts.testing.corpus import COMPUTED_AS
 

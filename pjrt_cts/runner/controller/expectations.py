@@ -34,7 +34,7 @@ describes: a record the diagnosis attributed to it, with an outcome the defect s
 waived test that passes is XPASS (bad: the entry is stale or matches too much) -- unless the
 entry says `intermittent = true`: a defect that does not show on every run is XFAIL when it shows and PASS when
 it does not, with the entry recorded on the passing test (`expected.intermittent`); a FLAKY record (two runs of
-the test answered differently, pjrt_cts.runner.confirmation) is waived only by an intermittent entry whose failure
+the test answered differently, pjrt_cts.runner.controller.confirmation) is waived only by an intermittent entry whose failure
 one of its observations shows. Without `intermittent`, FLAKY stays bad. A waiver never satisfies a
 mandatory test of a level (pjrt_cts.judgment.levels): an expectations file cannot lift a plugin to a level.
 

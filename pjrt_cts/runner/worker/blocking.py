@@ -32,7 +32,7 @@ PLUGIN_NAME = "pjrt-cts-blocking"
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Registered after the worker plugin's isolation plugin, so that its runtest hook comes first."""
+    """Registered after the worker plugin's objects (routing.ChildRouting), so that its runtest hook comes first."""
     in_worker = hasattr(config, "workerinput") or bool(config.getoption("pjrt_cts_child_reports", None))
     if not in_worker or config.pluginmanager.has_plugin(PLUGIN_NAME):
         return
@@ -122,7 +122,7 @@ class BlockingPlugin:
         Plugin.add_call_hook(_BlockGuard(self))
 
     def refuse(self, block: Block, function: str) -> Exception:
-        from pjrt_cts.testing.outcomes import BlockedByFailure  # a FAIL in any phase (worker_plugin.classify_exception)
+        from pjrt_cts.testing.outcomes import BlockedByFailure  # a FAIL in any phase (outcomes.classify_exception)
 
         self.refused = (block, function)
         error = BlockedByFailure(block.message(function))
@@ -151,7 +151,7 @@ class _BlockGuard:
 
 def _report_blocked(item: pytest.Item, nextitem: pytest.Item | None, block: Block) -> None:
     """The test's whole protocol, without running it: one failed setup report that names the block."""
-    from pjrt_cts.runner.worker_plugin import tags_of
+    from pjrt_cts.runner.worker.outcomes import tags_of
 
     ihook = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)

@@ -38,7 +38,7 @@ from pjrt_cts.judgment.summary import run_summary
 from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.runner.binding import (RunBinding, corpus_digest, describe_conditions, file_digest, installed_judge,
                                      judge_differences, short_fact, tree_digest)
-from pjrt_cts.runner.expectations import Expectations, ExpectationsError, apply_expectation
+from pjrt_cts.runner.controller.expectations import Expectations, ExpectationsError, apply_expectation
 from pjrt_cts.schema import Results
 
 FORMAT = "pjrt-cts-bundle"

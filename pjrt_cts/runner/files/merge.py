@@ -16,9 +16,9 @@ from typing import Any
 
 from pjrt_cts.judgment.results import build_results, load_results
 from pjrt_cts.runner.binding import bound_differences
-from pjrt_cts.runner.consistency import apply_consistency
-from pjrt_cts.runner.expectations import count_usage
-from pjrt_cts.runner.preflight import PREFLIGHT_AREA
+from pjrt_cts.runner.controller.consistency import apply_consistency
+from pjrt_cts.runner.controller.expectations import count_usage
+from pjrt_cts.runner.controller.preflight import PREFLIGHT_AREA
 from pjrt_cts.schema import Results, TestRecord
 
 _MAX_LISTED = 5  # duplicates named in one error message
@@ -185,7 +185,7 @@ def _plugin_identity(shards: list[ShardResults]) -> dict[str, Any]:
 
 
 def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
-    """The shards' confirmation passes added up (pjrt_cts.runner.confirmation)."""
+    """The shards' confirmation passes added up (pjrt_cts.runner.controller.confirmation)."""
     parts: list[dict[str, Any]] = [part.results.confirmation for part in shards if part.results.confirmation]
     if not parts:
         return None
@@ -197,7 +197,7 @@ def _confirmation(shards: list[ShardResults]) -> dict[str, Any] | None:
 
 
 def _contract(shards: list[ShardResults]) -> dict[str, Any] | None:
-    """The shards' check of the mandatory lists (runner/contract_check.py): one judge gives one answer, so the
+    """The shards' check of the mandatory lists (runner/controller/contract_check.py): one judge gives one answer, so the
     first that finds the lists wrong or unchecked, else the first shard's; a shard that did not check leaves the
     merged run unchecked."""
     checks = [part.results.contract for part in shards]

@@ -1,7 +1,7 @@
 """A fork server for isolated tests: a copy of the worker taken right after collection.
 
 An isolated test needs a process that has never loaded the plugin (and so does the rerun of a finding: see
-worker_plugin.WorkerPlugin.confirm_findings). Starting Python and pytest and collecting
+reruns.Reruns.confirm_findings). Starting Python and pytest and collecting
 the test's module again costs ~1.5 s per test (the manifest of the corpus alone is ~0.7 s), for tests that
 themselves take ~0.1 s (a program that aborts XLA's compiler). A worker has collected everything and has not
 loaded the plugin yet when collection finishes (the suites load it lazily, in fixtures), so it forks a server
@@ -267,15 +267,14 @@ def _serve(session: pytest.Session, request_read: int, reply_write: int, handed:
 def _run_items(items: list[pytest.Item], reports_path: Path) -> int:
     """In the forked process: become an isolated child (reports to a file, none to the controller) and run the
     items in order, as a fresh worker would (session fixtures such as the client are shared between them)."""
-    from pjrt_cts.runner.worker_plugin import PLUGIN_NAME, starts_processes
+    from pjrt_cts.runner.worker.plugin import become_child
+    from pjrt_cts.runner.worker.routing import starts_processes
 
     manager = items[0].config.pluginmanager
     for plugin in list(manager.get_plugins()):
         if type(plugin).__name__ == "WorkerInteractor":  # xdist's channel to the controller belongs to the worker
             manager.unregister(plugin)
-    worker: Any = manager.get_plugin(PLUGIN_NAME)
-    worker.role = "child"
-    worker.child_reports = reports_path
+    become_child(items[0].config, reports_path)
     if any(starts_processes(item) for item in items):
         start(items[0].session)  # their children fork from a server of this process's own (it leaves at our exit)
     try:

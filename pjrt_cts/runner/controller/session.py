@@ -22,35 +22,36 @@ import pytest
 from pjrt_cts import __version__
 from pjrt_cts.judgment.defects import UNCLASSIFIED
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.runner import crashlog, identity, terminal
+from pjrt_cts.runner import crashlog, identity
+from pjrt_cts.runner.controller import terminal
 from pjrt_cts.runner.binding import RunBinding, aot_settings, bind, plugin_environment
 from pjrt_cts.runner.blocks import BlockFile, blocked_summary
-from pjrt_cts.runner.bundle import BundleError, pack_bundle
-from pjrt_cts.runner.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
+from pjrt_cts.runner.files.bundle import BundleError, pack_bundle
+from pjrt_cts.runner.controller.confirmation import (ConfirmationSummary, apply_confirmations, needs_confirmation,
                                           twin_observations)
-from pjrt_cts.runner.consistency import apply_consistency
-from pjrt_cts.runner.contract_check import ContractCheck
-from pjrt_cts.runner.controller import Controller
-from pjrt_cts.runner.expectations import Expectations, apply_expectation
-from pjrt_cts.runner.junit import write_junit
-from pjrt_cts.runner.preflight import DEVICE_LESS_STEPS, Preflight, run_preflight
+from pjrt_cts.runner.controller.consistency import apply_consistency
+from pjrt_cts.runner.controller.contract_check import ContractCheck
+from pjrt_cts.runner.controller.recorder import Controller
+from pjrt_cts.runner.controller.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.files.junit import write_junit
+from pjrt_cts.runner.controller.preflight import DEVICE_LESS_STEPS, Preflight, run_preflight
 from pjrt_cts.runner.probe_child import STEPS
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, layer_of_nodeid, make_record, result_of_phases
 from pjrt_cts.judgment.api_coverage import stored_line
 from pjrt_cts.judgment.results import JsonlWriter, build_results, read_jsonl, write_results
 from pjrt_cts.judgment.summary import run_summary, write_summary
 from pjrt_cts.schema import RunContext, TopologySpec, UserSettings, context_environment
-from pjrt_cts.runner.quick import NOTE as QUICK_NOTE
-from pjrt_cts.runner.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
+from pjrt_cts.runner.worker.quick import NOTE as QUICK_NOTE
+from pjrt_cts.runner.files.shard import DURATIONS_STRATEGY, HASH_STRATEGY, ShardSpec
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker_plugin import CONFIRMATIONS_SUFFIX, read_child_events
+from pjrt_cts.runner.files.child_reports import CONFIRMATIONS_SUFFIX, read_child_events
 from pjrt_cts.schema import Results, TestRecord
 from pjrt_cts.judgment.defects import attribute_blocked
 from pjrt_cts.judgment.verdict import EXIT_USAGE, RunVerdict, aot_note, judge_results
 
-WORKER_PLUGIN = "pjrt_cts.runner.worker_plugin"
-BLOCKING_PLUGIN = "pjrt_cts.runner.blocking"
+WORKER_PLUGIN = "pjrt_cts.runner.worker.plugin"
+BLOCKING_PLUGIN = "pjrt_cts.runner.worker.blocking"
 EXIT_INTERRUPTED = 130  # the verdict's own exit codes: pjrt_cts.judgment.verdict (0, 1, 3)
 _OUTPUT_FILES = ("results.jsonl", "results.json", "junit.xml", "report.html")
 # Above this many findings to confirm, failures beyond it are not rerun (the verdict is NON_CONFORMANT on confirmed
@@ -80,12 +81,12 @@ class RunOptions:
     command: list[str] = field(default_factory=list)
     suites_dir_given: bool = False
     show_progress: bool = True
-    shard: ShardSpec | None = None  # `--shard K/N`: run only shard K's tests (pjrt_cts.runner.shard)
+    shard: ShardSpec | None = None  # `--shard K/N`: run only shard K's tests (pjrt_cts.runner.files.shard)
     shard_durations: dict[str, float] = field(default_factory=dict)  # balance shards by these (test id -> s)
-    quick: bool = False  # `--quick`: a stratified sample of the mandatory contract (pjrt_cts.runner.quick)
-    confirm: bool = True  # rerun every finding before the verdict (runner/confirmation.py); off: never CONFORMANT
+    quick: bool = False  # `--quick`: a stratified sample of the mandatory contract (pjrt_cts.runner.worker.quick)
+    confirm: bool = True  # rerun every finding before the verdict (runner/controller/confirmation.py); off: never CONFORMANT
     report: bool = True  # write report.html (off for the selftest's mutant runs, read through results.json)
-    bundle: Path | None = None  # `--bundle FILE`: pack a submission bundle at the end (runner/bundle.py)
+    bundle: Path | None = None  # `--bundle FILE`: pack a submission bundle at the end (runner/files/bundle.py)
     topologies: tuple[TopologySpec, ...] = ()  # what the aot layer compiles for (profile's, or `--topology`)
     device_less: bool = False  # `--aot`: no client is created, as on a host without the plugin's device
 
@@ -152,7 +153,7 @@ class Run:
             progress.finish()
         if not interrupted and controller.stop_reason is None:
             writer.close()
-            interrupted = self._confirm(worker_env)
+            interrupted = self._confirm(worker_env, controller.config)
             writer = JsonlWriter(self.jsonl_path)
         if not interrupted:
             for nodeid in sorted(controller.pending_nodeids):
@@ -181,7 +182,7 @@ class Run:
 
     def _may_be_conformant(self) -> bool:
         """Whether this run's selection could earn CONFORMANT (alone, or as a shard of one that could): every
-        layer, no --id, -k or --quick. Only such a run checks its mandatory lists (runner/contract_check.py)."""
+        layer, no --id, -k or --quick. Only such a run checks its mandatory lists (runner/controller/contract_check.py)."""
         from pjrt_cts.judgment.outcomes import LAYERS
 
         options = self.options
@@ -241,12 +242,12 @@ class Run:
     def confirmations_path(self) -> Path:
         return self.run_dir / "confirmations.jsonl"
 
-    def _confirm(self, worker_env: dict[str, str]) -> bool:
-        """Rerun every finding observed once (pjrt_cts.runner.confirmation) in fresh worker processes; their
+    def _confirm(self, worker_env: dict[str, str], config: pytest.Config | None) -> bool:
+        """Rerun every finding observed once (pjrt_cts.runner.controller.confirmation) in fresh worker processes; their
         records go to .run/confirmations.jsonl and are folded in by _finish. Returns True when interrupted."""
         began = time.monotonic()
-        if self.options.confirm:
-            self._fold_worker_reruns()
+        if self.options.confirm and config is not None:
+            self._fold_worker_reruns(config)
         chosen, self.unconfirmed = self._to_confirm()
         if not chosen:
             self.confirmation.seconds = time.monotonic() - began
@@ -291,10 +292,11 @@ class Run:
         self.confirmation.seconds = time.monotonic() - began
         return interrupted
 
-    def _fold_worker_reruns(self) -> None:
+    def _fold_worker_reruns(self, config: pytest.Config) -> None:
         """Each worker reran its own findings after its last test, in a process forked from its collected copy
-        (worker_plugin.WorkerPlugin.confirm_findings): every rerun that finished becomes its finding's second
-        observation in .run/confirmations.jsonl, as the confirmation pass's would; the rest is left to that pass."""
+        (worker/reruns.py): every rerun that finished becomes its finding's second
+        observation in .run/confirmations.jsonl, as the confirmation pass's would; the rest is left to that pass.
+        `config`: the main session's, whose hooks turn the reports back into pytest's."""
         paths = sorted(self.log_dir.glob(f"*{CONFIRMATIONS_SUFFIX}"))
         if not paths:
             return
@@ -303,7 +305,7 @@ class Run:
         writer = JsonlWriter(self.confirmations_path)
         try:
             for path in paths:
-                events = read_child_events(path)
+                events = read_child_events(path, config)
                 for nodeid in events.finished():
                     record = records.get(nodeid)
                     if record is None or nodeid in done or not needs_confirmation(record):
@@ -407,7 +409,7 @@ class Run:
     def _pytest_args(self, spec_path: Path) -> list[str]:
         options = self.options
         # Not the suites: the controller must not import suite code (a conftest could crash it).
-        # Workers swap in spec.suite_paths before collecting (worker_plugin.pytest_collection).
+        # Workers swap in spec.suite_paths before collecting (worker/selection.py).
         empty = self.run_dir / "controller-collects-nothing"
         empty.mkdir(parents=True, exist_ok=True)
         args = [str(empty)] + self._common_args()
@@ -431,7 +433,7 @@ class Run:
 
     def _preflight(self, worker_env: dict[str, str], writer: JsonlWriter, done_nodeids: set[str],
                    plugin_sha256: str | None) -> Preflight:
-        """The shared steps, probed once in a child before workers start (pjrt_cts.runner.preflight): a step
+        """The shared steps, probed once in a child before workers start (pjrt_cts.runner.controller.preflight): a step
         that crashes or hangs is recorded once and blocks the tests that depend on it. The plugin's digest comes
         from the run's binding (hashed once per run)."""
         options = self.options

@@ -25,13 +25,16 @@ import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome
 from pjrt_cts.schema import PhaseInfo, Tally, merge_tallies
-from pjrt_cts.runner import api_calls, crashlog, forkserver
+from pjrt_cts.runner import api_calls, crashlog
+from pjrt_cts.runner.worker import forkserver
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker_plugin import ISOLATION_GRACE_SECONDS, read_child_events, timeout_for
+from pjrt_cts.runner.files.child_reports import read_child_events
+from pjrt_cts.runner.worker.timing import ISOLATION_GRACE_SECONDS, timeout_for
 
 _PHASES = ("setup", "call", "teardown")
 # Imported by a spare child while it waits; none of them loads a plugin.
-_WARM_IMPORTS = ("pytest", "numpy", "pjrt_cts.judgment.outcomes", "pjrt_cts.runtime", "pjrt_cts.runner.worker_plugin")
+_WARM_IMPORTS = ("pytest", "numpy", "pjrt_cts.judgment.outcomes", "pjrt_cts.runtime", "pjrt_cts.runner.worker.plugin",
+                 "pjrt_cts.runner.worker.outcomes")
 _SPARE_CHILD_CODE = """\
 import json, os, sys
 for name in json.loads(sys.argv[1]):
@@ -89,7 +92,7 @@ def run_child(item: pytest.Item, spec: RunSpec, log_path: Path) -> list[pytest.T
         ended = _run_fresh_process(spec, reports_path, item.nodeid, timeout)
     returncode, killed = ended
     elapsed = time.time() - began
-    events = read_child_events(reports_path)
+    events = read_child_events(reports_path, item.config)
     reports_path.unlink(missing_ok=True)
     reports = list(events.reports.get(item.nodeid, {}).values())
     if "teardown" in {report.when for report in reports} and returncode >= 0:

@@ -10,9 +10,9 @@ that module recorded in between; expected crashes, XFAIL, do not count) make the
 that workers read before each test); the run's warnings say so.
 
 A death confirmed in a child, not in a second session: a test a worker died in is rerun by a worker that ends later,
-in a process forked from it (worker_plugin.WorkerPlugin.confirm_findings), when `reruns_in_workers`: its node id
+in a process forked from it (worker/reruns.py), when `reruns_in_workers`: its node id
 joins the dead worker's findings list. A test rescheduled after a death (a grouped program's crash met by a case, a
-death between tests) runs in a forked child (worker_plugin.CONTAINED_NODEIDS): dying again costs a child, not another
+death between tests) runs in a forked child (worker/routing.py: CONTAINED_NODEIDS): dying again costs a child, not another
 worker start.
 """
 from __future__ import annotations
@@ -26,10 +26,11 @@ from typing import Any, Callable
 import pytest
 
 from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
-from pjrt_cts.runner import api_calls, consistency, crashlog
+from pjrt_cts.runner import api_calls, crashlog
+from pjrt_cts.runner.controller import consistency
 from pjrt_cts.runner.blocks import Block, BlockFile
-from pjrt_cts.runner.expectations import Expectations, apply_expectation
-from pjrt_cts.runner.progress import Progress
+from pjrt_cts.runner.controller.expectations import Expectations, apply_expectation
+from pjrt_cts.runner.controller.progress import Progress
 from pjrt_cts.runner.records import PhaseResult, make_record, result_of_phases
 from pjrt_cts.judgment.results import JsonlWriter
 from pjrt_cts.schema import TestRecord, merge_tallies
@@ -71,7 +72,7 @@ class Controller:
         self.phases: dict[str, dict[str, Any]] = {}
         self.last_word: dict[str, float] = {}  # worker id -> when it last reported (collection, a phase)
         self.rescheduled: Counter[str] = Counter()
-        self.ignored_crashes: set[str] = set()
+        self._crash_report: pytest.TestReport | None = None  # xdist's report of the last dead worker's test
         self.collection_read: set[str] = set()
         self.deaths_without_progress = 0
         self.stop_reason: str | None = None
@@ -92,8 +93,8 @@ class Controller:
         self.config = config
 
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """`--dist load`, keeping each golden program's tests on one worker (pjrt_cts.runner.scheduling)."""
-        from pjrt_cts.runner.scheduling import ProgramLoadScheduling
+        """`--dist load`, keeping each golden program's tests on one worker (pjrt_cts.runner.controller.scheduling)."""
+        from pjrt_cts.runner.controller.scheduling import ProgramLoadScheduling
 
         return ProgramLoadScheduling(config, log, lambda: self.collection.get("units") or [])
 
@@ -154,18 +155,15 @@ class Controller:
     # -- running ------------------------------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "???":  # xdist: the worker died while this test was pending
-            if report.nodeid in self.ignored_crashes:
-                self.ignored_crashes.discard(report.nodeid)
-                return
-            self._record_worker_crash(report)
+        if report is self._crash_report:  # xdist's report of a dead worker's test, handled (pytest_handlecrashitem)
+            self._crash_report = None
             return
         self.phases.setdefault(report.nodeid, {})[report.when] = report
         node = getattr(report, "node", None)
         if node is not None:
             self.last_word[node.gateway.id] = time.monotonic()
-        if report.when == "teardown":  # a test's last report: workers send no logfinish after it (event_stream)
-            self._finish(report.nodeid)
+        if report.when == "teardown":  # a test's last report (logfinish follows; a test its worker made up may
+            self._finish(report.nodeid)  # end at logfinish without one: an isolated child that died)
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
         self._finish(nodeid)
@@ -178,19 +176,21 @@ class Controller:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
-        """A worker died between tests (its log's last marker is an end marker): xdist blames the next
-        pending test, which never started. Run that test again elsewhere instead (once)."""
+        """A worker died while `crashitem` was pending (xdist logs `report` for it next, which is ignored): the
+        test's CRASH or TIMEOUT record, unless the death was not the test's own. A worker that died between tests
+        (its log's last marker is an end marker) makes xdist blame the next pending test, which never started: that
+        test runs again elsewhere instead (once), as does a golden case that met its grouped program's crash."""
+        self._crash_report = report
         node = getattr(report, "node", None)
-        if node is None:
+        if node is None or self.rescheduled[crashitem] >= 1 or not hasattr(sched, "mark_test_pending"):
+            self._record_worker_crash(report)
             return
         segment = crashlog.read_segment(self._log_path(node), crashitem)
-        if self.rescheduled[crashitem] >= 1 or not hasattr(sched, "mark_test_pending"):
-            return
         if segment.started:
-            self._record_grouped_program_crash(crashitem, node, sched)
+            if not self._record_grouped_program_crash(crashitem, node, sched):
+                self._record_worker_crash(report)
             return
         self.rescheduled[crashitem] += 1
-        self.ignored_crashes.add(crashitem)
         returncode = self._returncode(node)
         _, words = crashlog.describe_death(returncode, segment)
         self.progress.note(f"warning: worker {node.gateway.id} {words} between tests; rescheduling {crashitem}")
@@ -244,7 +244,7 @@ class Controller:
         except Exception:  # noqa: BLE001 - an exit status we cannot get is reported as unknown
             return None
 
-    def _record_grouped_program_crash(self, crashitem: str, node: Any, sched: Any) -> None:
+    def _record_grouped_program_crash(self, crashitem: str, node: Any, sched: Any) -> bool:
         """A golden case's test died inside its grouped program: the crash is recorded once, under the program's
         identity (pjrt_cts.testing.corpus.grouped_program_crash), and the case runs again on its own program --
         so the same plugin gets the same records whichever layers are selected."""
@@ -252,9 +252,8 @@ class Controller:
 
         program_nodeid = grouped_program_crash(crashitem, self.out_dir) if self.out_dir is not None else None
         if program_nodeid is None:
-            return
+            return False
         self.rescheduled[crashitem] += 1
-        self.ignored_crashes.add(crashitem)
         if program_nodeid not in self.recorded:
             if program_nodeid not in self.pending_nodeids and self.progress.total is not None:
                 self.progress.set_total(self.progress.total + 1)  # its layer is not selected: one record more
@@ -266,6 +265,7 @@ class Controller:
                            "recorded for the program, running the case on its own program")
         self._contain(crashitem)
         sched.mark_test_pending(crashitem)
+        return True
 
     def _record_worker_crash(self, report: pytest.TestReport) -> None:
         node = getattr(report, "node", None)
@@ -275,8 +275,8 @@ class Controller:
     def _leave_for_rerun(self, record: TestRecord | None, node: Any) -> None:
         """A finding a worker died in joins that worker's findings list (`<worker>-<pid>.findings`), which a worker
         ending later claims and reruns in a forked child: the second observation, without a second session."""
-        from pjrt_cts.runner.confirmation import needs_confirmation
-        from pjrt_cts.runner.worker_plugin import FINDINGS_SUFFIX
+        from pjrt_cts.runner.controller.confirmation import needs_confirmation
+        from pjrt_cts.runner.worker.rerun_sharing import FINDINGS_SUFFIX
 
         if not self.reruns_in_workers or record is None or node is None or not needs_confirmation(record):
             return
@@ -287,8 +287,8 @@ class Controller:
             handle.write(record.nodeid + "\n")
 
     def _contain(self, nodeid: str) -> None:
-        """Workers run `nodeid` in a forked child from now on (worker_plugin.CONTAINED_NODEIDS)."""
-        from pjrt_cts.runner.worker_plugin import CONTAINED_NODEIDS
+        """Workers run `nodeid` in a forked child from now on (worker/routing.py: CONTAINED_NODEIDS)."""
+        from pjrt_cts.runner.worker.routing import CONTAINED_NODEIDS
 
         with open(self.log_dir / CONTAINED_NODEIDS, "a", encoding="utf-8") as handle:
             handle.write(nodeid + "\n")
