@@ -63,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # For the selftest's mutant runs, judged by their records alone: a run that skips confirming its findings is
     # never CONFORMANT (pjrt_cts.judgment.verdict), so the option cannot earn a verdict.
     parser.add_argument("--no-confirmation", action="store_true", help=argparse.SUPPRESS)
-    # For the selftest's mutant runs, read through results.json: report.html of ~17,000 records takes ~5 s to render.
+    # For the selftest's mutant runs, read through results.json: rendering report.html is a run's slowest write
+    # (docs/bench.md, figures behind the code).
     parser.add_argument("--no-report", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=handle)
 

@@ -8,7 +8,7 @@ makes a valid call of the same function (a robustness control) reports that on a
 `run_command(..., may_fork=True)` for `python -m MODULE ARGS`, where MODULE.main(ARGS) is what `-m` runs: in a
 `pjrt-cts run` worker the child is then a copy of the worker's fork server (a process that has imported
 everything and never loaded the plugin: pjrt_cts/runner/worker/forkserver.py), set up as that command's process would
-be, instead of a fresh interpreter (~0.2 CPU-s to start and import numpy, for each risky call).
+be, instead of a fresh interpreter (which starts and imports numpy again for each risky call: docs/bench.md).
 Elsewhere, or when the server is gone, it is the fresh interpreter. The fuzz harness starts its children through
 `spawn_module` the same way.
 """

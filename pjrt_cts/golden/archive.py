@@ -3,10 +3,11 @@
 The manifest names files by logical path, `<family>/<stem>.<kind>` (e.g. `gather/take_rows.f32.mlir`); the
 bytes are member `<stem>.<kind>` of `<family>.bundle` (`pjrt-cts golden cat gather/take_rows.f32.mlir` prints
 one). Tens of thousands of small programs would otherwise cost a disk block each, and a zip archive spends
-~160 bytes per member on headers and names (11 of the corpus's 39 MB) while deflating each small member alone.
+a header and the name twice on every member while deflating each small member alone (docs/bench.md).
 
 A bundle is the members deflated one by one against a shared dictionary (`zlib`'s zdict: strings the family's
-programs and data files have in common, so a 1 KB program costs ~250 bytes instead of ~700), then an index:
+programs and data files have in common, so a small program deflates far smaller than it would alone), then
+an index:
 
     b"PJRTCTSB" | u32 dictionary size | dictionary | member streams ... | index | u64 index offset | b"PJRTCTSB"
 
@@ -64,7 +65,7 @@ class _Bundle:
 
 
 _open: dict[Path, _Bundle] = {}
-_by_name: dict[tuple[str, str], _Bundle] = {}  # (absolute root as given, bundle name): skips resolve(), ~60 us a read
+_by_name: dict[tuple[str, str], _Bundle] = {}  # (absolute root as given, bundle name): no resolve() on every read
 _lock = threading.Lock()
 
 
@@ -93,8 +94,8 @@ def _bundle(root: Path | str, name: str) -> _Bundle:
 
 def read_member(root: Path | str, relative: str, sha256: str | None = None) -> bytes:
     """The bytes of logical corpus file `relative` under corpus `root` (KeyError: no such member); with `sha256`
-    (the manifest's), MemberAltered when they are other bytes. Hashing what a full run reads costs ~0.2 s of CPU
-    (75 MB), a fifth of inflating it."""
+    (the manifest's), MemberAltered when they are other bytes. Hashing costs a fraction of inflating
+    (docs/bench.md), so every read is checked."""
     name, member = split_path(relative)
     data = _bundle(root, name).read(member)
     if sha256 is not None:

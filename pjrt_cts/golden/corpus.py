@@ -17,7 +17,8 @@ from pjrt_cts.golden.archive import read_member
 from pjrt_cts.golden.npzio import load_npz_bytes
 from pjrt_cts.golden.tolerance import Tolerance
 
-# gzip-compressed JSON (one entry per line): 18 MB of text is 2.8 MB compressed, and the corpus ships in the wheel
+# gzip-compressed JSON (one entry per line): a sixth of its text's size (docs/bench.md), and the corpus ships in
+# the wheel
 MANIFEST_NAME = "manifest.json.gz"
 FORMAT_VERSION = 3  # 2: files in per-family archives; grouped programs. 3: gzip manifest; packed programs
 BYTECODE_VERSIONS = ("current", "intermediate", "minimum")
@@ -350,7 +351,8 @@ class Manifest:
 
 
 # Manifests already read in this process, by (file, inode, mtime, size): collection reads the shipped one from two places
-# (the golden suites and the fuzz/versioning seeds), ~0.5 s each; a rewritten file is read again.
+# (the golden suites and the fuzz/versioning seeds), and reading it is slow (docs/bench.md); a rewritten file is read
+# again.
 _loaded: dict[tuple[str, int, int, int], "Manifest"] = {}
 
 

@@ -14,16 +14,17 @@ _FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    """An .npz (deflate-compressed) whose bytes depend only on the arrays and their names."""
+    """An .npz whose bytes depend only on the arrays and their names. Its `.npy` members are stored, not deflated:
+    the corpus bundle deflates every member against its family's dictionary (pjrt_cts/golden/archive.py), which
+    compresses raw arrays and their headers better than it can recompress deflated bytes (docs/bench.md)."""
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         for name in arrays:  # insertion order is the caller's deterministic order
             member = io.BytesIO()
             np.lib.format.write_array(member, np.require(arrays[name], requirements="C"), allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_FIXED_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            archive.writestr(info, member.getvalue(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+            archive.writestr(info, member.getvalue(), compress_type=zipfile.ZIP_STORED)
     return buffer.getvalue()
 
 
@@ -39,8 +40,8 @@ def load_npz_bytes(data: bytes) -> dict[str, np.ndarray]:
         return {name: archive[name] for name in archive.files}
 
 
-# The golden corpus reads ~32,000 small arrays in a run: numpy's reader spends ~70 us on each (zipfile's objects,
-# the header parsed by `ast.literal_eval`), three times the inflating and copying this one does.
+# A run reads tens of thousands of small arrays from the golden corpus: numpy's reader spends most of its time on
+# zipfile's objects and parsing the header with `ast.literal_eval`, not on the data (docs/bench.md).
 _END_OF_DIRECTORY = struct.Struct("<4s4H2LH")
 _DIRECTORY_ENTRY = struct.Struct("<4s6H3L5H2L")
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")

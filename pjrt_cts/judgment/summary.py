@@ -29,7 +29,7 @@ def run_summary(results: Results) -> RunSummary:
     judged = judge_results(results)
     devices = [device for device in plugin.get("devices") or () if isinstance(device, dict)]
     kinds = list(dict.fromkeys(str(device.get("kind")) for device in devices if device.get("kind")))
-    distribution = _distribution(plugin, environment)
+    distribution = recorded_distribution(plugin, environment)
     coverage = api_coverage(results.tests, plugin)
     return RunSummary(
         distribution=distribution[0] if distribution else None,
@@ -63,7 +63,7 @@ def run_summary(results: Results) -> RunSummary:
     )
 
 
-def _distribution(plugin: dict[str, Any], environment: dict[str, Any]) -> tuple[str, str | None] | None:
+def recorded_distribution(plugin: dict[str, Any], environment: dict[str, Any]) -> tuple[str, str | None] | None:
     """(name, version) of the plugin's distribution: as the run recorded it (`plugin.distribution`), else, for
     files written before it did, the package of the run's environment whose import name is a directory of the
     plugin's path (`lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so`)."""

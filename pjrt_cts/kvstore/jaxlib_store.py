@@ -24,7 +24,8 @@ _ERRORS: dict[str, type[KeyValueStoreError]] = {"NOT_FOUND": KeyNotFound, "DEADL
 def import_jaxlib_runtime() -> ModuleType:
     """jaxlib's extension module with the distributed runtime (ImportError if there is none).
 
-    `jaxlib._jax` directly: it is what `jax._src.lib._jax` re-exports, without importing jax (~0.5 s per node)."""
+    `jaxlib._jax` directly: it is what `jax._src.lib._jax` re-exports, without the cost of importing jax on every
+    node (docs/bench.md)."""
     try:
         from jaxlib import _jax
     except ImportError:

@@ -22,6 +22,7 @@ from pjrt_cts.judgment.levels import ALL_LEVELS
 from pjrt_cts.judgment.verdict import CONFORMANT, RunVerdict, judge_results
 from pjrt_cts.judgment.outcomes import BAD_OUTCOMES, DISPLAY_ORDER, SEVERITY_ORDER, STYLE_ORDER, Outcome
 from pjrt_cts.judgment.api_coverage import api_coverage
+from pjrt_cts.judgment.summary import recorded_distribution
 from pjrt_cts.report.api_coverage import coverage_view
 from pjrt_cts.report.coverage import (AttributeRow, CoverageMatrix, build_attribute_coverage, build_matrix,
                                       load_golden_manifest)
@@ -77,7 +78,7 @@ def _context(results: Results, link_base: str) -> dict[str, Any]:
     bench = results.others.get("bench")  # written by `pjrt-cts bench` into a run's results.json (docs/bench.md)
     return {
         "bench_section": Markup(render_bench_section(bench)) if bench else None,
-        "title": _title(plugin),
+        "title": _title(plugin, results.environment or {}),
         "tool": results.tool or {},
         "started_at": results.started_at or "",
         "finished_at": results.finished_at or "",
@@ -174,10 +175,17 @@ def _web_url(value: Any) -> str:
     return text if text.startswith(("https://", "http://")) else ""
 
 
-def _title(plugin: dict[str, Any]) -> str:
-    name = plugin.get("platform_name") or Path(str(plugin.get("path") or "plugin")).name
+def _title(plugin: dict[str, Any], environment: dict[str, Any]) -> str:
+    """`PJRT conformance report: lammps-jax-pjrt-cpu 0.11.2, pjrt_c_api_cpu_plugin.so (cpu, PJRT C API 0.115)`:
+    the plugin a reader installed (its distribution and version) and the file, then what the plugin says it is."""
+    distribution = recorded_distribution(plugin, environment)
+    file = Path(str(plugin.get("path") or "")).name
+    names = [" ".join(part for part in distribution if part)] if distribution else []
+    names += [file] if file else []
     api = plugin.get("api_version")
-    return f"PJRT conformance report: {name}" + (f" (PJRT C API {api})" if api else "")
+    facts = [fact for fact in (str(plugin.get("platform_name") or ""), f"PJRT C API {api}" if api else "") if fact]
+    name = ", ".join(names) or "unknown plugin"
+    return f"PJRT conformance report: {name}" + (f" ({', '.join(facts)})" if facts else "")
 
 
 def _outcome_bar(totals: Counter[Outcome], total: int) -> list[dict[str, Any]]:

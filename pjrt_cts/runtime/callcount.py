@@ -15,9 +15,8 @@ that the caller read with `Error_GetCode` (or the profiler's `error_get_code`), 
 the hook never calls the plugin itself. A call that never returned (its process died inside it) counts as called
 and failed with the pseudo-code NEVER_RETURNED. A missing function is never called, so it is not counted here
 (the runner notes the lookups that found none). Counts are not locked: one augmented assignment per call, as
-cheap as accounting gets in Python (0.6-0.8 us a call over a bare ctypes call, measured on a loaded 2-core machine;
-a full default run counts ~430,000 calls, ~0.3 s of CPU); coverage wants to know that a function was reached, not
-an exact figure under contention.
+cheap as accounting gets in Python (docs/bench.md gives its cost over a full run); coverage wants to know that a
+function was reached, not an exact figure under contention.
 
 An environment variable, not the run context, for the reasons PJRT_CTS_CALL_TIMES is one (calltimes.py): it must
 reach every process that loads a plugin, and the runtime imports nothing of the project but the ABI.

@@ -8,8 +8,7 @@ every WRITE_EVERY_SECONDS: a process the plugin kills (a worker a crashing test 
 seconds. Without the variable no hook is added (no cost). Time of calls made concurrently from several threads adds
 up, as CPU-side plugin work does. The CPU seconds are the whole process's (every thread) while the call ran, and
 those of the child processes the call ran and waited for: a plugin compiles with threads of its own, and XLA:GPU
-runs `ptxas` as a child process per compiled module (on CUDA, ~0.5-0.9 CPU-s of children per CPU-s of the compile
-itself).
+runs `ptxas` as a child process per compiled module (on CUDA a large share of a compile's CPU: docs/bench.md).
 
 An environment variable, not the run context: it must reach every process that loads a plugin (the preflight
 probe, reproduction-script children), including those that read no run context, and the runtime imports

@@ -64,8 +64,8 @@ class SuiteRunResult:
         return {test_id: record.outcome.value for test_id, record in self.ran_records().items()}
 
 
-# A baseline's own wall limit: ~150 s on an idle 2-core machine, 240 s was overrun with a second pytest process
-# beside it; only a plugin that hangs in every test would reach this.
+# A baseline's own wall limit, several times what a baseline takes on a loaded 2-core machine (docs/bench.md):
+# only a plugin that hangs in every test would reach this.
 BASELINE_WALL_LIMIT = 1200.0
 
 

@@ -101,6 +101,20 @@ def test_npz_bytes_are_deterministic() -> None:
     assert npz_bytes(arrays) == npz_bytes(dict(arrays))
 
 
+def test_npz_members_are_stored_for_the_bundle_to_deflate() -> None:
+    """Deflated inside the .npz, the bundle could not compress them again (docs/bench.md: golden corpus size)."""
+    import io
+    import zipfile
+
+    data = npz_bytes({"in.0.0": np.zeros(256, np.float32), "out.0.0": np.ones(3, np.int8)})
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert [(m.filename, m.compress_type) for m in archive.infolist()] == [
+            ("in.0.0.npy", zipfile.ZIP_STORED), ("out.0.0.npy", zipfile.ZIP_STORED)]
+    deflated = io.BytesIO()  # a corpus written before: members deflated
+    np.savez_compressed(deflated, **{"in.0.0": np.arange(4.0)})
+    assert np.array_equal(load_npz_bytes(deflated.getvalue())["in.0.0"], np.arange(4.0))
+
+
 def _numpy_reads(data: bytes) -> dict[str, np.ndarray]:
     import io
 
@@ -124,13 +138,13 @@ def test_npz_reader_gives_what_numpy_reads(array: np.ndarray) -> None:
 def test_npz_reader_reads_what_only_numpy_writes() -> None:
     import io
 
-    buffer = io.BytesIO()  # stored members, a Fortran-ordered array and a structured dtype: not npz_bytes's own form
+    buffer = io.BytesIO()  # a Fortran-ordered array and a structured dtype: not npz_bytes's own form
     np.savez(buffer, f=np.asfortranarray(np.arange(6.0).reshape(2, 3)), s=np.zeros(2, dtype=[("a", "<i2")]))
     arrays = load_npz_bytes(buffer.getvalue())
     assert np.array_equal(arrays["f"], np.arange(6.0).reshape(2, 3)) and arrays["s"].dtype.names == ("a",)
 
 
-@pytest.mark.parametrize("offset", [40, 60, -30], ids=["deflated_stream", "deflated_tail", "directory"])
+@pytest.mark.parametrize("offset", [40, 60, -30], ids=["npy_magic", "npy_header", "directory"])
 def test_npz_reader_rejects_a_damaged_file_as_numpy_does(offset: int) -> None:
     data = bytearray(npz_bytes({"in.0.0": np.arange(64, dtype=np.int32)}))
     data[offset] ^= 0xFF

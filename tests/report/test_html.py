@@ -22,7 +22,8 @@ def bad_tests(results: dict) -> list[dict]:
 
 def test_title_verdict_and_sections(synthetic) -> None:
     page = Probe(render_report(Results.from_json(synthetic)))
-    assert page.title == "PJRT conformance report: cpu (PJRT C API 0.115)"
+    # no distribution recorded and none in the environment's packages: the plugin is known by its file
+    assert page.title == "PJRT conformance report: pjrt_c_api_cpu_plugin.so (cpu, PJRT C API 0.115)"
     assert page.by_id("verdict").text.strip() == "NON_CONFORMANT"
     assert page.by_id("level").text.strip() == "none"
     for section in ("defects", "plugin", "levels", "summary", "coverage", "findings", "robustness", "durations",
@@ -31,6 +32,14 @@ def test_title_verdict_and_sections(synthetic) -> None:
     ids = page.ids()
     assert ids.index("defects") < ids.index("summary") < ids.index("findings")  # defects ahead of per-test tables
     assert page.by_id("coverage-matrix").tag == "table"
+
+
+def test_title_names_the_plugins_distribution_version_and_file(synthetic) -> None:
+    synthetic["plugin"]["distribution"] = {"name": "lammps-jax-pjrt-cpu", "version": "0.11.2"}
+    page = Probe(render_report(Results.from_json(synthetic)))
+    title = "PJRT conformance report: lammps-jax-pjrt-cpu 0.11.2, pjrt_c_api_cpu_plugin.so (cpu, PJRT C API 0.115)"
+    assert page.title == title
+    assert page.by_id("title").text.strip() == title
 
 
 def test_clean_run_is_conformant_at_top_level(clean) -> None:

@@ -1,10 +1,12 @@
-"""The report opened in headless Chromium (Debian's `chromium` package): renders, no console errors.
+"""The report opened in headless Chromium (Debian's `chromium` package): renders, no console errors, and nothing
+runs out sideways in a 1400-pixel window (the width a reader gives it on a laptop).
 
 Skipped only when /usr/bin/chromium is absent; CI installs it with
 `apt-get update && apt-get install -y --no-install-recommends chromium`.
 """
 from __future__ import annotations
 
+import json
 import os
 import struct
 import subprocess
@@ -27,6 +29,15 @@ FLAGS = [
     "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
 ]  # fmt: skip
 TANH_FAIL = "execute.golden.test_case_matches_reference[elementwise.tanh.bf16.r2]"
+WINDOW = 1400
+OVERFLOW_PROBE = Path(__file__).with_name("overflow_probe.js")
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# The records of the smallest test of each of the 45 defects (and 5 PASS records) of a full default run
+# (lammps-jax-pjrt-cpu 0.11.2, 17,357 tests, 2026-12-06), its defect table, expectations and plugin card as
+# written; tracebacks and stderr tails cut to 600 characters. Real test ids, commands and reasons, at their real
+# lengths: what ran out of the verdict card and past the window.
+REAL_EXCERPT = FIXTURES / "cpu_run_defects_excerpt.json"
+CONFORMANCE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "conformance" / "index.html"
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -73,6 +84,25 @@ def assert_renders(page: Path, shot: Path, window: str = "1400,2000") -> tuple[i
     return width, height
 
 
+def overflow(page: str, tmp_path: Path, width: int = WINDOW) -> list[str]:
+    """What of the HTML `page` runs out sideways in a `width`-pixel Chromium window (overflow_probe.js): the
+    document wider than the window, an element sticking out of its card or table cell, text wider than its box."""
+    probed = tmp_path / "overflow-probe.html"
+    probe = f"<script>{OVERFLOW_PROBE.read_text(encoding='utf-8')}</script></body>"
+    probed.write_text(page.replace("</body>", probe, 1), encoding="utf-8")
+    run = chromium(f"--window-size={width},1000", "--dump-dom", probed.as_uri())
+    assert run.returncode == 0, run.stderr[-2000:]
+    found = json.loads(Probe(run.stdout).by_id("overflow-probe").text)
+    assert found["viewport"] == width, "the window is not as wide as asked: the probe measured another layout"
+    wider = [f"the document is {found['scrollWidth']} px wide"] if found["scrollWidth"] > width else []
+    return wider + found["overflowing"]
+
+
+def assert_fits(page: str, tmp_path: Path) -> None:
+    found = overflow(page, tmp_path)
+    assert not found, f"{len(found)} thing(s) run out sideways at {WINDOW} px:\n" + "\n".join(found[:25])
+
+
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory) -> Path:
     from .conftest import load_synthetic
@@ -92,6 +122,42 @@ def test_detects_console_errors(tmp_path: Path) -> None:
     assert any("undefinedFunction" in line for line in console_lines(run.stderr))
 
 
+def test_overflow_probe_finds_what_runs_out(tmp_path: Path) -> None:
+    """The overflow check can fail: a card whose line does not wrap, a cell whose test id does not break and a
+    table wider than the window are each caught; the same page with wrapping text is clean."""
+    long_id = "execute.golden_cases.test_case_matches_reference[spec.map.multiply.f32]" * 2
+    page = ("<!DOCTYPE html><html><head><style>.card{width:200px} table{table-layout:fixed;width:1800px} td{width:90px}"
+            "%s</style></head><body><div class='card'><b>%s</b></div>"
+            "<table><tr><td><span>%s</span></td><td>x</td></tr></table><div>fits</div></body></html>")
+    found = overflow(page % ("", long_id, long_id), tmp_path)
+    assert any(line.startswith("the document is") for line in found), found
+    assert any(line.startswith("div.card: its content is") for line in found), found
+    assert any(line.startswith("span sticks out of its td") for line in found), found
+    assert any(line.startswith("table ends") and "past the window" in line for line in found), found
+    fixed = "table{width:auto} *{overflow-wrap:anywhere}"
+    assert overflow(page % (fixed, long_id, long_id), tmp_path) == []
+
+
+@pytest.mark.parametrize("source", ["synthetic", "real-excerpt"])
+def test_report_fits_a_1400_pixel_window(source: str, tmp_path: Path) -> None:
+    """Nothing of the report runs out sideways at 1400 px: the verdict card's line wraps inside the card, the
+    defect table (long test ids, reproduction commands) fits the window. Only the op × dtype coverage matrix,
+    a column per dtype, scrolls sideways, inside its own box."""
+    from .conftest import load_synthetic
+
+    data = load_synthetic() if source == "synthetic" else json.loads(REAL_EXCERPT.read_text(encoding="utf-8"))
+    path = tmp_path / "report.html"
+    write_report(Results.from_json(data), path, results_dir=tmp_path)
+    assert_fits(path.read_text(encoding="utf-8"), tmp_path)
+    assert assert_renders(path, tmp_path / "report.png", window=f"{WINDOW},1400") == (WINDOW, 1400)
+
+
+def test_checked_in_conformance_matrix_fits_a_1400_pixel_window(tmp_path: Path) -> None:
+    """docs/conformance/index.html at 1400 px: no verdict reason runs over the next column, the page does not
+    scroll sideways (its two wide tables scroll inside their own boxes)."""
+    assert_fits(CONFORMANCE_PAGE.read_text(encoding="utf-8"), tmp_path)
+
+
 def test_report_renders_in_chromium(report_file: Path) -> None:
     assert assert_renders(report_file, report_file.with_name("report.png")) == (1400, 2000)
 
@@ -101,7 +167,7 @@ def test_report_dom_after_scripts_ran(report_file: Path) -> None:
     assert run.returncode == 0, run.stderr[-2000:]
     assert console_lines(run.stderr) == []
     page = Probe(run.stdout)
-    assert page.title.startswith("PJRT conformance report: cpu")
+    assert page.title.startswith("PJRT conformance report: pjrt_c_api_cpu_plugin.so (cpu")
     assert page.by_id("verdict").text.strip() == "NON_CONFORMANT"
     assert page.by_id("coverage-matrix").tag == "table"
     assert "hidden" not in page.by_id("filterbox").attrs  # the filter script ran

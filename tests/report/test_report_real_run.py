@@ -47,7 +47,9 @@ def test_real_run_report_renders_in_chromium(real_run: Path) -> None:
     run = chromium("--dump-dom", report.as_uri())
     assert console_lines(run.stderr) == []
     page = Probe(run.stdout)
-    assert page.title.startswith("PJRT conformance report: cpu (PJRT C API 0.115)")
+    distribution, file = results["plugin"]["distribution"], Path(results["plugin"]["path"]).name
+    assert page.title == (f"PJRT conformance report: {distribution['name']} {distribution['version']}, {file} "
+                          f"(cpu, PJRT C API {results['plugin']['api_version']})")
     assert page.by_id("verdict").text.strip() == results["summary"]["verdict"]
     assert results["plugin"]["sha256"] in page.by_id("plugin").text
     # golden cases carry case ids, so once the corpus exists and they run, the matrix must show them

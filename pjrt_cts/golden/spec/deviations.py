@@ -37,7 +37,7 @@ DEVIATION_IDS: tuple[str, ...] = (
     "convert-rounds-toward-zero",
 )
 
-# Hypotheses evaluated per explain() at most (each is one evaluation of the reference, ~0.1-10 ms).
+# Hypotheses evaluated per explain() at most: each is one evaluation of the spec reference, in Python.
 MAX_EVALUATIONS = 128
 MAX_COMBINED = 3  # deviations combined in one hypothesis
 ALONE = frozenset({"f64-computed-in-f32"})  # a whole other precision: not combined with the op-level deviations

@@ -54,7 +54,7 @@ _preloading: threading.Thread | None = None
 
 
 def preload() -> None:
-    """Start reading what the rules need (the manifest, ~0.7 s) in a background thread: the run's controller calls
+    """Start reading what the rules need (the manifest: slow to read) in a background thread: the run's controller calls
     this once its tests are all recorded, while its workers still rerun findings, so that the serial end does not
     wait for it. Idempotent."""
     global _preloading
@@ -165,7 +165,7 @@ def apply_consistency(records: Iterable[TestRecord]) -> list[TestRecord]:
     records = list(records)
     if not any(judges(record) for record in records):
         _await_preload()  # a reader started for a record its rerun has changed ends here, before anything forks
-        return records  # nothing the rules judge: the corpus (~1 s to read) is not needed
+        return records  # nothing the rules judge: the corpus is not read
     keys = _case_keys()
     read: dict[Source, dict[Key, list[str]]] = {}  # what each test read to an accepted result, by op x types
     for record in records:

@@ -6,7 +6,7 @@ checked: a run whose suites gained, lost or renamed a mandatory test, or whose l
 (docs/levels.md).
 
 Only a run that could be CONFORMANT checks: every layer, no `--id`, `-k` or `--quick` (a shard is one part of
-such a run). Collecting the tree costs ~8 s of CPU, so the check runs in a thread beside the tests from the run's
+such a run). Collecting the tree costs seconds of CPU, so the check runs in a thread beside the tests from the run's
 start, and its answer is kept per judge (`<cache>/contract/<judge_sha256>.json`, pjrt_cts.native.cache_dir): the
 judge's digest covers the suites, the corpus, the lists and the rules, so a tree checked once is collected again
 only when one of its files changes.
@@ -21,7 +21,7 @@ from typing import Any
 
 from pjrt_cts.judgment.contract import ContractError, tree_problems
 
-# Far beyond a collection's ~20 s on a loaded machine; a run's end waits at most this long for the answer.
+# Far beyond a collection on a loaded machine (docs/bench.md); a run's end waits at most this long for the answer.
 COLLECTION_TIMEOUT_S = 600.0
 
 

@@ -2,8 +2,8 @@
 
 xdist sends each worker batches of consecutive tests. The suites keep a golden program's tests consecutive (its
 compile test, then its cases' execute tests: `testing.corpus.keep_programs_together`), but a batch boundary can
-still fall inside them, and then two workers compile the same pack: on the default plugin a second or two, on
-CUDA 5-20 s per pack (issue 29: ~150 such compiles in a 16-worker run). `ProgramLoadScheduling` extends every batch
+still fall inside them, and then two workers compile the same pack: cheap on the default plugin, seconds per pack
+on CUDA, where a 16-worker run made many such compiles (issue 29; docs/bench.md). `ProgramLoadScheduling` extends every batch
 to the end of the program its last test belongs to; the units come from the first worker's collection
 (`<worker>.collection.json`, key "units", written by the worker plugin).
 """

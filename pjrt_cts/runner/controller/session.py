@@ -330,8 +330,8 @@ class Run:
         return set(deciding) | set(bad[:room]), bad[room:]
 
     def _run_records(self) -> list[TestRecord]:
-        """results.jsonl's records, read again only when the file has changed (the run's end reads them three times,
-        ~0.1 s each for 17,000 records)."""
+        """results.jsonl's records, read again only when the file has changed (the run's end reads them three
+        times)."""
         try:
             stat = self.jsonl_path.stat()
         except FileNotFoundError:
@@ -389,7 +389,7 @@ class Run:
             "-p", "no:terminal",
             "-p", "no:timeout",
             "-p", "no:randomly",
-            "-p", "no:unraisableexception",  # its two full garbage collections at each process's end (~0.5 s)
+            "-p", "no:unraisableexception",  # its two full garbage collections at each process's end
         ]
 
     def _spec(self, done: list[TestRecord]) -> RunSpec:
@@ -612,7 +612,7 @@ class Run:
 
     def _start_report(self, results: Results) -> Callable[[], str]:
         """Start writing report.html in a forked copy of this process, beside the other files this one writes: the
-        run's end is serial, and the report is its longest write (~0.7 s of a 17,000-test run). Returns what waits for
+        run's end is serial, and the report is its longest write (docs/bench.md). Returns what waits for
         it and gives `_write_report`'s line; a copy that could not write it leaves it to this process."""
         fork = getattr(os, "fork", None)
         try:
@@ -692,7 +692,7 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
 @contextmanager
 def _cyclic_gc_paused() -> Iterator[None]:
     """The end of a run reads, judges and writes tens of thousands of records that live until it returns: the cyclic
-    collector's passes over them find nothing to free (~1 s of a 17,000-test run's end, where nothing else runs)."""
+    collector's passes over them find nothing to free, at a run's end where nothing else runs."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -2,8 +2,8 @@
 
 An isolated test needs a process that has never loaded the plugin (and so does the rerun of a finding: see
 reruns.Reruns.confirm_findings). Starting Python and pytest and collecting
-the test's module again costs ~1.5 s per test (the manifest of the corpus alone is ~0.7 s), for tests that
-themselves take ~0.1 s (a program that aborts XLA's compiler). A worker has collected everything and has not
+the test's module again costs many times what such a test takes (a program that aborts XLA's compiler): figures
+in docs/bench.md. A worker has collected everything and has not
 loaded the plugin yet when collection finishes (the suites load it lazily, in fixtures), so it forks a server
 then: one thread (the worker's other thread, execnet's reader, is not copied), every module imported, every
 item collected. For each isolated test the server forks a child that runs just that item's protocol as the
@@ -19,9 +19,9 @@ own (pjrt_cts.fuzz.isolate's children with `may_fork`: the robustness layer's ca
 children). The copy runs `MODULE.main(ARGS)` set up as that command's process would be: a session of its own,
 stdin /dev/null, stdout and stderr where the caller says (a file, or a descriptor passed over a socket, as the
 descriptors the caller hands the child), the environment it is given, a fresh interpreter's signal dispositions,
-faulthandler on; and it leaves through the C library's `exit`. A fresh interpreter costs ~0.2 CPU-s to start and
-import numpy before it loads the plugin; the copy, ~0.03 with the plugin's load. faulthandler writes a crash's
-stack to a file of its own, which the server appends to the child's stderr once it has ended, without the ~50
+faulthandler on; and it leaves through the C library's `exit`. The copy costs a fraction of a fresh interpreter,
+which starts and imports numpy before it loads the plugin (docs/bench.md). faulthandler writes a crash's
+stack to a file of its own, which the server appends to the child's stderr once it has ended, without the dozens of
 frames the copy inherited from the worker (pytest, collection, the server) that a fresh child does not have: they
 would push the plugin's last words out of the stderr tail a finding quotes.
 """
@@ -235,7 +235,7 @@ def _detach_from_worker(keep: set[int]) -> None:
 
 def _serve(session: pytest.Session, request_read: int, reply_write: int, handed: socket.socket) -> None:
     # What the worker collected is never garbage: frozen, the collector of each test's process does not walk
-    # (and so copy, page by page) the millions of objects of the collection (~0.5 s per test otherwise).
+    # (and so copy, page by page) the millions of objects of the collection in every test's process.
     gc.freeze()
     items = {item.nodeid: item for item in session.items}
     with os.fdopen(request_read, "r", encoding="utf-8") as requests:

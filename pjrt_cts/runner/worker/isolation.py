@@ -6,7 +6,7 @@ TIMEOUT for the test with the signal and the child's stderr tail, and simply car
 for the crash.
 
 The child is forked from the worker's fork server (forkserver.py: a copy of the worker taken after collection,
-before the plugin was loaded), ~0.1 s a test. Where there is none, it is a fresh `python -m pytest <nodeid>`:
+before the plugin was loaded): cheap (docs/bench.md). Where there is none, it is a fresh `python -m pytest <nodeid>`:
 to keep that price low, each worker then keeps one spare child that has already started Python and imported
 pytest and the runtime (never the plugin) and waits on stdin for the pytest arguments of its one test.
 """

@@ -4,7 +4,7 @@ Not a conformance verdict (the verdict of a quick run is never CONFORMANT): it s
 `FRACTION` of the collected tests from the levels' mandatory lists, spread over strata so that every mandatory
 test function — and, for golden tests, every op family — is represented before any stratum gets a second test,
 and no stratum gives more than `PER_STRATUM` (the golden strata are thousands deep: uncapped, their cases, each
-compiled as its own program, filled the whole budget and took 35 s of a 2-core run).
+compiled as its own program, filled the whole budget and most of a quick run's time).
 Deterministic: the same tree gives the same sample on every machine.
 """
 from __future__ import annotations
