@@ -364,6 +364,9 @@ class Tally:
 
 
 Tallies = Mapping[str, Tally]
+# A tally in the JSON Schemas (pjrt_cts.cli.schema): the calls, or "calls failed CODE,CODE".
+TALLY_SCHEMA: Mapping[str, Any] = {"anyOf": [{"type": "integer", "minimum": 0},
+                                             {"type": "string", "pattern": "^[0-9]+ [0-9]+( [A-Z_]+(,[A-Z_]+)*)?$"}]}
 
 
 def merge_tallies(*tables: Tallies) -> dict[str, Tally]:
@@ -746,6 +749,14 @@ def _json_type(annotation: str, absent: bool = False) -> str:
     if optional:
         words.append("absent" if absent else "null")
     return " or ".join(words)
+
+
+def schema_constraints() -> dict[str, dict[str, Any]]:
+    """What the JSON Schemas (pjrt_cts.cli.schema) add to msgspec's, by shape: the constants a reader requires, a
+    field that is no key of the file (`drop`), a shape whose reader refuses unknown keys (`closed`)."""
+    return {"Results": {"drop": ["others"], "const": {"schema_version": SCHEMA_VERSION}},
+            "RunSummary": {"closed": True, "const": {"format": SUMMARY_FORMAT,
+                                                     "schema_version": SUMMARY_SCHEMA_VERSION}}}
 
 
 # The shapes docs/ARCHITECTURE.md documents, with the heading of each table.
