@@ -711,75 +711,9 @@ class BundleManifest(Shape):
 # even when null (a run without a profile says so).
 _RESULTS_ORDER = tuple(item.name for item in fields(Results) if item.name != "others")
 _RESULTS_ALWAYS = frozenset({"profile"})
-_SHAPES = frozenset({"TestRecord", "Expected", "Confirmation", "Observation", "DefectCount"})
-
-
-def field_table(shape: type) -> str:
-    """The Markdown table of `shape`'s fields (key, JSON type, meaning) that docs/ARCHITECTURE.md shows."""
-    rows = ["| key | type | meaning |", "| --- | --- | --- |"]
-    for item in fields(shape):
-        if item.name == "others":
-            continue
-        # a None section of results.json, a None summary key of RunSummary.LEFT_OUT: left out of the file
-        absent = (shape is Results and item.name not in _RESULTS_ALWAYS) or item.name in RunSummary.LEFT_OUT
-        rows.append(f"| `{item.name}` | {_json_type(str(item.type), absent)} | {item.metadata.get('doc', '')} |")
-    return "\n".join(rows)
-
-
-_JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "Outcome": "outcome name"}
-
-
-def _json_type(annotation: str, absent: bool = False) -> str:
-    """How a field's annotation reads in the file: `dict[str, Any] | None` -> `object or null`."""
-    kinds = annotation.split(" | ")
-    optional = "None" in kinds
-    words = []
-    for kind in (kind for kind in kinds if kind != "None"):
-        if kind.startswith(("list[", "tuple[")):
-            inner = kind[kind.index("[") + 1:-1].split(",")[0]
-            words.append(f"array of {_json_type(inner)}" if inner in _SHAPES | set(_JSON_TYPES) else "array")
-        elif kind.startswith("dict["):
-            words.append("object")
-        elif kind in _SHAPES:
-            words.append(f"object (`{kind}`)")
-        else:
-            words.append(_JSON_TYPES.get(kind, kind))
-    if "integer" in words and "number" in words:  # an integer is a number
-        words.remove("integer")
-    if optional:
-        words.append("absent" if absent else "null")
-    return " or ".join(words)
-
-
 def schema_constraints() -> dict[str, dict[str, Any]]:
     """What the JSON Schemas (pjrt_cts.cli.schema) add to msgspec's, by shape: the constants a reader requires, a
     field that is no key of the file (`drop`), a shape whose reader refuses unknown keys (`closed`)."""
     return {"Results": {"drop": ["others"], "const": {"schema_version": SCHEMA_VERSION}},
             "RunSummary": {"closed": True, "const": {"format": SUMMARY_FORMAT,
                                                      "schema_version": SUMMARY_SCHEMA_VERSION}}}
-
-
-# The shapes docs/ARCHITECTURE.md documents, with the heading of each table.
-DOCUMENTED: tuple[tuple[str, type], ...] = (
-    ("results.json (`Results`)", Results),
-    ("a test record (`TestRecord`): each entry of `tests`, each line of results.jsonl", TestRecord),
-    ("`expected` (`Expected`)", Expected),
-    ("`confirmation` (`Confirmation`)", Confirmation),
-    ("each of `details.observations` of a FLAKY record (`Observation`)", Observation),
-)
-# The shapes docs/conformance.md documents.
-SUMMARY_DOCUMENTED: tuple[tuple[str, type], ...] = (
-    ("summary.json (`RunSummary`)", RunSummary),
-    ("each of `defects` (`DefectCount`)", DefectCount),
-)
-DOC_BEGIN = "<!-- generated from pjrt_cts/schema.py by schema_doc(): edit the fields' docs there -->"
-DOC_END = "<!-- end of the generated schema -->"
-
-
-def schema_doc(documented: tuple[tuple[str, type], ...] = DOCUMENTED) -> str:
-    """The generated part of docs/ARCHITECTURE.md's "results.json" section (or, given SUMMARY_DOCUMENTED, of
-    docs/conformance.md's summary.json section), markers included."""
-    parts = [DOC_BEGIN]
-    for heading, shape in documented:
-        parts += ["", f"{heading}:", "", field_table(shape)]
-    return "\n".join([*parts, "", DOC_END])

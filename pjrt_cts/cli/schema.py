@@ -43,11 +43,16 @@ def names() -> tuple[str, ...]:
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of format `name`: msgspec's, each property described by its field's doc (the shapes keep the
     one-line meanings docs/ARCHITECTURE.md shows) and the constants the readers require."""
+    shape, title = _formats()[name]
+    return {"$schema": SCHEMA_DIALECT, "title": title, **shape_schema(shape)}
+
+
+def shape_schema(shape: type) -> dict[str, Any]:
+    """The JSON Schema of one shape (its `$defs` hold it and every shape it holds)."""
     import msgspec
 
     from pjrt_cts.schema import Tally, schema_constraints
 
-    shape, title = _formats()[name]
     generated = msgspec.json.schema(shape, schema_hook=_schema_hook)
     definitions = generated.get("$defs", {})
     for definition_name, definition in definitions.items():
@@ -58,7 +63,7 @@ def json_schema(name: str) -> dict[str, Any]:
         if definition_name in definitions:
             _constrain(definitions[definition_name], constraint)
     assert Tally.__name__ not in definitions
-    return {"$schema": SCHEMA_DIALECT, "title": title, **generated}
+    return generated
 
 
 def schema_text(name: str) -> str:
@@ -112,6 +117,77 @@ def _constrain(definition: dict[str, Any], constraint: dict[str, Any]) -> None:
         definition["additionalProperties"] = False
 
 
+# -- the tables of docs/ARCHITECTURE.md and docs/conformance.md, rendered from the schemas ------------------------
+
+
+def _documented() -> tuple[tuple[str, type], ...]:
+    """The shapes docs/ARCHITECTURE.md documents in its results.json section, with the heading of each table."""
+    from pjrt_cts.schema import Confirmation, Expected, Observation, Results, TestRecord
+
+    return (("results.json (`Results`)", Results),
+            ("a test record (`TestRecord`): each entry of `tests`, each line of results.jsonl", TestRecord),
+            ("`expected` (`Expected`)", Expected),
+            ("`confirmation` (`Confirmation`)", Confirmation),
+            ("each of `details.observations` of a FLAKY record (`Observation`)", Observation))
+
+
+def summary_documented() -> tuple[tuple[str, type], ...]:
+    """The shapes docs/conformance.md documents."""
+    from pjrt_cts.schema import DefectCount, RunSummary
+
+    return (("summary.json (`RunSummary`)", RunSummary), ("each of `defects` (`DefectCount`)", DefectCount))
+
+
+DOC_BEGIN = "<!-- generated from docs/schema/ by `pjrt-cts schema --doc`: edit the fields' docs in the shapes -->"
+DOC_END = "<!-- end of the generated schema -->"
+
+
+def schema_doc(documented: tuple[tuple[str, type], ...] | None = None) -> str:
+    """The generated part of docs/ARCHITECTURE.md's "results.json" section (or, given summary_documented(), of
+    docs/conformance.md's summary.json section), markers included: one table per shape, rendered from its JSON
+    Schema (key, JSON type, what a reader takes for an absent key, meaning)."""
+    parts = [DOC_BEGIN]
+    for heading, shape in documented or _documented():
+        parts += ["", f"{heading}:", "", field_table(shape)]
+    return "\n".join([*parts, "", DOC_END])
+
+
+def field_table(shape: type) -> str:
+    from pjrt_cts.schema import encode
+
+    schema = shape_schema(shape)
+    definitions = schema["$defs"]
+    definition = definitions[shape.__name__]
+    required = set(definition.get("required", ()))
+    rows = ["| key | type | absent | meaning |", "| --- | --- | --- | --- |"]
+    for key, spec in definition["properties"].items():
+        absent = "required" if key in required else f"`{encode(spec['default']).decode()}`" if "default" in spec else ""
+        rows.append(f"| `{key}` | {_type_words(spec, definitions)} | {absent} | {spec.get('description', '')} |")
+    return "\n".join(rows)
+
+
+def _type_words(spec: dict[str, Any], definitions: dict[str, Any]) -> str:
+    """How a property's schema reads: `{"anyOf": [{"type": "object"}, {"type": "null"}]}` -> `object or null`."""
+    if "$ref" in spec:
+        name = spec["$ref"].rsplit("/", 1)[-1]
+        target = definitions[name]
+        return f"`{name}` name" if "enum" in target else f"object (`{name}`)"
+    if "const" in spec:
+        return f"`{spec['const']}`"
+    if "anyOf" in spec:
+        words = [_type_words(option, definitions) for option in spec["anyOf"]]
+        if "integer" in words and "number" in words:  # an integer is a number
+            words.remove("integer")
+        return " or ".join(dict.fromkeys(words))
+    kind = spec.get("type")
+    if kind == "array":
+        items = spec.get("items")
+        return f"array of {_type_words(items, definitions)}" if isinstance(items, dict) and items else "array"
+    if "enum" in spec:
+        return "one of " + ", ".join(f"`{value}`" for value in spec["enum"])
+    return str(kind) if kind else "any"
+
+
 def write_schemas(directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = []
@@ -130,12 +206,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "a wheel ships them as pjrt_cts/_data/schema/.")
     parser.add_argument("name", nargs="?", choices=names(), help="the format whose schema to print")
     parser.add_argument("--write", type=Path, metavar="DIR", help="write every schema to DIR/<name>.schema.json")
+    parser.add_argument("--doc", choices=("architecture", "conformance"),
+                        help="print the tables docs/ARCHITECTURE.md (results.json) or docs/conformance.md "
+                        "(summary.json) show between their markers, rendered from the schemas")
     parser.set_defaults(func=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     from pjrt_cts.cli.main import UsageError
 
+    if args.doc is not None:
+        print(schema_doc(summary_documented() if args.doc == "conformance" else None))
+        return 0
     if args.write is not None:
         for path in write_schemas(args.write):
             print(path)
