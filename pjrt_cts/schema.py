@@ -3,7 +3,7 @@
 Inside a process the code is typed; the moment data crosses a process or file boundary it used to become
 strings and dicts. This module is the one place those shapes are declared, as frozen dataclasses checked with mypy's strict flags,
 and the one codec that turns them into JSON and back: msgspec (chosen by measurement, docs/bench.md "The codec"),
-which also generates their JSON Schemas (pjrt_cts.schemas, docs/schema/). `to_json` / `from_json` on every shape
+which also generates their JSON Schemas (pjrt_cts.cli.schema, docs/schema/). `to_json` / `from_json` on every shape
 are the codec's, not hand-written:
 
 - the run context: what a worker, an isolated child, a robustness/fuzz child, a multi-process node, a framework
@@ -27,7 +27,7 @@ import msgspec
 from pjrt_cts.judgment.outcomes import Outcome, layer_of
 
 # -- the codec ----------------------------------------------------------------------------------------------
-# Every JSON file the suite writes or reads goes through these five functions (msgspec; docs/bench.md "The codec").
+# Every JSON file the suite writes or reads goes through these functions (msgspec; docs/bench.md "The codec").
 
 T = TypeVar("T")
 S = TypeVar("S", bound="Shape")
