@@ -18,12 +18,15 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import Annotated, Any, Iterable, Literal, Union
+
+import msgspec
+from msgspec import Meta, Struct
 
 from pjrt_cts import native
 from pjrt_cts.native import elf
 from pjrt_cts.resources import plugins_dir
-from pjrt_cts.schema import TopologySpec
+from pjrt_cts.schema import TopologySpec, convert_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,11 +43,78 @@ _VERSIONED_LIBRARY = re.compile(r"^lib.*\.so\.\d+(\.\d+)*$")
 _DEFAULT_LIBRARY_DIRS = ("/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib")
 
 
-_PJRT_ERROR_CODE_NAMES = frozenset({
+PjrtErrorCodeName = Literal[
     "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
     "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
     "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-})
+]
+CreateOption = Union[str, int, float, bool, list[int]]  # a PJRT_NamedValue's kinds
+
+
+# ---- profile.toml as its TOML parser gives it (docs/schema/profile.schema.json is generated from these) ------------
+class LibraryEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A `[[library]]`: where a distribution keeps the plugin."""
+
+    distribution: str
+    path: str
+    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")] | None = None
+
+
+class ShimEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A `[[runtime.shim]]`: a pjrt_cts/native/<name>.c library preloaded when `patches` lacks `symbols`."""
+
+    name: str
+    patches: str
+    symbols: list[str] = []
+    reason: str = ""
+
+
+class RuntimeTable(Struct, forbid_unknown_fields=True, kw_only=True):
+    """`[runtime]`: the plugin's runtime libraries."""
+
+    distributions: list[str] = []
+    preload: list[str] = []
+    shim: list[ShimEntry] = []
+    system_libraries: dict[str, str] = {}
+
+
+class DeviationEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A `[[deviation]]`: a documented way the plugin departs from the C API."""
+
+    summary: str
+    reason: str
+    url: str | None = None
+
+
+class TopologyEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A `[[topology]]`: one the aot layer compiles for without a device."""
+
+    label: Annotated[str, Meta(min_length=1)]
+    name: str | None = None  # absent: the label
+    options: dict[str, CreateOption] = {}
+    multi_device_options: dict[str, CreateOption] | None = None
+    target_config_file: str | None = None
+
+
+class ProfileFile(Struct, forbid_unknown_fields=True, kw_only=True):
+    """plugins/<name>/profile.toml: how to find, load and run one plugin."""
+
+    name: str
+    description: str
+    needs_hardware: str | None = None
+    expected_device_count: int | None = None
+    platform: str | None = None
+    pip_extras: list[str] = []
+    install: str | None = None
+    notes: str = ""
+    library: Annotated[list[LibraryEntry], Meta(min_length=1)]
+    create_options: dict[str, CreateOption] = {}
+    runtime: RuntimeTable = msgspec.field(default_factory=RuntimeTable)
+    environment: dict[str, str] = {}
+    deviation: list[DeviationEntry] = []
+    no_device_error_codes: list[PjrtErrorCodeName] = []
+    topology: list[TopologyEntry] = []
+
 
 
 class ProfileError(ValueError):
@@ -213,40 +283,33 @@ class Profile:
         self.directory = directory
         self.file = directory / "profile.toml"
         where = str(self.file)
-        _check_keys(data, {"name", "description", "needs_hardware", "expected_device_count", "pip_extras", "install",
-                           "library", "create_options", "runtime", "environment", "deviation", "notes",
-                           "no_device_error_codes", "platform", "topology"}, where)
-        self.name: str = _require(data, "name", str, where)
+        spec = convert_file(data, ProfileFile, where, ProfileError)
+        self.name: str = spec.name
         if self.name != directory.name:
             raise ProfileError(f"{where}: name {self.name!r} differs from its directory {directory.name!r}")
-        self.description: str = _require(data, "description", str, where)
-        self.needs_hardware: str | None = _optional(data, "needs_hardware", str, where)
-        self.expected_device_count: int | None = _optional(data, "expected_device_count", int, where)
+        self.description: str = spec.description
+        self.needs_hardware: str | None = spec.needs_hardware
+        self.expected_device_count: int | None = spec.expected_device_count
         # What PJRT_Client_PlatformName must answer (the client layer checks it); what applies to the plugin (its
         # documented options, its multi-node scheme) follows it, never the reported name. None: not known.
-        self.platform: str | None = _optional(data, "platform", str, where)
-        self.pip_extras: tuple[str, ...] = tuple(_string_list(data, "pip_extras", where))
-        self.install: str | None = _optional(data, "install", str, where)
-        self.notes: str = _optional(data, "notes", str, where) or ""
-        self.libraries = tuple(_library_candidates(data.get("library"), where))
-        self.create_options: dict[str, CreateOptionValue] = _create_options(data.get("create_options", {}), where)
-        runtime = data.get("runtime", {})
-        _check_keys(runtime, {"distributions", "preload", "shim", "system_libraries"}, f"{where} [runtime]")
-        self.runtime_distributions: tuple[str, ...] = tuple(_string_list(runtime, "distributions", where))
-        self.preload_sonames: tuple[str, ...] = tuple(_string_list(runtime, "preload", where))
-        self.shims = tuple(_shims(runtime.get("shim", []), where))
-        self.system_libraries: dict[str, str] = _string_table(runtime.get("system_libraries", {}), f"{where} [runtime.system_libraries]")
-        self.environment: dict[str, str] = _string_table(data.get("environment", {}), f"{where} [environment]")
-        self.deviations = tuple(_deviations(data.get("deviation", []), where))
+        self.platform: str | None = spec.platform
+        self.pip_extras: tuple[str, ...] = tuple(spec.pip_extras)
+        self.install: str | None = spec.install
+        self.notes: str = spec.notes
+        self.libraries = tuple(LibraryCandidate(entry.distribution, entry.path, entry.sha256) for entry in spec.library)
+        self.create_options: dict[str, CreateOptionValue] = dict(spec.create_options)
+        self.runtime_distributions: tuple[str, ...] = tuple(spec.runtime.distributions)
+        self.preload_sonames: tuple[str, ...] = tuple(spec.runtime.preload)
+        self.shims = tuple(_shim(entry, where) for entry in spec.runtime.shim)
+        self.system_libraries: dict[str, str] = dict(spec.runtime.system_libraries)
+        self.environment: dict[str, str] = dict(spec.environment)
+        self.deviations = tuple(Deviation(entry.summary, entry.reason, entry.url) for entry in spec.deviation)
         # PJRT error codes with which Client_Create says "this host has no device of mine": the run is then
         # INCOMPLETE (documented exit code), not a FAIL of client creation. Decided by code, never by text.
-        self.no_device_error_codes: tuple[str, ...] = tuple(_string_list(data, "no_device_error_codes", where))
-        unknown_codes = [code for code in self.no_device_error_codes if code not in _PJRT_ERROR_CODE_NAMES]
-        if unknown_codes:
-            raise ProfileError(f"{where}: no_device_error_codes has unknown PJRT error code(s) {unknown_codes}")
+        self.no_device_error_codes: tuple[str, ...] = tuple(spec.no_device_error_codes)
         # The topologies the aot layer compiles for without a device (`[[topology]]`, in order; the first is the one
         # the topology clauses examine): docs/levels.md, "The AOT tier".
-        self.topologies: tuple[ProfileTopology, ...] = tuple(_topologies(data.get("topology", []), where))
+        self.topologies: tuple[ProfileTopology, ...] = _topologies(spec.topology, where)
 
     def __repr__(self) -> str:
         return f"Profile({self.name!r})"
@@ -473,97 +536,23 @@ def _prepend_path(entries: list[str], existing: str, separator: str) -> str:
     return separator.join([*entries, *[e for e in old if e not in entries]])
 
 
-# ---- parsing helpers --------------------------------------------------------------------------
-def _check_keys(table: Any, allowed: set[str], where: str) -> None:
-    if not isinstance(table, dict):
-        raise ProfileError(f"{where}: expected a table")
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise ProfileError(f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
+# ---- what the file's shape does not say -----------------------------------------------------------------
+def _shim(entry: ShimEntry, where: str) -> Shim:
+    try:
+        native.source_path(entry.name)  # a profile must not name a shim that does not exist
+    except native.NativeBuildError as exc:
+        raise ProfileError(f"{where}: {exc}") from None
+    return Shim(entry.name, entry.patches, tuple(entry.symbols), entry.reason)
 
 
-def _require(table: dict, key: str, kind: type, where: str) -> Any:
-    if key not in table:
-        raise ProfileError(f"{where}: missing required key {key!r}")
-    return _optional(table, key, kind, where)
-
-
-def _optional(table: dict, key: str, kind: type, where: str) -> Any:
-    value = table.get(key)
-    if value is not None and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
-        raise ProfileError(f"{where}: {key!r} must be {kind.__name__}, got {value!r}")
-    return value
-
-
-def _string_list(table: dict, key: str, where: str) -> list[str]:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ProfileError(f"{where}: {key!r} must be a list of strings")
-    return value
-
-
-def _string_table(table: Any, where: str) -> dict[str, str]:
-    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-        raise ProfileError(f"{where}: expected a table of strings")
-    return dict(table)
-
-
-def _library_candidates(entries: Any, where: str) -> Iterable[LibraryCandidate]:
-    if not isinstance(entries, list) or not entries:
-        raise ProfileError(f"{where}: needs at least one [[library]] entry")
-    for entry in entries:
-        _check_keys(entry, {"distribution", "path", "sha256"}, f"{where} [[library]]")
-        digest = _optional(entry, "sha256", str, where)
-        if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise ProfileError(f"{where} [[library]]: sha256 must be 64 lowercase hex digits")
-        yield LibraryCandidate(_require(entry, "distribution", str, where), _require(entry, "path", str, where), digest)
-
-
-def _create_options(table: Any, where: str) -> dict[str, CreateOptionValue]:
-    if not isinstance(table, dict):
-        raise ProfileError(f"{where}: [create_options] must be a table")
-    for key, value in table.items():
-        is_int_list = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        if not (isinstance(value, (str, int, float, bool)) or is_int_list):
-            raise ProfileError(f"{where}: create option {key!r} must be str, int, float, bool or a list of int")
-    return dict(table)
-
-
-def _shims(entries: Any, where: str) -> Iterable[Shim]:
-    for entry in entries:
-        _check_keys(entry, {"name", "patches", "symbols", "reason"}, f"{where} [[runtime.shim]]")
-        name = _require(entry, "name", str, where)
-        try:
-            native.source_path(name)  # a profile must not name a shim that does not exist
-        except native.NativeBuildError as exc:
-            raise ProfileError(f"{where}: {exc}") from None
-        yield Shim(name, _require(entry, "patches", str, where), tuple(_string_list(entry, "symbols", where)),
-                   _optional(entry, "reason", str, where) or "")
-
-
-def _topologies(entries: Any, where: str) -> Iterable[ProfileTopology]:
-    if not isinstance(entries, list):
-        raise ProfileError(f"{where}: [[topology]] must be an array of tables")
-    labels: set[str] = set()
-    for entry in entries:
-        here = f"{where} [[topology]]"
-        _check_keys(entry, {"label", "name", "options", "multi_device_options", "target_config_file"}, here)
-        label = _require(entry, "label", str, here)
-        if not label or label in labels:
-            raise ProfileError(f"{here}: label {label!r} is empty or repeated")
-        labels.add(label)
-        multi = entry.get("multi_device_options")
-        yield ProfileTopology(label, _optional(entry, "name", str, here) if "name" in entry else label,
-                              _create_options(entry.get("options", {}), f"{here} {label} options"),
-                              _create_options(multi, f"{here} {label} multi_device_options") if multi is not None else None,
-                              _optional(entry, "target_config_file", str, here))
-
-
-def _deviations(entries: Any, where: str) -> Iterable[Deviation]:
-    for entry in entries:
-        _check_keys(entry, {"summary", "reason", "url"}, f"{where} [[deviation]]")
-        yield Deviation(_require(entry, "summary", str, where), _require(entry, "reason", str, where),
-                        _optional(entry, "url", str, where))
+def _topologies(entries: list[TopologyEntry], where: str) -> tuple[ProfileTopology, ...]:
+    labels = [entry.label for entry in entries]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise ProfileError(f"{where} [[topology]]: label {repeated[0]!r} is repeated")
+    return tuple(ProfileTopology(entry.label, entry.label if entry.name is None else entry.name, dict(entry.options),
+                                 None if entry.multi_device_options is None else dict(entry.multi_device_options),
+                                 entry.target_config_file) for entry in entries)
 
 
 # ---- discovery --------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Where the shipped data trees (suites/, golden/, plugins/) are, in a wheel or a source checkout.
+"""Where the shipped data trees (suites/, golden/, plugins/, and docs/schema/) are, in a wheel or a checkout.
 
 They live at the top of the repository; a built wheel ships them under the same names in
 pjrt_cts/_data/ ([tool.setuptools] in pyproject.toml maps them there). The name "suites" matters:
@@ -31,6 +31,12 @@ def golden_dir() -> Path:
 
 def plugins_dir() -> Path:
     return _data_tree("plugins")
+
+
+def schemas_dir() -> Path:
+    """The JSON Schemas of the file formats (docs/schema/ in a checkout; pjrt_cts.cli.schema writes them)."""
+    installed = _INSTALLED_ROOT / "schema"
+    return installed if installed.is_dir() else _SOURCE_ROOT / "docs" / "schema"
 
 
 def judging_trees(suites: Path | None = None) -> dict[str, Path]:

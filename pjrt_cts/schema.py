@@ -1,25 +1,149 @@
 """The typed shapes of what crosses a process or file boundary (issue 30).
 
 Inside a process the code is typed; the moment data crosses a process or file boundary it used to become
-strings and dicts. This module is the one place those shapes are declared, as frozen dataclasses with
-`to_json` / `from_json`, checked with mypy's strict flags:
+strings and dicts. This module is the one place those shapes are declared, as frozen dataclasses checked with mypy's strict flags,
+and the one codec that turns them into JSON and back: msgspec (chosen by measurement, docs/bench.md "The codec"),
+which also generates their JSON Schemas (pjrt_cts.cli.schema, docs/schema/). `to_json` / `from_json` on every shape
+are the codec's, not hand-written:
 
 - the run context: what a worker, an isolated child, a robustness/fuzz child, a multi-process node, a framework
   child or the proxy needs to know about the run (one context file, named by one environment variable);
 - the test record: one test's outcome, as results.jsonl and results.json store it;
 - the results: the whole results.json.
 
-File formats stay compatible: `from_json` reads what earlier versions wrote.
+File formats stay compatible: `from_json` reads what earlier versions wrote (`_upgrade_record`).
 """
 from __future__ import annotations
 
 import json
+import math
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping, TypeVar
+
+import msgspec
 
 from pjrt_cts.judgment.outcomes import Outcome, layer_of
+
+# -- the codec ----------------------------------------------------------------------------------------------
+# Every JSON file the suite writes or reads goes through these functions (msgspec; docs/bench.md "The codec").
+
+T = TypeVar("T")
+S = TypeVar("S", bound="Shape")
+# How a non-finite float is written: the token Python's json module wrote for it, as a string (strict JSON has no
+# such numbers; `float(text)` reads each back).
+_NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def _enc_hook(value: Any) -> Any:
+    """What JSON holds for a value msgspec does not encode by itself."""
+    if isinstance(value, Tally):
+        return value.to_json()
+    return str_or_list(value)
+
+
+def str_or_list(value: Any) -> Any:
+    """A numpy scalar or array as its Python value, anything else (a path ...) as its text."""
+    return value.tolist() if hasattr(value, "tolist") else str(value)
+
+
+def _dec_hook(kind: type, value: Any) -> Any:
+    if kind is Tally:
+        return Tally.from_json(value)
+    raise NotImplementedError(kind)
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook)
+_SORTED_ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")
+
+
+def encode(value: Any, *, indent: int = 0, sort_keys: bool = False) -> bytes:
+    """`value` (a shape, or plain data) as JSON text; `indent` > 0: one value per line, as the files are written."""
+    text = (_SORTED_ENCODER if sort_keys else _ENCODER).encode(value)
+    return msgspec.json.format(text, indent=indent) if indent else text
+
+
+def decode(text: str | bytes, kind: type[T]) -> T:
+    """JSON text as `kind`; ValueError (msgspec's DecodeError/ValidationError) says where it does not fit. Files
+    that Python's json module wrote may hold the non-standard tokens NaN and Infinity: read through it."""
+    try:
+        return msgspec.json.decode(text, type=kind, dec_hook=_dec_hook)
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError:
+        return convert(json.loads(text), kind)
+
+
+def convert(data: Any, kind: type[T]) -> T:
+    """Plain data (as json.loads or tomllib give it) as `kind`; msgspec.ValidationError (a ValueError) names the
+    path of what does not fit (`$.tests[3].outcome`)."""
+    return msgspec.convert(data, kind, dec_hook=_dec_hook)
+
+
+E = TypeVar("E", bound=Exception)
+
+
+def convert_file(data: Any, kind: type[T], where: str, error: type[E]) -> T:
+    """A file's data (a TOML file as tomllib gives it) as `kind`; `error` names the file (`where`), the key's path
+    and what it expected (`plugins/x/profile.toml: Expected `int`, got `bool` - at `$.expected_device_count``)."""
+    try:
+        return convert(data, kind)
+    except msgspec.ValidationError as exc:
+        raise error(f"{where}: {exc}") from None
+
+
+def to_builtins(value: Any) -> Any:
+    """A shape (or data holding numpy values, paths ...) as plain JSON data: what json.loads gives for its file."""
+    return msgspec.json.decode(_ENCODER.encode(value))
+
+
+def finite(value: Any) -> Any:
+    """Plain data with each non-finite float replaced by its text ("NaN", "Infinity", "-Infinity"), each tuple a
+    list and bytes their hex digits: what a test records in `details` may hold them, JSON has none (the codec would write null)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _NON_FINITE.get(value, "NaN")
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return value
+
+
+class Shape:
+    """A shape of a file: `to_json` / `from_json` through the codec. A shape lists in LEFT_OUT the keys its file
+    leaves out when they hold the given value (a record's empty `api_calls`)."""
+
+    LEFT_OUT: ClassVar[Mapping[str, Any]] = {}
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = to_builtins(self)
+        return _leave_out(data, self.LEFT_OUT)
+
+    @classmethod
+    def from_json(cls: type[S], data: Any) -> S:
+        """`data` as this shape; what does not fit is first upgraded (`upgrade`), then msgspec.ValidationError."""
+        try:
+            return convert(data, cls)
+        except msgspec.ValidationError:
+            upgraded = cls.upgrade(data)
+            if upgraded is data:
+                raise
+            return convert(upgraded, cls)
+
+    @classmethod
+    def upgrade(cls, data: Any) -> Any:
+        """An earlier version's form of the shape in today's; `data` itself when the shape has none."""
+        return data
+
+
+def _leave_out(data: dict[str, Any], left_out: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in left_out.items():
+        if key in data and data[key] == value:
+            del data[key]
+    return data
 
 # -- the run context ----------------------------------------------------------------------------------------
 # `pjrt-cts run` writes one context file per run (out/.run/context.json) and names it in one environment variable,
@@ -41,7 +165,7 @@ KV_BACKEND_ENV = "PJRT_CTS_KV_BACKEND"  # store behind the multiprocess nodes' K
 
 
 @dataclass(frozen=True)
-class UserSettings:
+class UserSettings(Shape):
     """The user's knobs of the robustness and multiprocess layers (docs/ARCHITECTURE.md, "User settings")."""
 
     fuzz_seed: int = DEFAULT_FUZZ_SEED
@@ -65,17 +189,10 @@ class UserSettings:
         kv_backend = (env.get(KV_BACKEND_ENV) or "auto").strip().lower()
         return cls(fuzz_seed=fuzz_seed, num_nodes=num_nodes, kv_backend=kv_backend)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"fuzz_seed": self.fuzz_seed, "num_nodes": self.num_nodes, "kv_backend": self.kv_backend}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> UserSettings:
-        return cls(fuzz_seed=int(data.get("fuzz_seed", DEFAULT_FUZZ_SEED)), num_nodes=int(data.get("num_nodes", 2)),
-                   kv_backend=str(data.get("kv_backend", "auto")))
 
 
 @dataclass(frozen=True)
-class TopologySpec:
+class TopologySpec(Shape):
     """One topology the run compiles for without a device (the aot layer; docs/levels.md, "The AOT tier"):
     PJRT_TopologyDescription_Create(`name`, `options`). `multi_device_options` (if any) replace `options` for the
     topology the multi-device golden programs compile for (the CUDA plugin's device count is an option)."""
@@ -85,22 +202,14 @@ class TopologySpec:
     options: Mapping[str, Any] = field(default_factory=dict)
     multi_device_options: Mapping[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "name": self.name, "options": dict(self.options),
-                "multi_device_options": None if self.multi_device_options is None else dict(self.multi_device_options)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TopologySpec:
-        multi = data.get("multi_device_options")
-        return cls(label=str(data.get("label") or ""), name=str(data.get("name") or ""),
-                   options=dict(data.get("options") or {}), multi_device_options=dict(multi) if multi is not None else None)
 
 
 @dataclass(frozen=True)
-class RunContext:
+class RunContext(Shape):
     """What any process of a run needs to know about it: the plugin under test and how to create its client,
     where the run's files go, and what the controller decided for its workers."""
 
+    schema_version: int = CONTEXT_SCHEMA_VERSION
     plugin_path: str | None = None  # None: the bundled plugin (pjrt_cts.runtime.default_plugin_path)
     create_options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CPU_OPTIONS))
     profile: str = ""  # profile name; "" for a bare plugin path
@@ -113,39 +222,21 @@ class RunContext:
     topologies: tuple[TopologySpec, ...] = ()
     device_less: bool = False  # `run --aot`: no client is created, as on a host without the plugin's device
 
-    def to_json(self) -> dict[str, Any]:
-        return {"schema_version": CONTEXT_SCHEMA_VERSION, "plugin_path": self.plugin_path,
-                "create_options": dict(self.create_options), "profile": self.profile, "out_dir": self.out_dir,
-                "no_device_codes": sorted(self.no_device_codes), "blocks_file": self.blocks_file,
-                "settings": self.settings.to_json(), "topologies": [spec.to_json() for spec in self.topologies],
-                "device_less": self.device_less}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RunContext:
-        version = data.get("schema_version")
-        if version != CONTEXT_SCHEMA_VERSION:
-            raise ValueError(f"run context schema_version {version!r}: this pjrt-cts reads {CONTEXT_SCHEMA_VERSION}")
-        plugin_path = data.get("plugin_path")
-        blocks_file = data.get("blocks_file")
-        return cls(plugin_path=str(plugin_path) if plugin_path else None,
-                   create_options=dict(data.get("create_options") or {}), profile=str(data.get("profile") or ""),
-                   out_dir=str(data.get("out_dir") or "out"),
-                   no_device_codes=frozenset(str(code).strip().upper() for code in data.get("no_device_codes") or ()),
-                   blocks_file=str(blocks_file) if blocks_file else None,
-                   settings=UserSettings.from_json(data.get("settings") or {}),
-                   topologies=tuple(TopologySpec.from_json(spec) for spec in data.get("topologies") or ()),
-                   device_less=bool(data.get("device_less", False)))
-
     def write(self, path: Path) -> None:
         """Write the context file atomically (a child may start reading it at any moment)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".partial")
-        partial.write_text(json.dumps(self.to_json(), indent=1, sort_keys=True), encoding="utf-8")
+        partial.write_bytes(encode(self, indent=1, sort_keys=True))
         partial.replace(path)
+
+    def __post_init__(self) -> None:
+        if self.schema_version != CONTEXT_SCHEMA_VERSION:
+            raise ValueError(f"run context schema_version {self.schema_version!r}: this pjrt-cts reads "
+                             f"{CONTEXT_SCHEMA_VERSION}")
 
     @classmethod
     def read(cls, path: Path) -> RunContext:
-        return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return decode(path.read_bytes(), cls)
 
 
 def context_environment(path: Path) -> dict[str, str]:
@@ -176,20 +267,8 @@ def _doc(text: str, **kwargs: Any) -> Any:
     return field(metadata={"doc": text}, **kwargs)
 
 
-def _outcome(value: object) -> Outcome:
-    """An outcome as a file stores it; an unknown string is the suite's own problem, i.e. ERROR."""
-    try:
-        return Outcome(value)
-    except ValueError:
-        return Outcome.ERROR
-
-
-def _object(value: object) -> dict[str, Any]:
-    return dict(value) if isinstance(value, dict) else {}
-
-
 @dataclass(frozen=True)
-class Expected:
+class Expected(Shape):
     """What the expectations file said about a test (pjrt_cts.runner.controller.expectations), kept on its record."""
 
     pattern: str = _doc("the entry's test-id pattern, or `defect:<id>` for a defect waiver")
@@ -203,76 +282,67 @@ class Expected:
     mismatch: str | None = _doc("the test failed otherwise than the entry says: not waived (absent otherwise)",
                                 default=None)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"pattern": self.pattern, "outcome": self.outcome.value, "cause": self.cause,
-                                "reason": self.reason, "url": self.url, "actual": self.actual.value}
-        if self.defect is not None:
-            data["defect"] = self.defect
-        if self.intermittent:
-            data["intermittent"] = True
-        if self.mismatch is not None:
-            data["mismatch"] = self.mismatch
-        return data
+    LEFT_OUT: ClassVar[Mapping[str, Any]] = {"defect": None, "intermittent": False, "mismatch": None}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Expected:
-        outcome = _outcome(data.get("outcome") or data.get("status"))  # `status`: the first files' name for it
-        return cls(pattern=str(data.get("pattern") or ""), outcome=outcome,
-                   cause=data.get("cause"), reason=str(data.get("reason") or ""), url=data.get("url"),
-                   actual=_outcome(data["actual"]) if data.get("actual") else outcome,
-                   defect=data.get("defect"), intermittent=bool(data.get("intermittent", False)),
-                   mismatch=data.get("mismatch"))
+    def upgrade(cls, data: Any) -> Any:
+        return _upgrade_expected(data) if isinstance(data, dict) else data
+
+
+class _Observed(Shape):
+    """An observation's fields may be missing in a file (their defaults apply), its outcome one this version does
+    not know (ERROR)."""
+
+    @classmethod
+    def upgrade(cls, data: Any) -> Any:
+        return {**data, "outcome": _outcome_name(data.get("outcome"))} if isinstance(data, dict) else data
 
 
 @dataclass(frozen=True)
-class Observation:
+class Observation(_Observed):
     """One observation of a test (pjrt_cts.runner.controller.confirmation): a FLAKY record keeps both in
     `details.observations`."""
 
-    outcome: Outcome = _doc("the observation's actual outcome")
-    message: str = _doc("its message (cut at 2000 characters)")
-    duration: float = _doc("its seconds")
-    cause: str = _doc("its cause class (the defect, a crash's signal, or the message without numbers)")
+    outcome: Outcome = _doc("the observation's actual outcome", default=Outcome.ERROR)
+    message: str = _doc("its message (cut at 2000 characters)", default="")
+    duration: float = _doc("its seconds", default=0.0)
+    cause: str = _doc("its cause class (the defect, a crash's signal, or the message without numbers)", default="")
 
-    def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome.value, "message": self.message, "duration": self.duration,
-                "cause": self.cause}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Observation:
-        return cls(outcome=_outcome(data.get("outcome")), message=str(data.get("message") or ""),
-                   duration=data.get("duration") or 0.0, cause=str(data.get("cause") or ""))
 
 
 @dataclass(frozen=True)
-class Confirmation:
+class Confirmation(_Observed):
     """The second observation of a finding, rerun in a fresh process (pjrt_cts.runner.controller.confirmation)."""
 
-    outcome: Outcome = _doc("the rerun's actual outcome")
-    message: str = _doc("the rerun's message (cut at 500 characters)")
-    duration: float = _doc("the rerun's seconds")
-    confirmed: bool = _doc("the same outcome and cause class as the first observation")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"outcome": self.outcome.value, "message": self.message, "duration": self.duration,
-                "confirmed": self.confirmed}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Confirmation:
-        return cls(outcome=_outcome(data.get("outcome")), message=str(data.get("message") or ""),
-                   duration=data.get("duration") or 0.0, confirmed=bool(data.get("confirmed")))
+    outcome: Outcome = _doc("the rerun's actual outcome", default=Outcome.ERROR)
+    message: str = _doc("the rerun's message (cut at 500 characters)", default="")
+    duration: float = _doc("the rerun's seconds", default=0.0)
+    confirmed: bool = _doc("the same outcome and cause class as the first observation", default=False)
 
 
-@dataclass(frozen=True)
 class Tally:
     """One PJRT function's calls in one test (a record's `api_calls`), or summed over tests: `calls` made, `failed`
     of them returned an error, `codes` of those errors in alphabetical order (PJRT_Error_Code names; UNKNOWN_CODE: a
     code outside the enum; NEVER_RETURNED: the process died inside the call; pjrt_cts.runtime.callcount). `calls` 0: the test looked for the function and did not reach it (a missing slot
-    or a NULL extension function, a slot it declared it requires)."""
+    or a NULL extension function, a slot it declared it requires). Not a dataclass: the file holds it as one integer
+    or one string (`to_json`), the codec's one custom type."""
 
-    calls: int
-    failed: int = 0
-    codes: tuple[str, ...] = ()
+    __slots__ = ("calls", "failed", "codes")
+
+    def __init__(self, calls: int, failed: int = 0, codes: tuple[str, ...] = ()) -> None:
+        self.calls, self.failed, self.codes = calls, failed, codes
+
+    def _key(self) -> tuple[int, int, tuple[str, ...]]:
+        return self.calls, self.failed, self.codes
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tally) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Tally(calls={self.calls}, failed={self.failed}, codes={self.codes})"
 
     def __add__(self, other: Tally) -> Tally:
         return Tally(self.calls + other.calls, self.failed + other.failed, tuple(sorted({*self.codes, *other.codes})))
@@ -285,7 +355,7 @@ class Tally:
 
     @classmethod
     def from_json(cls, value: object) -> Tally:
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
             return cls(value)
         words = str(value).split()
         numbers = [int(word) for word in words[:2] if word.isdigit()]
@@ -294,6 +364,9 @@ class Tally:
 
 
 Tallies = Mapping[str, Tally]
+# A tally in the JSON Schemas (pjrt_cts.cli.schema): the calls, or "calls failed CODE,CODE".
+TALLY_SCHEMA: Mapping[str, Any] = {"anyOf": [{"type": "integer", "minimum": 0},
+                                             {"type": "string", "pattern": "^[0-9]+ [0-9]+( [A-Z_]+(,[A-Z_]+)*)?$"}]}
 
 
 def merge_tallies(*tables: Tallies) -> dict[str, Tally]:
@@ -307,15 +380,16 @@ def merge_tallies(*tables: Tallies) -> dict[str, Tally]:
 
 
 def tallies_to_json(tallies: Tallies) -> dict[str, int | str]:
+    """A table of tallies as a file holds it, functions in alphabetical order."""
     return {name: tallies[name].to_json() for name in sorted(tallies)}
 
 
 def tallies_from_json(data: object) -> dict[str, Tally]:
-    return {str(name): Tally.from_json(value) for name, value in data.items()} if isinstance(data, dict) else {}
+    return convert(data, dict[str, Tally]) if isinstance(data, dict) else {}
 
 
 @dataclass(frozen=True)
-class TestRecord:
+class TestRecord(Shape):
     """One test's result: a line of results.jsonl, an entry of results.json `tests`. Update one with
     `dataclasses.replace`."""
 
@@ -326,7 +400,7 @@ class TestRecord:
     layer: str = _doc("the suite layer (`client`)", default="")
     outcome: Outcome = _doc("the final outcome, after confirmation, consistency rules and expectations",
                             default=Outcome.ERROR)
-    duration: float = _doc("seconds, setup to teardown", default=0.0)
+    duration: int | float = _doc("seconds, setup to teardown", default=0.0)  # an integer as written
     message: str = _doc("why (the failure, the skip reason); empty for a PASS", default="")
     details: dict[str, Any] = _doc("what the test recorded (numeric diffs, `blocked_by`, `unsupported_by`, "
                                    "`observations`, `consistency`, `deselected_by`, ...)", default_factory=dict)
@@ -349,20 +423,13 @@ class TestRecord:
         """What happened, before the expectations file turned it into XFAIL / XPASS."""
         return self.expected.actual if self.expected is not None else self.outcome
 
+    def __post_init__(self) -> None:
+        if not self.layer and self.id:  # a slim gate baseline's entry or an early record: the id says
+            object.__setattr__(self, "layer", layer_of(self.id))
+
     def to_json(self, *, private: bool = False) -> dict[str, Any]:
         """The results.json entry; `private`: as a results.jsonl line (with `compatibility` when it has any)."""
-        data: dict[str, Any] = {
-            "id": self.id, "nodeid": self.nodeid, "layer": self.layer, "outcome": self.outcome.value,
-            "duration": self.duration, "message": self.message, "details": self.details, "tags": list(self.tags),
-            "expected": self.expected.to_json() if self.expected is not None else None, "repro": self.repro,
-            "defect": self.defect,
-            "confirmation": self.confirmation.to_json() if self.confirmation is not None else None,
-        }
-        if self.api_calls:
-            data["api_calls"] = tallies_to_json(self.api_calls)
-        if private and self.compatibility:
-            data["compatibility"] = self.compatibility
-        return data
+        return _record_json(to_builtins(self), private)
 
     def to_slim_json(self) -> dict[str, Any]:
         """A gate baseline's entry (`pjrt-cts gate --write-baseline`): id, layer, outcome and a finding's defect."""
@@ -372,27 +439,70 @@ class TestRecord:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TestRecord:
+    def upgrade(cls, data: Any) -> Any:
         """A record as any version wrote it (results.json, results.jsonl, a slim gate baseline)."""
-        test_id = str(data.get("id") or "")
-        expected, confirmation = data.get("expected"), data.get("confirmation")
-        duration = data.get("duration")
-        return cls(
-            id=test_id, nodeid=str(data.get("nodeid") or ""),
-            layer=str(data.get("layer") or layer_of(test_id)), outcome=_outcome(data.get("outcome")),
-            duration=duration if isinstance(duration, (int, float)) else 0.0,
-            message=str(data.get("message") or ""), details=_object(data.get("details")),
-            tags=tuple(str(tag) for tag in data.get("tags") or ()),
-            expected=Expected.from_json(expected) if isinstance(expected, dict) else None,
-            repro=str(data.get("repro") or ""), defect=data.get("defect"),
-            confirmation=Confirmation.from_json(confirmation) if isinstance(confirmation, dict) else None,
-            compatibility=_object(data.get("compatibility")),
-            api_calls=tallies_from_json(data.get("api_calls")),
-        )
+        return _upgrade_record(data)
+
+
+def _record_json(data: dict[str, Any], private: bool) -> dict[str, Any]:
+    """A record's builtins as the files hold them: `api_calls` only when the test called something (functions in
+    alphabetical order), `compatibility` only in results.jsonl, an expectation's optional keys only when set,
+    (a test's `details` and `compatibility` are plain JSON data already: pjrt_cts.judgment.results.jsonable)."""
+    compatibility = data.pop("compatibility")
+    calls = data["api_calls"]
+    if calls:
+        data["api_calls"] = dict(sorted(calls.items()))
+    else:
+        del data["api_calls"]
+    if private and compatibility:
+        data["compatibility"] = compatibility
+    if data["expected"] is not None:
+        _leave_out(data["expected"], Expected.LEFT_OUT)
+    return data
+
+
+_OUTCOMES = frozenset(outcome.value for outcome in Outcome)
+_RECORD_TEXT = ("id", "nodeid", "message", "repro")  # an early record may hold null for these
+
+
+def _upgrade_record(data: Any) -> Any:
+    """A record of an earlier version (or a partial one a test writes) in today's shape: an unknown outcome is the
+    suite's own problem (ERROR), null text is empty, an expectation's `status` is its `outcome` (the first files'
+    name) and its `actual` defaults to it."""
+    if not isinstance(data, dict):
+        return data
+    data = {key: value for key, value in data.items() if value is not None or key not in _RECORD_TEXT}
+    data["id"] = data.get("id", "")
+    data["outcome"] = _outcome_name(data.get("outcome"))
+    if not isinstance(data.get("duration", 0.0), (int, float)):
+        del data["duration"]
+    for key in ("details", "compatibility", "api_calls"):
+        if not isinstance(data.get(key, {}), dict):
+            del data[key]
+    for key in ("expected", "confirmation"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            data[key] = None
+    if isinstance(data.get("expected"), dict):
+        data["expected"] = _upgrade_expected(data["expected"])
+    if isinstance(data.get("confirmation"), dict):
+        data["confirmation"] = {**data["confirmation"], "outcome": _outcome_name(data["confirmation"].get("outcome"))}
+    return data
+
+
+def _upgrade_expected(data: dict[str, Any]) -> dict[str, Any]:
+    outcome = _outcome_name(data.get("outcome") or data.get("status"))
+    upgraded = {"pattern": "", "cause": None, "reason": "", "url": None, **data, "outcome": outcome,
+                "actual": _outcome_name(data["actual"]) if data.get("actual") else outcome}
+    upgraded.pop("status", None)
+    return upgraded
+
+
+def _outcome_name(value: object) -> str:
+    return value if isinstance(value, str) and value in _OUTCOMES else Outcome.ERROR.value
 
 
 @dataclass(frozen=True)
-class PhaseInfo:
+class PhaseInfo(Shape):
     """What a worker adds to one phase report of a test (pytest's report carries it to the controller, which folds
     the phases into the test's record: pjrt_cts.runner.records). Every field is optional."""
 
@@ -403,29 +513,13 @@ class PhaseInfo:
     tags: tuple[str, ...] = ()
     api_calls: dict[str, Tally] = field(default_factory=dict)  # the test's calls (its teardown report carries them)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        if self.outcome is not None:
-            data.update(outcome=self.outcome.value, message=self.message)
-        if self.details:
-            data["details"] = self.details
-        if self.compatibility:
-            data["compatibility"] = self.compatibility
-        if self.tags:
-            data["tags"] = list(self.tags)
-        if self.api_calls:
-            data["api_calls"] = tallies_to_json(self.api_calls)
-        return data
+    LEFT_OUT: ClassVar[Mapping[str, Any]] = {"outcome": None, "message": "", "details": {}, "compatibility": {},
+                                             "tags": [], "api_calls": {}}
 
     @classmethod
-    def from_json(cls, data: object) -> PhaseInfo:
-        if not isinstance(data, dict):
-            return cls()
-        outcome = data.get("outcome")
-        return cls(outcome=Outcome(outcome) if outcome else None, message=str(data.get("message", "")),
-                   details=_object(data.get("details")), compatibility=_object(data.get("compatibility")),
-                   tags=tuple(str(tag) for tag in data.get("tags") or ()),
-                   api_calls=tallies_from_json(data.get("api_calls")))
+    def from_json(cls, data: Any) -> PhaseInfo:
+        """The info a phase report carries; a report without any (None) gets none."""
+        return convert(data, cls) if isinstance(data, dict) else cls()
 
 
 # Run-level facts results.json carries beside the tests (written by the runner; the verdict reads selection, shard,
@@ -435,7 +529,7 @@ RUN_FACTS = ("binding", "selection", "confirmation", "shard", "quick", "contract
 
 
 @dataclass(frozen=True)
-class Results:
+class Results(Shape):
     """results.json (schema_version 1), its fields in the file's key order. Sections other than `tests` are JSON
     objects documented in docs/ARCHITECTURE.md; a section a file lacks is None (a slim gate baseline holds `tests`
     and little else)."""
@@ -471,27 +565,28 @@ class Results:
 
     def to_json(self) -> dict[str, Any]:
         """The file's object, keys in the order the runner has always written them; absent sections left out."""
-        data: dict[str, Any] = {}
+        data: dict[str, Any] = to_builtins(self)
+        others = data.pop("others")
         for name in _RESULTS_ORDER:
-            value = getattr(self, name)
-            if name == "tests":
-                data["tests"] = [test.to_json() for test in value]
-            elif value is not None or name in _RESULTS_ALWAYS:
-                data[name] = value
-        data.update(self.others)
+            if data[name] is None and name not in _RESULTS_ALWAYS:
+                del data[name]
+        data["tests"] = [_record_json(test, False) for test in data["tests"]]
+        data.update(others)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Results:
         """Any version-1 results.json or slim gate baseline; the caller checks the schema (pjrt_cts.judgment.results)."""
-        known = {name: data[name] for name in _RESULTS_ORDER if name in data and name != "tests"}
+        known = {key: value for key, value in data.items() if key in _RESULTS_ORDER}
         others = {key: value for key, value in data.items() if key not in _RESULTS_ORDER and key != "others"}
-        tests = tuple(TestRecord.from_json(test) for test in data.get("tests") or () if isinstance(test, dict))
-        return cls(tests=tests, others=others, **known)
+        try:
+            return replace(convert(known, cls), others=others)
+        except msgspec.ValidationError:  # an earlier version's records
+            tests = [_upgrade_record(test) for test in known.get("tests") or () if isinstance(test, dict)]
+            return replace(convert({**known, "tests": tests}, cls), others=others)
 
     def by_id(self) -> dict[str, TestRecord]:
         return {test.id: test for test in self.tests if test.id}
-
 
 
 # -- the run summary ------------------------------------------------------------------------------------------
@@ -504,7 +599,7 @@ SUMMARY_FORMAT = "pjrt-cts summary"  # tells a summary.json from a results.json
 
 
 @dataclass(frozen=True)
-class DefectCount:
+class DefectCount(Shape):
     """One named defect of a run (a row of results.json `defects`), its tests counted by how the verdict took
     them."""
 
@@ -516,19 +611,10 @@ class DefectCount:
     waived: int = _doc("of them XFAIL: accepted by the profile's expectations file")
     shared: int = _doc("of them SHARED_DEVIATION: XLA itself does the same")
 
-    def to_json(self) -> dict[str, Any]:
-        return {item.name: getattr(self, item.name) for item in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DefectCount:
-        return cls(id=str(data.get("id") or ""), title=str(data.get("title") or ""),
-                   scope=str(data.get("scope") or "unknown"), tests=int(data.get("tests") or 0),
-                   bad=int(data.get("bad") or 0), waived=int(data.get("waived") or 0),
-                   shared=int(data.get("shared") or 0))
 
 
 @dataclass(frozen=True)
-class RunSummary:
+class RunSummary(Shape):
     """summary.json (schema_version 1): a run's identity, verdict and defects."""
 
     format: str = _doc(f"always `{SUMMARY_FORMAT}`", default=SUMMARY_FORMAT)
@@ -587,120 +673,47 @@ class RunSummary:
         of its own: no catalogued defect groups them)."""
         return sum(defect.waived if defect.id == "unclassified" else 1 for defect in self.defects if defect.waived)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if item.name in _ABSENT_WHEN_NULL and value is None:
-                continue  # a run from before the calls were counted: its summary as it was written
-            if item.name == "defects":
-                value = [defect.to_json() for defect in value]
-            elif isinstance(value, tuple):
-                value = list(value)
-            data[item.name] = value
-        return data
+    LEFT_OUT: ClassVar[Mapping[str, Any]] = {"api_slots": None, "api_extension_functions": None}  # a run from
+    # before the calls were counted: its summary as it was written
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunSummary:
+    def from_json(cls, data: Any) -> RunSummary:
         """A summary.json's object; ValueError for another format, schema version or an unknown key."""
-        if data.get("format") != SUMMARY_FORMAT:
-            raise ValueError(f"not a pjrt-cts summary (format {data.get('format')!r})")
+        if not isinstance(data, dict) or data.get("format") != SUMMARY_FORMAT:
+            raise ValueError(f"not a pjrt-cts summary (format {data.get('format') if isinstance(data, dict) else data!r})")
         if data.get("schema_version") != SUMMARY_SCHEMA_VERSION:
             raise ValueError(f"summary schema_version {data.get('schema_version')!r}: this pjrt-cts reads "
                              f"{SUMMARY_SCHEMA_VERSION}")
-        known = {item.name for item in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - {item.name for item in fields(cls)})
         if unknown:  # a checked-in summary must validate against the current schema, key by key
             raise ValueError(f"summary keys this pjrt-cts does not know: {', '.join(unknown)}")
-        values = {key: value for key, value in data.items() if key in known}
-        values["defects"] = tuple(DefectCount.from_json(row) for row in data.get("defects") or ()
-                                  if isinstance(row, dict))
-        values["levels"] = tuple(str(level) for level in data.get("levels") or ())
-        values["layers_run"] = tuple(str(layer) for layer in data.get("layers_run") or ())
-        values["reasons"] = tuple(str(reason) for reason in data.get("reasons") or ())
-        values["outcomes"] = {str(key): int(count) for key, count in _object(data.get("outcomes")).items()}
-        for key in ("api_slots", "api_extension_functions"):
-            values[key] = _reach(data.get(key))
-        return cls(**values)
+        return convert(data, cls)
 
     def dumps(self) -> str:
         """The file's text: indented, keys in field order, a final newline (byte-identical for equal summaries)."""
-        return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+        return encode(self.to_json(), indent=1).decode("utf-8") + "\n"
 
 
-_ABSENT_WHEN_NULL = frozenset({"api_slots", "api_extension_functions"})  # summary keys written only with a value
+
+# -- the bundle manifest ----------------------------------------------------------------------------------------
 
 
-def _reach(value: object) -> tuple[int, int] | None:
-    """[reached, offered] as a summary stores it; None for a summary written before it did."""
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        return int(value[0]), int(value[1])
-    return None
+@dataclass(frozen=True)
+class BundleManifest(Shape):
+    """manifest.json of a result bundle (docs/bundles.md): what the bundle's digest is the SHA-256 of."""
+
+    format: str = _doc("always `pjrt-cts-bundle`")
+    version: int = _doc("the bundle format's version: 1")
+    members: dict[str, str] = _doc("each other member's name and SHA-256", default_factory=dict)
 
 
 # Key order of results.json: the fields' order (the order the runner has always written them); the sections written
 # even when null (a run without a profile says so).
 _RESULTS_ORDER = tuple(item.name for item in fields(Results) if item.name != "others")
 _RESULTS_ALWAYS = frozenset({"profile"})
-_SHAPES = frozenset({"TestRecord", "Expected", "Confirmation", "Observation", "DefectCount"})
-
-
-def field_table(shape: type) -> str:
-    """The Markdown table of `shape`'s fields (key, JSON type, meaning) that docs/ARCHITECTURE.md shows."""
-    rows = ["| key | type | meaning |", "| --- | --- | --- |"]
-    for item in fields(shape):
-        if item.name == "others":
-            continue
-        # a None section of results.json, a None summary key of _ABSENT_WHEN_NULL: left out of the file
-        absent = (shape is Results and item.name not in _RESULTS_ALWAYS) or item.name in _ABSENT_WHEN_NULL
-        rows.append(f"| `{item.name}` | {_json_type(str(item.type), absent)} | {item.metadata.get('doc', '')} |")
-    return "\n".join(rows)
-
-
-_JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "Outcome": "outcome name"}
-
-
-def _json_type(annotation: str, absent: bool = False) -> str:
-    """How a field's annotation reads in the file: `dict[str, Any] | None` -> `object or null`."""
-    kinds = annotation.split(" | ")
-    optional = "None" in kinds
-    words = []
-    for kind in (kind for kind in kinds if kind != "None"):
-        if kind.startswith(("list[", "tuple[")):
-            inner = kind[kind.index("[") + 1:-1].split(",")[0]
-            words.append(f"array of {_json_type(inner)}" if inner in _SHAPES | set(_JSON_TYPES) else "array")
-        elif kind.startswith("dict["):
-            words.append("object")
-        elif kind in _SHAPES:
-            words.append(f"object (`{kind}`)")
-        else:
-            words.append(_JSON_TYPES.get(kind, kind))
-    if optional:
-        words.append("absent" if absent else "null")
-    return " or ".join(words)
-
-
-# The shapes docs/ARCHITECTURE.md documents, with the heading of each table.
-DOCUMENTED: tuple[tuple[str, type], ...] = (
-    ("results.json (`Results`)", Results),
-    ("a test record (`TestRecord`): each entry of `tests`, each line of results.jsonl", TestRecord),
-    ("`expected` (`Expected`)", Expected),
-    ("`confirmation` (`Confirmation`)", Confirmation),
-    ("each of `details.observations` of a FLAKY record (`Observation`)", Observation),
-)
-# The shapes docs/conformance.md documents.
-SUMMARY_DOCUMENTED: tuple[tuple[str, type], ...] = (
-    ("summary.json (`RunSummary`)", RunSummary),
-    ("each of `defects` (`DefectCount`)", DefectCount),
-)
-DOC_BEGIN = "<!-- generated from pjrt_cts/schema.py by schema_doc(): edit the fields' docs there -->"
-DOC_END = "<!-- end of the generated schema -->"
-
-
-def schema_doc(documented: tuple[tuple[str, type], ...] = DOCUMENTED) -> str:
-    """The generated part of docs/ARCHITECTURE.md's "results.json" section (or, given SUMMARY_DOCUMENTED, of
-    docs/conformance.md's summary.json section), markers included."""
-    parts = [DOC_BEGIN]
-    for heading, shape in documented:
-        parts += ["", f"{heading}:", "", field_table(shape)]
-    return "\n".join([*parts, "", DOC_END])
+def schema_constraints() -> dict[str, dict[str, Any]]:
+    """What the JSON Schemas (pjrt_cts.cli.schema) add to msgspec's, by shape: the constants a reader requires, a
+    field that is no key of the file (`drop`), a shape whose reader refuses unknown keys (`closed`)."""
+    return {"Results": {"drop": ["others"], "const": {"schema_version": SCHEMA_VERSION}},
+            "RunSummary": {"closed": True, "const": {"format": SUMMARY_FORMAT,
+                                                     "schema_version": SUMMARY_SCHEMA_VERSION}}}

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "matrix": "matrix",
     "coverage": "coverage",
     "aot": "aot",
+    "schema": "schema",
 }
 
 

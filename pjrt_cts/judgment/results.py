@@ -2,7 +2,7 @@
 
 Writing both files, loading and validating them, and the facts every consumer (runner, merge, report, diff, gate,
 badge, selftest) derives from the records. The shapes themselves (TestRecord, Results, SCHEMA_VERSION) and their
-JSON form are pjrt_cts.schema's. The verdict stored in `summary` is pjrt_cts.judgment.verdict.judge_results's, the only
+JSON form (and the codec, msgspec) are pjrt_cts.schema's. The verdict stored in `summary` is pjrt_cts.judgment.verdict.judge_results's, the only
 function that decides one; consumers recompute it from the records rather than trusting the file.
 Documented in docs/ARCHITECTURE.md ("results.json").
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 import os
 import re
 import time
@@ -21,7 +22,9 @@ from typing import Any
 from pjrt_cts.judgment.outcomes import LAYERS, Outcome
 from pjrt_cts.judgment.api_coverage import api_coverage
 from pjrt_cts.judgment.defects import defect_table
-from pjrt_cts.schema import RUN_FACTS, SCHEMA_VERSION, Results, TestRecord
+import msgspec
+
+from pjrt_cts.schema import RUN_FACTS, SCHEMA_VERSION, Results, TestRecord, decode, encode, finite, str_or_list
 from pjrt_cts.judgment.verdict import judge_results
 
 
@@ -42,7 +45,7 @@ class JsonlWriter:
         self._last_sync = 0.0
 
     def write(self, record: TestRecord) -> None:
-        self._file.write(json.dumps(record.to_json(private=True), sort_keys=True, default=_json_default) + "\n")
+        self._file.write(encode(record.to_json(private=True), sort_keys=True).decode("utf-8") + "\n")
         self._file.flush()
         now = time.monotonic()
         if now - self._last_sync >= self.FSYNC_INTERVAL_SECONDS:
@@ -77,8 +80,8 @@ def read_jsonl(path: Path) -> list[TestRecord]:
             if not line:
                 continue
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+                record = decode(line, Any)
+            except ValueError:
                 continue  # a line cut short by a killed controller
             if isinstance(record, dict) and "nodeid" in record and "outcome" in record:
                 test = TestRecord.from_json(record)
@@ -165,23 +168,14 @@ def write_results(results: Results, path: Path) -> None:
 
 def write_json_atomic(data: dict[str, Any], path: Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=False, default=_json_default) + "\n", encoding="utf-8")
+    tmp.write_bytes(encode(data, indent=1) + b"\n")
     os.replace(tmp, path)
 
 
 def jsonable(value: Any) -> Any:
-    """`value` with numpy scalars/arrays, tuples, paths and sets turned into plain JSON types."""
-    return json.loads(json.dumps(value, default=_json_default))
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "tolist"):  # numpy scalars and arrays
-        return value.tolist()
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=str)
-    if isinstance(value, (bytes, bytearray)):
-        return value.hex()
-    return str(value)
+    """`value` with numpy scalars/arrays, tuples, paths and sets turned into plain JSON types, non-finite floats into
+    their text (pjrt_cts.schema.finite): what a test records, as its record will hold it."""
+    return finite(msgspec.to_builtins(value, builtin_types=(bytes, bytearray), enc_hook=str_or_list))
 
 
 # -- results.json: loading ------------------------------------------------------------------------
@@ -201,13 +195,23 @@ def load_results(path: Path | str) -> Results:
 
 
 def parse_results(text: str | bytes, origin: str) -> Results:
-    """A results.json's text (from a file, a bundle member ...); ResultsError names `origin` otherwise."""
+    """A results.json's text (from a file, a bundle member ...); ResultsError names `origin` otherwise. The records
+    are decoded straight into their shapes; a file with the non-standard NaN/Infinity that earlier versions wrote,
+    or with an earlier version's records, goes through Python's json module and Results.from_json."""
+    try:
+        sections = msgspec.json.decode(text, type=dict[str, msgspec.Raw])
+        head = {key: msgspec.json.decode(raw) for key, raw in sections.items() if key != "tests"}
+        tests = sections.get("tests")
+        check_schema({**head, "tests": [] if tests is not None and bytes(tests).startswith(b"[") else None}, origin)
+        return replace(Results.from_json(head), tests=decode(bytes(tests or b"[]"), tuple[TestRecord, ...]))
+    except msgspec.DecodeError:  # NaN/Infinity, an earlier version's record, or no JSON at all
+        pass
     try:
         results = json.loads(text)
     except ValueError as exc:  # JSONDecodeError, and UnicodeDecodeError for bytes
         raise ResultsError(f"{origin} is not JSON: {exc}") from exc
     check_schema(results, origin)
-    return Results.from_json(results)
+    return Results.from_json(finite(results))  # NaN and Infinity of an earlier version's file: as text, as now
 
 
 def check_schema(results: Any, origin: str = "results") -> None:

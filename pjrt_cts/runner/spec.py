@@ -1,13 +1,14 @@
 """The run specification the controller hands to its workers (a JSON file named by --pjrt-cts-spec)."""
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from pjrt_cts.schema import Shape, decode, encode
 
 
 @dataclass
-class RunSpec:
+class RunSpec(Shape):
     out_dir: str
     log_dir: str
     rootdir: str
@@ -28,8 +29,8 @@ class RunSpec:
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+        path.write_bytes(encode(self, indent=1))
 
     @classmethod
     def read(cls, path: Path | str) -> "RunSpec":
-        return cls(**json.loads(Path(path).read_text(encoding="utf-8")))
+        return decode(Path(path).read_bytes(), cls)

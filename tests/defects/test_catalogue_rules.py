@@ -23,7 +23,7 @@ def _load(tmp_path: Path, rule: str, head: str = HEAD) -> None:
 
 
 @pytest.mark.parametrize(("rule", "complaint"), [
-    (f'id = ["{GOLDEN}[conv.*_rev*]"]\nmessage = "window"\n', "'outcome'"),
+    (f'id = ["{GOLDEN}[conv.*_rev*]"]\nmessage = "window"\n', "missing required field `outcome`"),
     ('id = ["*[spec.sort.*dim_minus*]"]\noutcome = ["FAIL", "CRASH", "TIMEOUT"]\n', "pins nothing"),
     (f'id = ["{GOLDEN}[conv.*_rev*]"]\noutcome = ["FAIL"]\nmessage = "differs from the reference"\n',
      "accepts a failure any test can show"),

@@ -27,6 +27,7 @@ else:
 
 REPO = Path(__file__).resolve().parents[2]
 DATA_TREES = ("suites", "golden", "plugins")
+SCHEMAS = "docs/schema"  # ships as pjrt_cts/_data/schema (the JSON Schemas, `pjrt-cts schema`)
 PACKAGE_DATA_SUFFIXES = (".c", ".txt", ".html", ".j2", ".css", ".toml", ".json")
 # What never belongs in a build: VCS data, caches, virtualenvs and earlier build outputs (see .gitignore).
 NOT_SOURCE = shutil.ignore_patterns(".git", "__pycache__", "*.pyc", "*.egg-info", "build", "dist", "out",
@@ -52,7 +53,7 @@ def test_pyproject_lists_every_python_package_and_maps_the_data_trees() -> None:
     config = _setuptools_config()
     on_disk = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "pjrt_cts").rglob("__init__.py")
                if "__pycache__" not in p.parts}
-    data_packages = {f"pjrt_cts._data.{name}" for name in DATA_TREES}
+    data_packages = {f"pjrt_cts._data.{name}" for name in DATA_TREES} | {"pjrt_cts._data.schema"}
     listed = set(config["packages"])
     assert on_disk - listed == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
     assert listed - on_disk - data_packages == set(), "listed in pyproject.toml but not on disk"
@@ -61,6 +62,7 @@ def test_pyproject_lists_every_python_package_and_maps_the_data_trees() -> None:
         assert config["package-dir"][f"pjrt_cts._data.{name}"] == name
         assert (REPO / name).is_dir()
         assert config["package-data"][f"pjrt_cts._data.{name}"] == ["**/*"]
+    assert config["package-dir"]["pjrt_cts._data.schema"] == SCHEMAS and (REPO / SCHEMAS).is_dir()
     assert not (REPO / "setup.py").exists(), "pyproject.toml is the one build file"
 
 
@@ -99,7 +101,9 @@ def test_wheel_ships_the_data_trees_and_runs_outside_the_checkout(tmp_path: Path
     expected = {f"pjrt_cts/_data/{tree}/{rel.as_posix()}" for tree in DATA_TREES for rel in _source_files(source / tree)}
     expected |= {f"pjrt_cts/{rel.as_posix()}" for rel in _source_files(source / "pjrt_cts")
                  if rel.suffix == ".py" or rel.suffix in PACKAGE_DATA_SUFFIXES}
+    expected |= {f"pjrt_cts/_data/schema/{rel.as_posix()}" for rel in _source_files(source / SCHEMAS)}
     assert "pjrt_cts/_data/golden/manifest.json.gz" in expected and "pjrt_cts/_data/plugins/cpu/profile.toml" in expected
+    assert "pjrt_cts/_data/schema/results.schema.json" in expected
     assert expected - names == set(), "missing from the wheel"
     assert {n for n in names if not n.startswith(("pjrt_cts/", "pjrt_cts-"))} == set(), "outside pjrt_cts in the wheel"
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
@@ -111,12 +115,14 @@ def test_wheel_ships_the_data_trees_and_runs_outside_the_checkout(tmp_path: Path
     # working directory is outside the checkout: the wheel's copy is what runs.
     env = {**os.environ, "PYTHONPATH": str(site)}
     where = _run([sys.executable, "-c", "import json, pjrt_cts, pjrt_cts.resources as r; print(json.dumps("
-                  "[pjrt_cts.__file__, str(r.suites_dir()), str(r.golden_dir()), str(r.plugins_dir())]))"],
+                  "[pjrt_cts.__file__, str(r.suites_dir()), str(r.golden_dir()), str(r.plugins_dir()), "
+                  "str(r.schemas_dir())]))"],
                  cwd=tmp_path, env=env)
     assert where.returncode == 0
     package_file, *trees = json.loads(where.stdout)
     assert Path(package_file).resolve().is_relative_to(site.resolve())
-    assert [Path(t).resolve() for t in trees] == [(site / "pjrt_cts" / "_data" / t).resolve() for t in DATA_TREES]
+    assert [Path(t).resolve() for t in trees] == [(site / "pjrt_cts" / "_data" / t).resolve()
+                                                  for t in (*DATA_TREES, "schema")]
     # A run's binding names the files that judged it: the wheel's are the checkout's, name for name and byte for byte.
     judge = _run([sys.executable, "-c", "import json; from pjrt_cts.runner.binding import installed_judge; "
                   "print(json.dumps(installed_judge()))"], cwd=tmp_path, env=env)

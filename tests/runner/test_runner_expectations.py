@@ -125,7 +125,7 @@ def test_an_intermittent_failure_is_waived_when_it_shows_and_passes_when_not(tmp
 
 
 @pytest.mark.parametrize(("text", "complaint"), [
-    (INTERMITTENT.replace("true", '"yes"'), "must be true or false"),
+    (INTERMITTENT.replace("true", '"yes"'), r"Expected `bool`, got `str` - at `\$\.expectation\[0\]\.intermittent`"),
     ('[[expectation]]\nid = "client.x.test_y"\noutcome = "NOT_SUPPORTED"\nreason = "r"\nintermittent = true\n', "failing outcomes only"),
 ])
 def test_intermittent_is_a_boolean_for_failures_only(tmp_path: Path, text: str, complaint: str) -> None:
@@ -167,10 +167,12 @@ def test_unknown_patterns_only_judged_for_layers_that_ran(tmp_path: Path) -> Non
     ("text", "complaint"),
     [
         ('[[expectation]]\noutcome = "FAIL"\nreason = "r"\n', "'id'"),
-        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\n', "'reason'"),
-        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "BROKEN"\nreason = "r"\n', "is not one of"),
-        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "PASS"\nreason = "r"\n', "is not one of"),
-        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\nreason = "r"\nbug = 1\n', "unknown keys"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\n', r"missing required field `reason` - at `\$\.expectation\[0\]`"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\nreason = " "\n', r"Expected `str` matching regex .* - at `\$\.expectation\[0\]\.reason`"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "BROKEN"\nreason = "r"\n', r"Invalid enum value 'BROKEN' - at `\$\.expectation\[0\]\.outcome`"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "PASS"\nreason = "r"\n', "Invalid enum value 'PASS'"),
+        ('[[expectation]]\nid = "client.x.test_y"\nreason = "r"\n', r"'outcome' \(one of CRASH, ERROR, FAIL, NOT_SUPPORTED, SKIP, TIMEOUT, WARNING\) is required"),
+        ('[[expectation]]\nid = "client.x.test_y"\noutcome = "FAIL"\nreason = "r"\nbug = 1\n', r"unknown field `bug` - at `\$\.expectation\[0\]`"),
         ("[[expectation]\n", "expectations.toml"),
     ],
 )
@@ -242,7 +244,7 @@ CATCH_ALL = '[[expectation]]\nid = "*"\noutcome = "FAIL"\ncause = "."\nreason = 
      'intermittent = true\n', "applies to one test"),
     ('[[expectation]]\ndefect = "no-such-defect"\nreason = "r"\n', "not in the defect catalogue"),
     ('[[expectation]]\ndefect = "subnormals-flushed"\nid = "client.x.test_y"\nreason = "r"\n', "takes 'defect'"),
-    ('[[expectation]]\ndefect = "subnormals-flushed"\n', "'reason' is required"),
+    ('[[expectation]]\ndefect = "subnormals-flushed"\n', "missing required field `reason`"),
     ('[[expectation]]\ndefect = "subnormals-flushed"\noutcome = "CRASH"\nreason = "r"\n', "takes 'defect'"),
 ])
 def test_catch_alls_generic_causes_and_unknown_defects_are_rejected(tmp_path: Path, text: str, complaint: str) -> None:

@@ -25,11 +25,14 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, Union
+
+from msgspec import Meta, Struct
 
 from pjrt_cts.judgment.defects.evidence import (SIGNALS, ValuePins, instances, test_free_failures, valid_kind_pattern,
                                                 value_failures)
 from pjrt_cts.judgment.outcomes import Outcome, id_matches
+from pjrt_cts.schema import convert_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,13 +42,11 @@ else:  # pragma: no cover - Python 3.10
 CATALOGUE_PATH = Path(__file__).resolve().parent / "catalogue.toml"
 SCOPES = ("xla", "plugin", "unknown")
 UNCLASSIFIED = "unclassified"
-_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_KEBAB = "^[a-z0-9]+(-[a-z0-9]+)*$"
 # Outcomes a waiver turns into XFAIL (a rule of only SHARED_DEVIATION names a deviation and waives nothing).
 WAIVABLE = frozenset({Outcome.FAIL, Outcome.CRASH, Outcome.TIMEOUT, Outcome.ERROR})
 _VALUE_OUTCOMES = frozenset({Outcome.FAIL, Outcome.SHARED_DEVIATION})
 _DEATH_OUTCOMES = frozenset({Outcome.CRASH, Outcome.TIMEOUT})
-_RULE_KEYS = {"id", "outcome", "message", "mismatch", "mismatch_including", "reordered", "uniform", "max_rel_err",
-              "max_scale", "max_share", "offsets", "signal", "function"}
 _PJRT_FUNCTION = re.compile(r"^PJRT_[A-Za-z0-9_]+$")
 # A whole family: every test (`*`), every case of a family in any test (`*[spec.*]`) or a layer (`execute.*`).
 _FAMILY_PARAMETER = re.compile(r"^(\*|[a-z0-9_]+\.\*)$")
@@ -54,6 +55,53 @@ _LAYER_PATTERN = re.compile(r"^[a-z0-9_]*\*?(\.\*)?$")
 
 class CatalogueError(ValueError):
     """The catalogue file is malformed."""
+
+
+# ---- catalogue.toml as its TOML parser gives it (docs/schema/catalogue.schema.json is generated from these) -------
+Text = Annotated[str, Meta(pattern=r"\S")]  # not blank
+Name = Annotated[str, Meta(min_length=1)]
+Names = Union[Name, list[Name]]  # one, or a list of them
+Bound = Annotated[float, Meta(ge=0)]
+
+
+class RuleEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A `[[defect.match]]`: the tests (`id` patterns), the outcomes the defect shows there and the evidence it pins
+    (message, value evidence, a crash's signal and function); see the module's docstring."""
+
+    id: Union[Name, Annotated[list[Name], Meta(min_length=1)]]
+    outcome: Union[Outcome, Annotated[list[Outcome], Meta(min_length=1)]]
+    message: Union[Name, None] = None  # a regular expression searched in the record's message
+    mismatch: Names = []  # `actual:expected` element kinds every differing element shows
+    mismatch_including: Names = []  # kinds some differing element shows
+    reordered: Union[bool, None] = None
+    uniform: Union[bool, None] = None
+    max_rel_err: Union[Bound, None] = None
+    max_scale: Union[Bound, None] = None
+    max_share: Union[Bound, None] = None
+    offsets: list[int] = []
+    signal: Names = []
+    function: Names = []
+
+
+class DefectEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A `[[defect]]`: one named defect."""
+
+    id: Annotated[str, Meta(pattern=_KEBAB)]
+    title: Text
+    scope: Literal["xla", "plugin", "unknown"]
+    rule: Text  # the spec rule or C API contract it breaks
+    section: str = ""
+    upstream: str = ""
+    explanation: str = ""
+    match: list[RuleEntry] = []
+    deviation: bool = False
+    waivable: bool = True
+
+
+class CatalogueFile(Struct, forbid_unknown_fields=True):
+    """pjrt_cts/judgment/defects/catalogue.toml: every named defect."""
+
+    defect: list[DefectEntry] = []
 
 
 @dataclass(frozen=True)
@@ -120,7 +168,8 @@ def load_catalogue(path: Path = CATALOGUE_PATH) -> tuple[Defect, ...]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise CatalogueError(f"{path}: {exc}") from exc
-    defects = tuple(_parse_defect(path, index, raw) for index, raw in enumerate(data.get("defect", [])))
+    catalogue = convert_file(data, CatalogueFile, str(path), CatalogueError)
+    defects = tuple(_defect(path, index, entry) for index, entry in enumerate(catalogue.defect))
     seen: set[str] = set()
     for defect in defects:
         if defect.id in seen:
@@ -137,92 +186,32 @@ def defect_ids() -> tuple[str, ...]:
     return tuple(defect.id for defect in load_catalogue())
 
 
-def _parse_defect(path: Path, index: int, raw: Any) -> Defect:
-    where = f"{path}: defect #{index + 1}"
-    if not isinstance(raw, dict):
-        raise CatalogueError(f"{where}: must be a table")
-    unknown = set(raw) - {"id", "title", "scope", "rule", "section", "upstream", "explanation", "match", "deviation",
-                          "waivable"}
-    if unknown:
-        raise CatalogueError(f"{where}: unknown keys {sorted(unknown)}")
-    defect_id = raw.get("id")
-    if not isinstance(defect_id, str) or not _ID.match(defect_id):
-        raise CatalogueError(f"{where}: 'id' must be kebab-case (got {defect_id!r})")
-    for key in ("title", "rule"):
-        if not isinstance(raw.get(key), str) or not raw[key].strip():
-            raise CatalogueError(f"{where} ({defect_id}): '{key}' is required")
-    if raw.get("scope") not in SCOPES:
-        raise CatalogueError(f"{where} ({defect_id}): 'scope' must be one of {', '.join(SCOPES)}")
-    for key in ("deviation", "waivable"):
-        if not isinstance(raw.get(key, False), bool):
-            raise CatalogueError(f"{where} ({defect_id}): '{key}' must be true or false")
-    waivable = raw.get("waivable", True)
-    rules = tuple(_parse_rule(f"{where} ({defect_id}) match #{n + 1}", rule, waivable)
-                  for n, rule in enumerate(raw.get("match", [])))
-    return Defect(id=defect_id, title=raw["title"], scope=raw["scope"], rule=raw["rule"],
-                  section=str(raw.get("section", "")), upstream=str(raw.get("upstream", "")),
-                  explanation=str(raw.get("explanation", "")), match=rules, deviation=raw.get("deviation", False),
-                  waivable=waivable)
+def _defect(path: Path, index: int, entry: DefectEntry) -> Defect:
+    where = f"{path}: defect #{index + 1} ({entry.id})"
+    rules = tuple(_rule(f"{where} match #{n + 1}", rule, entry.waivable) for n, rule in enumerate(entry.match))
+    return Defect(id=entry.id, title=entry.title, scope=entry.scope, rule=entry.rule, section=entry.section,
+                  upstream=entry.upstream, explanation=entry.explanation, match=rules, deviation=entry.deviation,
+                  waivable=entry.waivable)
 
 
-def _parse_rule(where: str, raw: Any, waivable: bool) -> MatchRule:
-    if not isinstance(raw, dict) or set(raw) - _RULE_KEYS:
-        raise CatalogueError(f"{where}: a table of {', '.join(sorted(_RULE_KEYS))}")
-    ids = raw.get("id")
-    ids = [ids] if isinstance(ids, str) else ids
-    if not ids or not all(isinstance(pattern, str) and pattern for pattern in ids):
-        raise CatalogueError(f"{where}: 'id' (a pattern or a list of them) is required")
-    outcomes = raw.get("outcome")
-    outcomes = [outcomes] if isinstance(outcomes, str) else outcomes
-    if not outcomes:
-        raise CatalogueError(f"{where}: 'outcome' (the outcomes the defect shows) is required")
+def _rule(where: str, entry: RuleEntry, waivable: bool) -> MatchRule:
     try:
-        parsed = frozenset(Outcome(str(o)) for o in outcomes)
-    except ValueError as exc:
-        raise CatalogueError(f"{where}: {exc}") from exc
-    message = raw.get("message")
-    try:
-        pattern = re.compile(message, re.DOTALL) if message else None
+        pattern = re.compile(entry.message, re.DOTALL) if entry.message else None
     except re.error as exc:
         raise CatalogueError(f"{where}: 'message' is not a regular expression: {exc}") from exc
-    values = ValuePins(kinds=_strings(where, raw, "mismatch"), including=_strings(where, raw, "mismatch_including"),
-                       reordered=_flag(where, raw, "reordered"),
-                       uniform=_flag(where, raw, "uniform"), max_rel_err=_bound(where, raw, "max_rel_err"),
-                       max_scale=_bound(where, raw, "max_scale"), max_share=_bound(where, raw, "max_share"),
-                       offsets=_integers(where, raw, "offsets"))
-    rule = MatchRule(ids=tuple(ids), outcomes=parsed, message=pattern, values=values,
-                     signal=_strings(where, raw, "signal"), function=_strings(where, raw, "function"))
+    values = ValuePins(kinds=_listed(entry.mismatch), including=_listed(entry.mismatch_including),
+                       reordered=entry.reordered, uniform=entry.uniform, max_rel_err=entry.max_rel_err,
+                       max_scale=entry.max_scale, max_share=entry.max_share,
+                       offsets=tuple(float(offset) for offset in entry.offsets))  # as the evidence carries them
+    rule = MatchRule(ids=_listed(entry.id), outcomes=frozenset(_listed(entry.outcome)), message=pattern,
+                     values=values, signal=_listed(entry.signal), function=_listed(entry.function))
     _check_rule(where, rule, waivable)
     return rule
 
 
-def _strings(where: str, raw: dict[str, Any], key: str) -> tuple[str, ...]:
-    value = raw.get(key, [])
-    value = [value] if isinstance(value, str) else value
-    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
-        raise CatalogueError(f"{where}: '{key}' must be a string or a list of them")
-    return tuple(value)
-
-
-def _integers(where: str, raw: dict[str, Any], key: str) -> tuple[float, ...]:
-    value = raw.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(item, int) and not isinstance(item, bool) for item in value):
-        raise CatalogueError(f"{where}: '{key}' must be a list of integers")
-    return tuple(float(item) for item in value)  # as the evidence carries them (evidence.ValuePins)
-
-
-def _flag(where: str, raw: dict[str, Any], key: str) -> bool | None:
-    value = raw.get(key)
-    if value is not None and not isinstance(value, bool):
-        raise CatalogueError(f"{where}: '{key}' must be true or false")
-    return value
-
-
-def _bound(where: str, raw: dict[str, Any], key: str) -> float | None:
-    value = raw.get(key)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-        raise CatalogueError(f"{where}: '{key}' must be a number >= 0")
-    return None if value is None else float(value)
+def _listed(value: Any) -> tuple[Any, ...]:
+    """A key that takes one value or a list of them, as a tuple."""
+    return tuple(value) if isinstance(value, list) else (value,)
 
 
 def _check_rule(where: str, rule: MatchRule, waivable: bool) -> None:

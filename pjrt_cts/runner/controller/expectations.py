@@ -51,12 +51,14 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Annotated, Any, Iterable, Literal, Union
+
+from msgspec import Meta, Struct
 
 from pjrt_cts.judgment.defects import attribute, catalogue_by_id
 from pjrt_cts.judgment.defects.evidence import SIGNALS, generic_match
 from pjrt_cts.judgment.outcomes import LAYERS, Outcome, id_matches
-from pjrt_cts.schema import Expected, TestRecord
+from pjrt_cts.schema import Expected, TestRecord, convert_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -74,6 +76,27 @@ _TEST_FUNCTION = re.compile(r"^(?P<layer>[a-z_]+)\.[A-Za-z0-9_.]+?\.test_[A-Za-z
 
 class ExpectationsError(ValueError):
     """The expectations file cannot be read or has a malformed entry."""
+
+
+# expectations.toml as its TOML parser gives it (docs/schema/expectations.schema.json is generated from these).
+class ExpectationEntry(Struct, forbid_unknown_fields=True, kw_only=True):
+    """An `[[expectation]]`: a per-test entry (`id`, `outcome`, `cause`) or a defect waiver (`defect`); see the
+    module's docstring."""
+
+    id: Union[str, None] = None  # one test function, layer.area.test_name[parameters]
+    defect: Union[str, None] = None  # a catalogue id
+    outcome: Union[Literal["FAIL", "CRASH", "TIMEOUT", "ERROR", "NOT_SUPPORTED", "WARNING", "SKIP"], None] = None
+    cause: Union[Annotated[str, Meta(min_length=1)], None] = None  # a regular expression searched in the message
+    reason: Annotated[str, Meta(pattern=r"\S")]
+    url: Union[str, None] = None
+    intermittent: bool = False
+    draft: bool = False
+
+
+class ExpectationsFile(Struct, forbid_unknown_fields=True):
+    """plugins/<profile>/expectations.toml: the failures a profile accepts, first matching entry first."""
+
+    expectation: list[ExpectationEntry] = []
 
 
 @dataclass(frozen=True)
@@ -129,11 +152,8 @@ class Expectations:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ExpectationsError(f"{path}: {exc}") from exc
-        raw = data.get("expectation", [])
-        if not isinstance(raw, list):
-            raise ExpectationsError(f"{path}: 'expectation' must be an array of tables ([[expectation]])")
-        entries = [_parse_entry(path, index, entry) for index, entry in enumerate(raw)]
-        return cls(file=path, entries=entries)
+        entries = convert_file(data, ExpectationsFile, str(path), ExpectationsError).expectation
+        return cls(file=path, entries=[_parse_entry(path, index, entry) for index, entry in enumerate(entries)])
 
     def match(self, test_id: str, defect: str | None = None) -> Expectation | None:
         for entry in self.entries:
@@ -235,58 +255,37 @@ def _has_wildcard(text: str) -> bool:
     return any(char in text for char in "*?")
 
 
-def _parse_entry(path: Path, index: int, entry: Any) -> Expectation:
+def _parse_entry(path: Path, index: int, entry: ExpectationEntry) -> Expectation:
     where = f"{path}: expectation #{index + 1}"
-    if not isinstance(entry, dict):
-        raise ExpectationsError(f"{where}: must be a table")
-    unknown_keys = set(entry) - {"id", "defect", "outcome", "reason", "url", "cause", "intermittent", "draft"}
-    if unknown_keys:
-        raise ExpectationsError(f"{where}: unknown keys {sorted(unknown_keys)}")
-    draft = entry.get("draft", False)
-    if not isinstance(draft, bool):
-        raise ExpectationsError(f"{where}: 'draft' must be true or false")
-    if "defect" in entry:
-        return dataclasses.replace(_parse_defect_entry(where, entry), draft=draft)
-    pattern, outcome, reason, url = (entry.get(key) for key in ("id", "outcome", "reason", "url"))
-    if not isinstance(pattern, str) or not pattern:
+    if entry.defect is not None:
+        return dataclasses.replace(_parse_defect_entry(where, entry), draft=entry.draft)
+    pattern = entry.id
+    if not pattern:
         raise ExpectationsError(f"{where}: 'id' (a test id pattern) or 'defect' (a catalogue id) is required")
-    if not isinstance(reason, str) or not reason.strip():
-        raise ExpectationsError(f"{where} ({pattern}): 'reason' is required")
-    if url is not None and not isinstance(url, str):
-        raise ExpectationsError(f"{where} ({pattern}): 'url' must be a string")
     named = _TEST_FUNCTION.match(pattern)
     if named is None or _has_wildcard(pattern.split("[", 1)[0]) or named["layer"] not in LAYERS:
         raise ExpectationsError(f"{where} ({pattern}): 'id' must name one test function (layer.area.test_name, no "
                                 "wildcard before the parameters); waive a defect of many tests with 'defect = ...'")
-    try:
-        expected = Outcome(str(outcome).upper())
-    except ValueError:
-        expected = None
-    if expected not in ALLOWED:
+    if entry.outcome is None:
         allowed = ", ".join(sorted(o.value for o in ALLOWED))
-        raise ExpectationsError(f"{where} ({pattern}): outcome {outcome!r} is not one of {allowed}")
-    cause = entry.get("cause")
-    if cause is not None:
-        _check_cause(f"{where} ({pattern})", pattern, expected, cause)
+        raise ExpectationsError(f"{where} ({pattern}): 'outcome' (one of {allowed}) is required")
+    expected = Outcome(entry.outcome)
+    if entry.cause is not None:
+        _check_cause(f"{where} ({pattern})", pattern, expected, entry.cause)
     elif expected in FAILING:
         raise ExpectationsError(f"{where} ({pattern}): a {expected.value} waiver needs 'cause' (a regular expression "
                                 "searched in the failure message), so that another failure is not waived")
-    intermittent = entry.get("intermittent", False)
-    if not isinstance(intermittent, bool):
-        raise ExpectationsError(f"{where} ({pattern}): 'intermittent' must be true or false")
-    if intermittent and expected not in FAILING:
+    if entry.intermittent and expected not in FAILING:
         raise ExpectationsError(f"{where} ({pattern}): 'intermittent' applies to failing outcomes only")
-    if intermittent and _has_wildcard(pattern):
+    if entry.intermittent and _has_wildcard(pattern):
         raise ExpectationsError(f"{where} ({pattern}): 'intermittent' applies to one test: the id may have no wildcard")
-    return Expectation(pattern=pattern, outcome=expected, reason=reason, url=url, cause=cause,
-                       intermittent=intermittent, draft=draft)
+    return Expectation(pattern=pattern, outcome=expected, reason=entry.reason, url=entry.url, cause=entry.cause,
+                       intermittent=entry.intermittent, draft=entry.draft)
 
 
-def _check_cause(where: str, pattern: str, expected: Outcome, cause: Any) -> None:
+def _check_cause(where: str, pattern: str, expected: Outcome, cause: str) -> None:
     """A cause pins what only this failure shows: never a generic failure of its own test; a CRASH's names the
     signal, a TIMEOUT's the hang point (evidence.generic_failures, the module's docstring)."""
-    if not isinstance(cause, str) or not cause:
-        raise ExpectationsError(f"{where}: 'cause' must be a non-empty regular expression")
     try:
         compiled = re.compile(cause, re.DOTALL)
     except re.error as exc:
@@ -305,14 +304,11 @@ def _check_cause(where: str, pattern: str, expected: Outcome, cause: Any) -> Non
             "failure (which elements differ and how, the error code and message, the CHECK that fails)")
 
 
-def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
-    defect, reason, url = entry.get("defect"), entry.get("reason"), entry.get("url")
-    if set(entry) - {"defect", "reason", "url", "intermittent", "draft"}:
+def _parse_defect_entry(where: str, entry: ExpectationEntry) -> Expectation:
+    defect = entry.defect
+    if entry.id is not None or entry.outcome is not None or entry.cause is not None:
         raise ExpectationsError(f"{where} ({defect}): a defect waiver takes 'defect', 'reason', 'url', "
                                 "'intermittent' and 'draft' only (the diagnosis decides which tests it covers)")
-    intermittent = entry.get("intermittent", False)
-    if not isinstance(intermittent, bool):
-        raise ExpectationsError(f"{where} ({defect}): 'intermittent' must be true or false")
     known = catalogue_by_id().get(str(defect))
     if known is None:
         raise ExpectationsError(f"{where}: 'defect' {defect!r} is not in the defect catalogue "
@@ -321,10 +317,6 @@ def _parse_defect_entry(where: str, entry: dict[str, Any]) -> Expectation:
         raise ExpectationsError(f"{where}: defect {defect!r} is named for triage only (`waivable = false` in the "
                                 "catalogue: its rules pin text the plugin writes, over many tests): waive its "
                                 "tests one by one with per-test entries")
-    if not isinstance(reason, str) or not reason.strip():
-        raise ExpectationsError(f"{where} ({defect}): 'reason' is required")
-    if url is not None and not isinstance(url, str):
-        raise ExpectationsError(f"{where} ({defect}): 'url' must be a string")
     # `outcome` is not read for a defect waiver (waives() takes the failing outcomes the defect shows)
-    return Expectation(pattern=f"defect:{defect}", outcome=Outcome.FAIL, reason=reason, url=url, defect=str(defect),
-                       intermittent=intermittent, defect_outcomes=known.outcomes)
+    return Expectation(pattern=f"defect:{defect}", outcome=Outcome.FAIL, reason=entry.reason, url=entry.url,
+                       defect=str(defect), intermittent=entry.intermittent, defect_outcomes=known.outcomes)

@@ -22,7 +22,6 @@ claim is about that plugin. docs/bundles.md.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 import zipfile
@@ -39,7 +38,7 @@ from pjrt_cts.judgment.verdict import judge_results
 from pjrt_cts.runner.binding import (RunBinding, corpus_digest, describe_conditions, file_digest, installed_judge,
                                      judge_differences, short_fact, tree_digest)
 from pjrt_cts.runner.controller.expectations import Expectations, ExpectationsError, apply_expectation
-from pjrt_cts.schema import Results
+from pjrt_cts.schema import BundleManifest, Results, decode, encode
 
 FORMAT = "pjrt-cts-bundle"
 FORMAT_VERSION = 1
@@ -89,8 +88,8 @@ def pack_bundle(out_dir: Path, bundle: Path) -> str:
              **{name: getattr(binding, name) for name in _CLAIMED_FACTS},
              "environment": results.environment}
     members[CLAIM] = _json_bytes(claim)
-    manifest = _json_bytes({"format": FORMAT, "version": FORMAT_VERSION,
-                            "members": {name: _sha256(data) for name, data in sorted(members.items())}})
+    manifest = _json_bytes(BundleManifest(FORMAT, FORMAT_VERSION,
+                                          {name: _sha256(data) for name, data in sorted(members.items())}))
     _write_zip(bundle, {MANIFEST: manifest, **dict(sorted(members.items()))})
     return _sha256(manifest)
 
@@ -122,7 +121,7 @@ def _expectations_bytes(results: Results, digest: str) -> bytes:
 
 
 def _json_bytes(data: Any) -> bytes:
-    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
+    return encode(data, indent=1, sort_keys=True) + b"\n"
 
 
 def _sha256(data: bytes) -> str:
@@ -187,17 +186,17 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
     try:
         members = _read_zip(bundle)
         manifest_bytes = members.pop(MANIFEST)
-        manifest = json.loads(manifest_bytes)
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        manifest = decode(manifest_bytes, BundleManifest)
+        if manifest.format != FORMAT:
             raise BundleError(f"{MANIFEST} is not a {FORMAT} manifest")
-        if manifest.get("version") != FORMAT_VERSION:
-            raise BundleError(f"bundle format version {manifest.get('version')!r}; this pjrt-cts reads {FORMAT_VERSION}")
+        if manifest.version != FORMAT_VERSION:
+            raise BundleError(f"bundle format version {manifest.version!r}; this pjrt-cts reads {FORMAT_VERSION}")
     except (BundleError, KeyError, ValueError) as exc:
         reason = f"no {MANIFEST}" if isinstance(exc, KeyError) else str(exc)
         found.checks.append(Check("bundle", FAILED, reason))
         return found
     found.digest = _sha256(manifest_bytes)  # the number `run --bundle` printed
-    found.add("manifest", _manifest_problems(manifest.get("members"), members),
+    found.add("manifest", _manifest_problems(manifest.members, members),
               f"{len(members)} members match their SHA-256")
     missing = [name for name in _REQUIRED if name not in members]
     if missing:
@@ -229,7 +228,7 @@ def verify_bundle(bundle: Path, plugin_binary: Path | None = None, other_suite_o
 
 
 def _json_object(data: bytes, name: str) -> dict[str, Any]:
-    value = json.loads(data)
+    value = decode(data, Any)
     if not isinstance(value, dict):
         raise BundleError(f"{name} is not a JSON object")
     return value
