@@ -21,7 +21,7 @@ def _formats() -> dict[str, tuple[type, str]]:
     """Each published format: its shape and what the schema's title says it is."""
     from pjrt_cts.judgment.defects.catalogue import CatalogueFile
     from pjrt_cts.profiles import ProfileFile
-    from pjrt_cts.runner.expectations import ExpectationsFile
+    from pjrt_cts.runner.controller.expectations import ExpectationsFile
     from pjrt_cts.schema import Results, RunSummary
 
     return {
