@@ -29,12 +29,13 @@ from typing import Any, Callable, Generator, Iterator, Mapping, Sequence
 import pytest
 
 from pjrt_cts.judgment import outcomes
-from pjrt_cts.judgment.outcomes import Outcome, id_matches, test_id_from_nodeid
+from pjrt_cts.judgment.outcomes import Outcome, test_id_from_nodeid
 from pjrt_cts.runtime import MissingFunction, NullExtensionFunction
 from pjrt_cts.schema import PhaseInfo
 from pjrt_cts.testing.outcomes import BlockedByFailure, SuiteError
 from pjrt_cts.runner import api_calls, crashlog, shard
 from pjrt_cts.runner.crashlog import TIMER_SLACK
+from pjrt_cts.runner.expectations import skip_reason
 from pjrt_cts.judgment.results import jsonable
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.event_stream import thin_worker_events
@@ -72,14 +73,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="stream this isolated test's reports to FILE (set by the runner)")
 
 
+# The suites' markers, registered here only: every process that runs suites loads this plugin (the runner's, and a bare
+# pytest through suites/pytest.ini).
+MARKERS = (
+    "isolated: run in a fresh subprocess; the test may crash the plugin",
+    "feature(*names): tag the result with these feature names",
+    "timeout(seconds): per-test timeout for `pjrt-cts run`",
+    "own_process: the test starts a process of its own that loads the plugin (spread over the run's order, as long "
+    "tests are)",
+    "nondeterministic(why): the outcome may differ between runs by design (a race the suite provokes, a timing "
+    "bound); not rerun by the confirmation pass",
+    "requires(*slots, devices=, element_type=, memory_kind=, feature=): what the test needs from the plugin "
+    "(pjrt_cts.testing.requirements)",
+    "golden_corpus_unreadable(reason): placeholder of a golden test whose corpus could not be read (an ERROR)",
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "isolated: run in a fresh subprocess; the test may crash the plugin")
-    config.addinivalue_line("markers", "feature(*names): tag the result with these feature names")
-    config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")
-    config.addinivalue_line("markers", "own_process: the test starts a process of its own that loads the plugin "
-                            "(spread over the run's order, as long tests are)")
-    config.addinivalue_line("markers", "nondeterministic(why): the outcome may differ between runs by design (a race "
-                            "the suite provokes, a timing bound); not rerun by the confirmation pass")
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
     spec_path = config.getoption("pjrt_cts_spec", None)
     child_reports = config.getoption("pjrt_cts_child_reports", None)
     if spec_path is None:
@@ -491,10 +503,8 @@ class WorkerPlugin:
         assert self.spec is not None
         if self.selected_ids and not self.selected_ids.matches(test_id):
             return "not selected by --id", "--id"
-        for pattern, reason in self.spec.expectation_skips:
-            if id_matches(test_id, pattern):
-                return f"skipped by the expectations file: {reason}", "expectations"
-        return None, ""
+        reason = skip_reason(test_id, self.spec.expectation_skips)
+        return (reason, "expectations") if reason else (None, "")
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         if self.role != "worker":
