@@ -68,7 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     metavar="K=V", help="client create option over the profile's (value parsed as JSON when possible; "
                                         "repeatable)")
     group.addoption("--pjrt-expectations", dest="pjrt_expectations", default=None, metavar="FILE",
-                    help="expectations TOML (default: the profile's; /dev/null for none)")
+                    help="expectations TOML (default: the profile's; an empty file: none)")
 
 
 def _given(config: pytest.Config) -> bool:
@@ -110,7 +110,7 @@ def run_options(config: pytest.Config, out_dir: Path) -> RunOptions:
         return options_of(plugin, list(config.getoption("pjrt_create_options")), config.getoption("pjrt_expectations"),
                           suites_dir=_suites_dir(config), layers=[], out_dir=out_dir)
     except UsageError as exc:
-        raise pytest.UsageError(f"--pjrt-plugin {given or ''}: {exc}".replace(" : ", ": ")) from None
+        raise pytest.UsageError(f"pjrt-cts: {exc}") from None
 
 
 def _suites_dir(config: pytest.Config) -> Path:

@@ -87,7 +87,7 @@ def test_an_unknown_profile_is_a_usage_error() -> None:
     done = _run([sys.executable, "-m", "pytest", "suites/abi", "--pjrt-plugin", "no-such-profile", "-q",
                  "-p", "no:cacheprovider"])
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert "--pjrt-plugin no-such-profile" in done.stderr and "Traceback" not in done.stderr
+    assert "pjrt-cts: unknown plugin profile 'no-such-profile'" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_suites_markers_are_registered_once_where_every_suites_run_loads_them() -> None:
