@@ -87,9 +87,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # the plugin's own: `--pjrt-plugin /path/plugin.so`) and moves the rootdir up to where both are.
         config.pluginmanager.import_plugin(WORKER_PLUGIN)
     inherited = _context_env() in os.environ and hasattr(config, "workerinput")  # an xdist worker of a bare run
-    out_dir = Path(os.environ["PJRT_CTS_BARE_OUT"] if inherited else tempfile.mkdtemp(prefix="pjrt-cts-pytest-"))
-    options = run_options(config, out_dir)
+    options = run_options(config)
     _check_loader_environment(options.worker_env)
+    out_dir = _inherited_out_dir() if inherited else tempfile.mkdtemp(prefix="pjrt-cts-pytest-")
+    options = dataclasses.replace(options, out_dir=Path(out_dir))
     if not inherited:
         _set_environment(config, options)
     # An xdist controller shows what its workers judged.
@@ -97,8 +98,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(BareRun(options, config.rootpath, judging), PLUGIN_NAME)
 
 
-def run_options(config: pytest.Config, out_dir: Path) -> RunOptions:
-    """The run's options, resolved as `pjrt-cts run` resolves its own (a mistake is a usage error of pytest)."""
+def run_options(config: pytest.Config) -> RunOptions:
+    """The run's options, resolved as `pjrt-cts run` resolves its own (a mistake is a usage error of pytest); its
+    output directory is the caller's to choose."""
     from pjrt_cts.cli.main import UsageError
     from pjrt_cts.cli.plugin_arg import resolve_plugin
     from pjrt_cts.cli.run import run_options as options_of
@@ -108,7 +110,7 @@ def run_options(config: pytest.Config, out_dir: Path) -> RunOptions:
     try:
         plugin = resolve_plugin(given if is_path else None, None if is_path else given)
         return options_of(plugin, list(config.getoption("pjrt_create_options")), config.getoption("pjrt_expectations"),
-                          suites_dir=_suites_dir(config), layers=[], out_dir=out_dir)
+                          suites_dir=_suites_dir(config), layers=[], out_dir=Path())
     except UsageError as exc:
         raise pytest.UsageError(f"pjrt-cts: {exc}") from None
 
@@ -137,13 +139,19 @@ def _context_env() -> str:
     return CONTEXT_ENV
 
 
+def _inherited_out_dir() -> str:
+    from pjrt_cts.schema import run_context
+
+    return run_context().out_dir
+
+
 def _set_environment(config: pytest.Config, options: RunOptions) -> None:
     """What every process of this run reads (this one, xdist workers, isolated children, the tests' own children):
     the run context, in the run's output directory (a temporary one, removed with the session), and the profile's
     runtime environment."""
     path = options.out_dir / ".run" / "context.json"
     options.context(blocks_file=None).write(path)
-    changed = {**options.worker_env, _context_env(): str(path), "PJRT_CTS_BARE_OUT": str(options.out_dir)}
+    changed = {**options.worker_env, _context_env(): str(path)}
     before = {name: os.environ.get(name) for name in changed}
     os.environ.update(changed)
 
