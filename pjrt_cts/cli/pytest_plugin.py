@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from pjrt_cts.runner.controller.session import RunOptions
 
 PLUGIN_NAME = "pjrt-cts-bare-run"
-WORKER_PLUGIN = "pjrt_cts.runner.worker.plugin"  # what suites/pytest.ini loads: the outcome mapping
 # The dynamic loader reads these when the process starts: a profile whose runtime needs them cannot be loaded
 # in-process unless pytest was started with them.
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "LD_PRELOAD")
@@ -65,10 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("pjrt_cts_spec", None):
         raise pytest.UsageError("--pjrt-plugin and its options are for a bare pytest run: `pjrt-cts run` takes "
                                 "the plugin itself")
-    if not config.pluginmanager.has_plugin(WORKER_PLUGIN):
-        # suites/pytest.ini loads it; pytest reads another ini when an argument outside suites/ looks like a path (as
-        # the plugin's own: `--pjrt-plugin /path/plugin.so`) and moves the rootdir up to where both are.
-        config.pluginmanager.import_plugin(WORKER_PLUGIN)
+    _load_worker_plugin(config.pluginmanager)
     inherited = _context_env() in os.environ and hasattr(config, "workerinput")  # an xdist worker of a bare run
     options = run_options(config)
     _check_loader_environment(options.worker_env)
@@ -81,6 +77,19 @@ def pytest_configure(config: pytest.Config) -> None:
     from pjrt_cts.cli.bare_run import BareRun
 
     config.pluginmanager.register(BareRun(options, config.rootpath, judging), PLUGIN_NAME)
+
+
+def _load_worker_plugin(manager: pytest.PytestPluginManager) -> None:
+    """The runner's `-p` entry (pjrt_cts.runner.worker.plugin), which registers the outcome mapping and the suites'
+    fixtures once (`pjrt-cts-outcomes`, `pjrt-cts-fixtures`) and the markers: suites/pytest.ini loads it, but pytest
+    reads another ini when an argument outside suites/ looks like a path (as the plugin's own: `--pjrt-plugin
+    /path/plugin.so`) and moves the rootdir up to where both are. Registered then (by its `-p` name: its historic
+    hooks, options and configure, run at once), never a second time; a module imported here is not one pytest's
+    assertion rewriting could take (import_plugin would warn)."""
+    from pjrt_cts.runner.worker import plugin as worker_plugin
+
+    if not (manager.has_plugin(worker_plugin.__name__) or manager.has_plugin(worker_plugin.PLUGIN_NAME)):
+        manager.register(worker_plugin, worker_plugin.__name__)
 
 
 def run_options(config: pytest.Config) -> RunOptions:

@@ -37,9 +37,9 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=REPO_ROOT, env=_environment(), capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL, check=False)
+def _run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=REPO_ROOT, env=_environment() if env is None else env, capture_output=True,
+                          text=True, timeout=600, stdin=subprocess.DEVNULL, check=False)
 
 
 def _bare_outcomes(plugin: str, layer: str, keyword: str) -> dict[str, str]:
@@ -99,3 +99,22 @@ def test_the_suites_markers_are_registered_once_where_every_suites_run_loads_the
     assert used - registered - {"parametrize", "skip", "usefixtures", "expression"} == set()
     registering = [path for path in sources if 'addinivalue_line("markers"' in path.read_text("utf-8")]
     assert registering == [REPO_ROOT / "pjrt_cts" / "runner" / "worker" / "plugin.py"]
+
+
+@pytest.mark.parametrize("given", ["profile", "path"])
+def test_the_outcome_mapping_is_registered_once_whoever_loads_the_runners_plugin(given: str) -> None:
+    """suites/pytest.ini loads the runner's `-p` plugin (a profile keeps the suites' rootdir); with a path outside
+    suites/, pytest reads another ini and the pytest11 plugin loads it: either way one OutcomeMapping, one fixtures
+    module, and no warning of a module pytest could not rewrite."""
+    plugin = "cpu" if given == "profile" else str(default_plugin_path())
+    # pytest's own script in the installed environment, as a user types it: pytest warns of a module it could not
+    # rewrite only there (not under `python -m pytest` or with the checkout on PYTHONPATH)
+    env = {name: value for name, value in _environment().items() if name != "PYTHONPATH"}
+    done = _run([str(Path(sys.executable).parent / "pytest"), "suites/abi/test_plugin.py", "--pjrt-plugin", plugin,
+                 "--co", "-q", "-n", "0", "--trace-config", "-p", "no:cacheprovider"], env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    registered = [line for line in done.stdout.splitlines() if line.startswith("PLUGIN registered: ")]
+    assert sum("pjrt_cts.runner.worker.outcomes.OutcomeMapping object" in line for line in registered) == 1
+    assert sum("<module 'pjrt_cts.runner.worker.outcomes'" in line for line in registered) == 1
+    assert sum("<module 'pjrt_cts.runner.worker.plugin'" in line for line in registered) == 1
+    assert "PytestAssertRewriteWarning" not in done.stdout + done.stderr
