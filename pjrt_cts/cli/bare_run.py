@@ -121,8 +121,9 @@ class BareRun:
 
     @pytest.hookimpl(tryfirst=True)  # before the terminal shows the report and the session counts it
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if isinstance(report.longrepr, list):  # a skip an isolated child streamed: its (path, line, reason) went by JSON
-            report.longrepr = tuple(report.longrepr)  # pytest's terminal wants the tuple
+        if isinstance(report.longrepr, list):  # a skip an isolated child streamed: its (path, line, reason) went by
+            # JSON, and pytest_report_from_serializable (files/child_reports.py) keeps the list; the terminal wants a tuple
+            report.longrepr = tuple(report.longrepr)
         if self.judging:
             phases = self.phases.setdefault(report.nodeid, {})
             phases[report.when] = copy.copy(report)  # as made: later phases are judged from these, not the shown ones

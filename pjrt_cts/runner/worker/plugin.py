@@ -8,7 +8,9 @@ the plugin objects of the process it finds itself in, each for one concern. No h
   child       a process that runs tests for its worker (`--pjrt-cts-child-reports`; a process forked from the fork
               server becomes one through `become_child`): OutcomeMapping, child.ChildTiming, child.ChildStream.
   controller  the `pjrt-cts run` process: only markers and options (controller/recorder.py is its plugin).
-  plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures.
+  plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures (with `--pjrt-plugin`,
+              pjrt_cts.cli.pytest_plugin adds its own and loads this one where the ini did not).
+The suites' markers are registered here, in every process (MARKERS).
 """
 from __future__ import annotations
 
