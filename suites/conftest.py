@@ -8,11 +8,14 @@ which imports this file while collecting) load the plugin under test.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Generator, Iterator
+from typing import TYPE_CHECKING, Any, Generator, Iterator
 
 import pytest
 
 from pjrt_cts.testing import corpus, error_payloads, plugin_under_test, requirements
+
+if TYPE_CHECKING:  # the runtime is imported where a plugin is loaded (the fixtures), not by the runner's controller
+    from pjrt_cts.runtime import Client, Device, Plugin
 
 _SUITES_DIR = Path(__file__).resolve().parent
 # Layers whose golden-driven parametrizations may be legitimately empty (no case of a kind) once the
@@ -20,17 +23,6 @@ _SUITES_DIR = Path(__file__).resolve().parent
 _GOLDEN_DRIVEN_LAYERS = ("compile", "execute", "executable", "multidevice")
 # Tests that compile or run a golden program as a framework would: kept next to each other per program.
 _PROGRAM_TESTS = (_SUITES_DIR / "compile" / "test_golden_programs.py", _SUITES_DIR / "execute" / "test_golden_cases.py")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "isolated: run in a fresh subprocess (the test may crash the plugin)")
-    config.addinivalue_line("markers", "feature(name): feature tag recorded in results.json")
-    config.addinivalue_line("markers", "own_process: the test starts a process of its own that loads the plugin "
-                                       "(a long test where creating a client takes seconds)")
-    config.addinivalue_line("markers", "requires(*slots, devices=, element_type=, memory_kind=, feature=): what the "
-                                       "test needs from the plugin (pjrt_cts.testing.requirements)")
-    config.addinivalue_line("markers", "golden_corpus_unreadable(reason): placeholder of a golden test whose corpus "
-                                       "could not be read (an ERROR)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -57,12 +49,12 @@ def _declared_requirements(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(scope="session")
-def plugin_path() -> Any:
+def plugin_path() -> Path:
     return plugin_under_test.plugin_path_under_test()
 
 
 @pytest.fixture(scope="session")
-def plugin(plugin_path: Any) -> Any:
+def plugin(plugin_path: Path) -> Plugin:
     from pjrt_cts.runtime import Plugin
 
     return Plugin.load(plugin_path)
@@ -74,7 +66,7 @@ def create_options() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def client(plugin: Any, create_options: dict[str, Any]) -> Iterator[Any]:
+def client(plugin: Plugin, create_options: dict[str, Any]) -> Iterator[Client]:
     """One client per worker. PJRT_Client_Create failing with the profile's documented "no device" code makes the
     dependent tests NOT_SUPPORTED; any other failure makes them FAIL as blocked (the cause is reported by
     client.client_create.test_client_creates_with_profile_options)."""
@@ -83,10 +75,10 @@ def client(plugin: Any, create_options: dict[str, Any]) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def devices(client: Any) -> list[Any]:
+def devices(client: Client) -> list[Device]:
     return client.addressable_devices
 
 
 @pytest.fixture(scope="session")
-def device(devices: list[Any]) -> Any:
+def device(devices: list[Device]) -> Device:
     return devices[0]

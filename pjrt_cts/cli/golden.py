@@ -1,4 +1,4 @@
-"""`pjrt-cts golden regenerate|list|check|validate`: the golden corpus."""
+"""`pjrt-cts golden regenerate|list|cat|extract|check|validate`: the golden corpus."""
 from __future__ import annotations
 
 import argparse
@@ -41,6 +41,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   "(e.g. gather/take_rows.f32.mlir), or a case or program id (its program text)")
     cat.add_argument("--corpus", type=Path, default=None)
     cat.set_defaults(func=_cat)
+
+    extract = commands.add_parser("extract", help="write a case's program and arrays as plain files (.mlir, .npy) "
+                                                  "for other tools")
+    extract.add_argument("case", metavar="CASE", help="a golden case id (`pjrt-cts golden list --by case`)")
+    extract.add_argument("directory", metavar="DIR", type=Path, help="where to write them (created)")
+    extract.add_argument("--corpus", type=Path, default=None)
+    extract.set_defaults(func=_extract)
 
     check = commands.add_parser("check", help="verify the corpus files and hashes against the manifest")
     check.add_argument("--corpus", type=Path, default=None)
@@ -89,6 +96,23 @@ def _cat(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as error:
         raise UsageError(f"no corpus file or case {args.path!r} in {manifest.root}: {error}") from None
     sys.stdout.buffer.write(data)
+    return 0
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from pjrt_cts.cli.main import UsageError
+    from pjrt_cts.golden.extract import CASE_FILE, extract_case
+
+    manifest = _manifest(args.corpus)
+    try:
+        case = manifest.case(args.case)
+    except KeyError as error:
+        raise UsageError(f"{error.args[0]} in {manifest.root} (`pjrt-cts golden list --by case` lists them)") from None
+    if args.directory.exists() and not args.directory.is_dir():
+        raise UsageError(f"{args.directory}: exists and is not a directory")
+    described = extract_case(case, args.directory)
+    files = 1 + len(described["portable_artifacts"]) + len(described["inputs"]) + len(described["expected"])
+    print(f"{case.id}: {files} files in {args.directory} ({CASE_FILE} and README.md say what each is)")
     return 0
 
 

@@ -7,15 +7,18 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from pjrt_cts.runner.layers import layer_dirs
 from pjrt_cts.cli.main import UsageError
 from pjrt_cts.cli.layer_arg import normalize_id_pattern, split_layers
-from pjrt_cts.cli.plugin_arg import add_plugin_arguments, resolve_plugin
+from pjrt_cts.cli.plugin_arg import ResolvedPlugin, add_plugin_arguments, resolve_plugin
 from pjrt_cts.judgment.outcomes import LAYERS
 from pjrt_cts.runner.files.shard import ShardSpec
 from pjrt_cts.schema import TopologySpec, UserSettings
+
+if TYPE_CHECKING:
+    from pjrt_cts.runner.controller.session import RunOptions
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,31 +87,21 @@ def _positive_float(text: str) -> float:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pjrt_cts.runner.controller.session import RunOptions, run
+    from pjrt_cts.runner.controller.session import run
 
     plugin = resolve_plugin(args.path, args.plugin)  # PATH, --plugin PROFILE, or the bundled plugin + `cpu`
-    profile, plugin_path = plugin.profile, plugin.path
-    create_options = dict(plugin.create_options)
-    create_options.update(_parse_create_options(args.create_options))
     suites_dir = _suites_dir(args.suites_dir)
     shard = _shard(args.shard, args.shard_durations)
-    options = RunOptions(
-        plugin_path=plugin_path,
+    options = run_options(
+        plugin, args.create_options, args.expectations, topology_names=args.topologies,
+        topology_options=args.topology_options,
         suites_dir=suites_dir,
         layers=_layers(args.layers, suites_dir),
         out_dir=Path(args.out).expanduser().resolve(),
-        profile=getattr(profile, "name", None),
-        create_options=create_options,
-        user_create_options=list(args.create_options),
-        worker_env=plugin.worker_environment(),
-        profile_environment=frozenset(getattr(profile, "environment", None) or ()),
-        no_device_codes=frozenset(getattr(profile, "no_device_error_codes", ()) or ()),
-        settings=_user_settings(),
         keyword=_keyword(args.keyword),
         ids=[normalize_id_pattern(pattern) for pattern in args.ids],
         workers=args.workers,
         timeout=args.timeout,
-        expectations=_expectations(args.expectations, profile),
         resume=args.resume,
         command=["pjrt-cts", "run", *sys.argv[2:]] if _invoked_as_run() else ["pjrt-cts", *sys.argv[1:]],
         suites_dir_given=args.suites_dir is not None,
@@ -119,10 +112,34 @@ def handle(args: argparse.Namespace) -> int:
         confirm=not args.no_confirmation,
         report=not args.no_report,
         bundle=Path(args.bundle).expanduser().resolve() if args.bundle else None,
-        topologies=run_topologies(profile, args.topologies, args.topology_options),
         device_less=args.aot,
     )
     return run(options)
+
+
+def run_options(plugin: ResolvedPlugin, create_option_items: list[str], expectations_file: str | None, *,
+                topology_names: Sequence[str] = (), topology_options: Sequence[str] = (), **rest: Any) -> RunOptions:
+    """The options of a run of `plugin`: what `run` and a bare pytest run of the suites (pjrt_cts.cli.pytest_plugin)
+    share -- the plugin, its create options (`--create-option K=V` over the profile's), its runtime's environment,
+    the user settings, the expectations (FILE, else the profile's) and the topologies -- and `rest`."""
+    from pjrt_cts.runner.controller.session import RunOptions
+
+    profile = plugin.profile
+    create_options = dict(plugin.create_options)
+    create_options.update(_parse_create_options(create_option_items))
+    return RunOptions(
+        plugin_path=plugin.path,
+        profile=getattr(profile, "name", None),
+        create_options=create_options,
+        user_create_options=list(create_option_items),
+        worker_env=plugin.worker_environment(),
+        profile_environment=frozenset(getattr(profile, "environment", None) or ()),
+        no_device_codes=frozenset(getattr(profile, "no_device_error_codes", ()) or ()),
+        settings=_user_settings(),
+        expectations=_expectations(expectations_file, profile),
+        topologies=run_topologies(profile, list(topology_names), list(topology_options)),
+        **rest,
+    )
 
 
 def run_topologies(profile: Any, names: list[str], option_items: list[str]) -> tuple[TopologySpec, ...]:

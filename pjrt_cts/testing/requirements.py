@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Any, Iterator, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, NoReturn, Sequence
 
 import pytest
 
 from pjrt_cts.judgment.outcomes import FeatureNotSupported
 from pjrt_cts.testing.outcomes import BlockedByFailure
 from pjrt_cts.testing.plugin_under_test import device_less, no_device_codes
+
+if TYPE_CHECKING:
+    from pjrt_cts.runtime import Client, Plugin
 
 MARKER = "requires"
 CLIENT_CREATE_TEST_ID = "client.client_create.test_client_creates_with_profile_options"
@@ -184,7 +187,7 @@ def framework_status(error: BaseException) -> tuple[str | None, str]:
     return (code.strip(), message) if separator and code.strip().isupper() else (None, "")
 
 
-def create_session_client(plugin: Any, options: dict[str, Any]) -> Any:
+def create_session_client(plugin: Plugin, options: dict[str, Any]) -> Client:
     """The `client` fixture's client. Fails: no device (a documented code) -> NOT_SUPPORTED, else FAIL (blocked)."""
     __tracebackhide__ = True
     from pjrt_cts.runtime import PjrtError

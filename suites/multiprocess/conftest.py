@@ -185,8 +185,3 @@ def feature_kv_callbacks(scheme: Any, topology_run: list[Any]) -> FeatureProbe:
         problem = (f"the plugin never called the KV callbacks in a {len(topology_run)}-node run "
                    f"({topology_observation(topology_run) or 'no client'})")
     return _probe(scheme, "the key-value store callbacks", problem)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # The runner gives `timeout(S)` its meaning; registered so plain pytest runs do not warn.
-    config.addinivalue_line("markers", "timeout(seconds): per-test timeout used by the pjrt-cts runner")

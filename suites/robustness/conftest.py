@@ -165,10 +165,6 @@ def risky_call(plugin_path: Any, create_options: dict[str, Any], repro_dir: Path
     return RiskyCall(plugin_path, create_options, repro_dir, record)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A risky call runs in a child that loads the plugin and creates a client: a long test where that takes seconds
     (a CUDA client), which the runner spreads over its order (runner/worker/order.py: spread_long_tests)."""

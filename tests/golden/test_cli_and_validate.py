@@ -62,3 +62,40 @@ def test_validate_reports_a_wrong_expectation_with_the_diff(tmp_path) -> None:
     assert result.outcome == "FAIL"
     assert "first mismatch at index [2, 1]" in result.message and "max abs err" in result.message
     assert result.details["first_mismatch_index"] == [2, 1]
+
+
+@pytest.mark.parametrize("case_id", ["bitcast.bf16_to_f16.r2", "replicated.all_gather.f32.d2"])
+def test_extract_writes_the_program_and_every_array_as_plain_files(case_id: str, tmp_path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`golden extract`: the program text, the artifacts and one .npy per array (narrow types as raw bits), each named
+    in case.json, with the corpus's own values."""
+    import json
+
+    import numpy as np
+
+    from pjrt_cts.golden import dtypes
+
+    case = load_manifest().case(case_id)
+    assert main(["golden", "extract", case_id, str(tmp_path / "out")]) == 0
+    assert case_id in capsys.readouterr().out
+    out = tmp_path / "out"
+    described = json.loads((out / "case.json").read_text())
+    assert (out / described["program"]).read_text() == case.program_text()
+    assert described["portable_artifacts"]["current"]["file"] == "program.current.mlirbc"
+    assert (out / "program.current.mlirbc").read_bytes() == case.portable_bytecode("current")
+    for entries, rows in ((described["inputs"], case.input_rows()), (described["expected"], case.expected_rows())):
+        assert len(entries) == sum(len(row) for row in rows) > 0
+        for entry in entries:
+            stored = np.load(out / entry["file"], allow_pickle=False)
+            array = dtypes.from_storable(stored, entry["element_type"])
+            assert np.array_equal(array.view(stored.dtype), dtypes.to_storable(rows[entry["device"]][entry["index"]]))
+            assert ("stored_as" in entry) == dtypes.is_stored_as_bits(entry["element_type"])
+            assert entry["file"] in (out / "README.md").read_text()
+    assert len(described["inputs"]) == case.num_devices * len(case.input_specs)
+
+
+def test_extract_of_an_unknown_case_is_one_usage_error(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["golden", "extract", "no.such.case", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pjrt-cts golden extract: error: no golden case 'no.such.case'") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()

@@ -107,6 +107,10 @@ def test_wheel_ships_the_data_trees_and_runs_outside_the_checkout(tmp_path: Path
     assert expected - names == set(), "missing from the wheel"
     assert {n for n in names if not n.startswith(("pjrt_cts/", "pjrt_cts-"))} == set(), "outside pjrt_cts in the wheel"
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+    assert "pjrt_cts/py.typed" in names  # PEP 561: type checkers read the package's own hints
+    (entry_points_file,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    entry_points = zipfile.ZipFile(wheel).read(entry_points_file).decode()
+    assert "[pytest11]\npjrt_cts = pjrt_cts.cli.pytest_plugin" in entry_points  # `pytest suites/ --pjrt-plugin`
 
     site = tmp_path / "site"
     assert _run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site),

@@ -51,7 +51,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Literal, Union
+from typing import Annotated, Any, Iterable, Literal, Sequence, Union
 
 from msgspec import Meta, Struct
 
@@ -192,6 +192,15 @@ class Expectations:
         """What results.json says about the file: unmatched patterns and, per entry, what it matched."""
         return {"file": str(self.file) if self.file else None, "sha256": self.fingerprint(),
                 "unknown_patterns": unknown, "entries": entry_usage(self, records)}
+
+
+def skip_reason(test_id: str, skips: Iterable[Sequence[str]]) -> str | None:
+    """The record's message for a test an entry that says SKIP leaves out (`skips`: Expectations.skip_patterns()
+    pairs), or None when none does."""
+    for pattern, reason in skips:
+        if id_matches(test_id, pattern):
+            return f"skipped by the expectations file: {reason}"
+    return None
 
 
 def entry_usage(expectations: Expectations, records: Iterable[TestRecord]) -> list[dict[str, Any]]:

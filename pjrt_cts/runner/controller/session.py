@@ -90,6 +90,14 @@ class RunOptions:
     topologies: tuple[TopologySpec, ...] = ()  # what the aot layer compiles for (profile's, or `--topology`)
     device_less: bool = False  # `--aot`: no client is created, as on a host without the plugin's device
 
+    def context(self, blocks_file: Path | None) -> RunContext:
+        """The run context every process of the run reads (pjrt_cts.schema.run_context); a bare pytest run
+        (pjrt_cts.cli.pytest_plugin) has no preflight, so no blocks file."""
+        return RunContext(plugin_path=str(self.plugin_path), create_options=dict(self.create_options),
+                          profile=self.profile or "", out_dir=str(self.out_dir), no_device_codes=self.no_device_codes,
+                          blocks_file=str(blocks_file) if blocks_file is not None else None, settings=self.settings,
+                          topologies=self.topologies, device_less=self.device_less)
+
 
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -127,7 +135,7 @@ class Run:
         if done:
             self._say(f"resuming: {len(done)} tests already recorded in {self.jsonl_path}")
         spec_path = self.run_dir / "spec.json"
-        self._spec(done).write(spec_path)
+        self.spec(done).write(spec_path)
         self._context().write(self.context_path)
 
         worker_env = self._worker_environment()
@@ -259,7 +267,7 @@ class Run:
         self._say(f"confirming {len(chosen)} non-PASS result(s) in fresh processes")
         log_dir = self.log_dir / "confirmation"
         spec_path = self.run_dir / "confirmation-spec.json"
-        spec = self._spec([])
+        spec = self.spec([])
         spec.log_dir = str(log_dir)
         spec.select_ids, spec.expectation_skips, spec.shard, spec.quick = [], [], None, False
         spec.only_nodeids = sorted(chosen)
@@ -360,12 +368,7 @@ class Run:
         return self.run_dir / "context.json"
 
     def _context(self) -> RunContext:
-        """The run context every process of the run reads (pjrt_cts.schema.run_context)."""
-        options = self.options
-        return RunContext(plugin_path=str(options.plugin_path), create_options=dict(options.create_options),
-                          profile=options.profile or "", out_dir=str(self.out), no_device_codes=options.no_device_codes,
-                          blocks_file=str(self.run_dir / "blocks.json"), settings=options.settings,
-                          topologies=options.topologies, device_less=options.device_less)
+        return self.options.context(blocks_file=self.run_dir / "blocks.json")
 
     def _ini_file(self) -> Path:
         own = self.options.suites_dir / "pytest.ini"
@@ -392,7 +395,9 @@ class Run:
             "-p", "no:unraisableexception",  # its two full garbage collections at each process's end
         ]
 
-    def _spec(self, done: list[TestRecord]) -> RunSpec:
+    def spec(self, done: list[TestRecord]) -> RunSpec:
+        """What the run's workers and isolated children read (at run_dir/spec.json; a bare pytest run's isolated
+        tests too: pjrt_cts.cli.pytest_plugin)."""
         spec_path = self.run_dir / "spec.json"
         child_args = self._common_args() + ["--pjrt-cts-spec", str(spec_path), "-p", "no:xdist"]
         skips = [[pattern, reason] for pattern, reason in self.options.expectations.skip_patterns()]

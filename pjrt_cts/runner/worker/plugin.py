@@ -8,7 +8,9 @@ the plugin objects of the process it finds itself in, each for one concern. No h
   child       a process that runs tests for its worker (`--pjrt-cts-child-reports`; a process forked from the fork
               server becomes one through `become_child`): OutcomeMapping, child.ChildTiming, child.ChildStream.
   controller  the `pjrt-cts run` process: only markers and options (controller/recorder.py is its plugin).
-  plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures.
+  plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures (with `--pjrt-plugin`,
+              pjrt_cts.cli.pytest_plugin adds its own and loads this one where the ini did not).
+The suites' markers are registered here, in every process (MARKERS).
 """
 from __future__ import annotations
 
@@ -24,6 +26,20 @@ from pjrt_cts.runner.worker.child import ChildStream, ChildTiming
 from pjrt_cts.runner.worker.outcomes import OutcomeMapping
 
 PLUGIN_NAME = "pjrt-cts-outcomes"  # the OutcomeMapping every test-running process has
+# The suites' markers, registered here only: every process that runs suites loads this plugin (the runner's, and a bare
+# pytest through suites/pytest.ini).
+MARKERS = (
+    "isolated: run in a fresh subprocess; the test may crash the plugin",
+    "feature(*names): tag the result with these feature names",
+    "timeout(seconds): per-test timeout for `pjrt-cts run`",
+    "own_process: the test starts a process of its own that loads the plugin (spread over the run's order, as long "
+    "tests are)",
+    "nondeterministic(why): the outcome may differ between runs by design (a race the suite provokes, a timing "
+    "bound); not rerun by the confirmation pass",
+    "requires(*slots, devices=, element_type=, memory_kind=, feature=): what the test needs from the plugin "
+    "(pjrt_cts.testing.requirements)",
+    "golden_corpus_unreadable(reason): placeholder of a golden test whose corpus could not be read (an ERROR)",
+)
 _WORKER_ONLY = ("pjrt-cts-timing", "pjrt-cts-selection", "pjrt-cts-routing", "pjrt-cts-reruns", "pjrt-cts-exit")
 
 
@@ -35,13 +51,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "isolated: run in a fresh subprocess; the test may crash the plugin")
-    config.addinivalue_line("markers", "feature(*names): tag the result with these feature names")
-    config.addinivalue_line("markers", "timeout(seconds): per-test timeout for `pjrt-cts run`")
-    config.addinivalue_line("markers", "own_process: the test starts a process of its own that loads the plugin "
-                            "(spread over the run's order, as long tests are)")
-    config.addinivalue_line("markers", "nondeterministic(why): the outcome may differ between runs by design (a race "
-                            "the suite provokes, a timing bound); not rerun by the confirmation pass")
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
     manager = config.pluginmanager
     if manager.has_plugin(PLUGIN_NAME):
         return

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pjrt_cts.judgment import outcomes
-from pjrt_cts.judgment.outcomes import id_matches, test_id_from_nodeid
+from pjrt_cts.judgment.outcomes import test_id_from_nodeid
+from pjrt_cts.runner.controller.expectations import skip_reason
 from pjrt_cts.runner.files import shard
 from pjrt_cts.runner.spec import RunSpec
 from pjrt_cts.runner.worker.order import program_units, spread_long_tests
@@ -124,10 +125,8 @@ class Selection:
         """(why the test is left out, by what: "--id" / "expectations"), or (None, "") when it runs."""
         if self.selected_ids and not self.selected_ids.matches(test_id):
             return "not selected by --id", "--id"
-        for pattern, reason in self.spec.expectation_skips:
-            if id_matches(test_id, pattern):
-                return f"skipped by the expectations file: {reason}", "expectations"
-        return None, ""
+        reason = skip_reason(test_id, self.spec.expectation_skips)
+        return (reason, "expectations") if reason else (None, "")
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         done = set(self.done)
