@@ -384,7 +384,7 @@ def tallies_to_json(tallies: Tallies) -> dict[str, int | str]:
     return {name: tallies[name].to_json() for name in sorted(tallies)}
 
 
-def tallies_from_json(data: object) -> dict[str, Tally]:
+def decode_tallies(data: object) -> dict[str, Tally]:
     return convert(data, dict[str, Tally]) if isinstance(data, dict) else {}
 
 

@@ -14,7 +14,7 @@ import pytest
 from pjrt_cts.abi.enums import BufferType, ExtensionType
 from pjrt_cts.runtime import PjrtError, Plugin, callcount
 from pjrt_cts.runtime.extensions.layouts import client_default_layout
-from pjrt_cts.schema import Tally, merge_tallies, tallies_from_json, tallies_to_json
+from pjrt_cts.schema import Tally, merge_tallies, decode_tallies, tallies_to_json
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_tallies_round_trip_through_results_json_and_add_up() -> None:
     stored = tallies_to_json(tallies)
     assert stored == {"Buffer_Delete": "2 1 INVALID_ARGUMENT", "Client_Compile": 3, "Client_Create": 0,
                       "LAYOUTS.MemoryLayout_Serialize": "1 1 NEVER_RETURNED"}
-    assert tallies_from_json(stored) == tallies
+    assert decode_tallies(stored) == tallies
     assert Tally.from_json("4 2") == Tally(4, 2)  # failed, codes never read
     merged = merge_tallies(tallies, {"Buffer_Delete": Tally(1, 1, ("FAILED_PRECONDITION",)), "Event_Await": Tally(1)})
     assert merged["Buffer_Delete"] == Tally(3, 2, ("FAILED_PRECONDITION", "INVALID_ARGUMENT"))
