@@ -1,4 +1,6 @@
-"""The head of `struct PJRT_Api`: struct_size, extension chain and the reported version (slots follow at 40)."""
+"""The head of `struct PJRT_Api`: struct_size, extension chain and the reported version (slots follow at 40).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why)."""
 from __future__ import annotations
 
 import ctypes

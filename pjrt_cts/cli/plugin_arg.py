@@ -3,6 +3,8 @@
 One resolution for every command that takes a plugin: a profile gives the library, its create options and
 the environment its runtime needs (plugins/<name>/profile.toml); no PATH and no profile means the bundled
 XLA CPU plugin with the `cpu` profile. Every failure is a UsageError (one line, exit 2).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

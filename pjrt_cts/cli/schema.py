@@ -5,6 +5,8 @@ vendor's CI validates a results.json, summary.json, expectations.toml, profile.t
 pjrt-cts (any JSON Schema 2020-12 validator; a TOML file as the JSON object its TOML parser gives). They are
 generated here from the shapes the suite itself decodes these files into (pjrt_cts.schema and the TOML models),
 by msgspec; tests/house/test_schemas.py keeps the checked-in files equal to what this writes.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

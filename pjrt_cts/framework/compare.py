@@ -3,6 +3,8 @@
 
 Tolerances: integers, booleans and random bits are exact; floats use a relative tolerance because
 the plugin and jaxlib are different XLA builds (fusion and vectorized transcendental code differ).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ A program runs on a device when its inputs are committed there (`jax.device_put`
 called under `jax.default_device` (for programs whose values are created inside). Every output
 leaf is checked to live on that device before it is read back, so a result silently computed
 by another backend cannot pass.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ What PyTorch/XLA does (torch 2.9.0 / torch-xla 2.9.0, observed):
   function is inferred from the stage of the check and torch_xla's own metrics (compile and execute timers).
 
 Nothing here imports torch: the layer is collected (and SKIPs) where PyTorch/XLA is not installed.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 Cases run in a worker subprocess: a plugin that crashes on one case costs that case (CRASH) and
 a worker restart, not the run.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

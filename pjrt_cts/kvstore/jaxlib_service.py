@@ -5,6 +5,8 @@ loaded (jaxlib would be a second XLA in that process), and jaxlib ends processes
 also bounds the service's life (it stops at stdin EOF, so it dies with its launcher, or after `lifetime_s`).
 
 The child prints one JSON line on stdout, {"address": "127.0.0.1:PORT", "seconds": S} or {"error": "..."}.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

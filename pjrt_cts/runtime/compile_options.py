@@ -5,6 +5,8 @@ device_ordinal (1), num_replicas (4), num_partitions (5), use_spmd_partitioning 
 device_assignment (9: DeviceAssignmentProto{replica_count 1, computation_count 2,
 computation_devices 3{replica_device_ids 1}}). Empty options bytes abort real plugins
 (num_replicas 0), so callers always get at least num_replicas = num_partitions = 1.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@
 
 Both fail naming `what` (the PJRT functions involved) and the first differing index with both values, how many
 values differ and the max abs/rel error (pjrt_cts.golden.compare, the comparison of every golden output).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -7,6 +7,8 @@
 Comparisons of arrays are in pjrt_cts.testing.arrays.
 
 Helpers set `__tracebackhide__` so that a failure points at the test line that called them.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Checks of what an executable reports about itself (cost analysis, compiled memory stats, optimized program),
 shared by the layer that compiles for the client's devices (executable) and the one that compiles for a topology
-without a device (aot). Each reader makes UNIMPLEMENTED NOT_SUPPORTED (the header lets a plugin leave them out)."""
+without a device (aot). Each reader makes UNIMPLEMENTED NOT_SUPPORTED (the header lets a plugin leave them out).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why)."""
 from __future__ import annotations
 
 import math

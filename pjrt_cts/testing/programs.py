@@ -6,6 +6,8 @@ contract (name, outputs, errors, concurrency) independent of the golden corpus (
 
 Compiling dominates these layers' run time, so executables are cached per (client, program, source) within a
 worker; tests that delete or mutate an executable compile their own.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ futures): bounded waits, so that a plugin that never completes one fails a test 
   become ready within READY_BOUND_S;
 - `assert_pending(buffer, what)`: the buffer is not ready yet (its data cannot have arrived);
 - `assert_buffer_error(buffer, code, message, what)`: the buffer became ready carrying that error.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 Resident set size is read from /proc/self/statm after a warm-up (allocator pools, caches and lazy initialisation
 settle there); the caller bounds the growth over the measured cycles.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

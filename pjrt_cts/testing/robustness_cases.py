@@ -14,6 +14,8 @@ pjrt_cts.testing.reproduction).
 
 KWARGS_JSON is a JSON object; bytes travel as {"__bytes_hex__": "..."}.
 Nothing here loads a plugin at import time.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

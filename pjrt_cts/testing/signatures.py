@@ -1,6 +1,8 @@
 """What a compiled golden program reports about itself: its outputs as the manifest records them
 (PJRT_Executable_NumOutputs, OutputDimensions, OutputElementTypes) and its name, whether it was compiled for the
-client's devices (the compile layer) or for a topology without a device (the aot layer)."""
+client's devices (the compile layer) or for a topology without a device (the aot layer).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why)."""
 from __future__ import annotations
 
 import re

@@ -6,6 +6,8 @@ define them (0.114; facts checked against the headers, see tests/abi/test_extens
 0.45, Feb 2024): an older plugin's extension has no struct_size to check. A function is named as calls, blocks and
 call accounting name it, `EXTENSION.name` (`LAYOUTS.Client_GetDefaultLayout`): the struct member without the
 extension's own prefix.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -9,6 +9,8 @@ case keeps the spec's value and records the difference in `spec_vs_xla`; the man
 `expected_source` says which sources the stored outputs agree with ("spec+xla" or "spec"). Where XLA computes
 another value (`wrong_result`), its outputs are stored too, as XLA returned them (data keys `xla.0.<i>`): a
 plugin returning them shares XLA's deviation rather than failing on its own.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

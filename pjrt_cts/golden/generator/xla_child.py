@@ -5,6 +5,8 @@ pjrt_cts.golden.generator.xla_child`) that compiles it with JAX's CPU backend an
 that dies (SIGABRT from a failed CHECK, SIGSEGV) or stops answering is reported as that outcome and
 replaced for the next case. Protocol: one JSON line per request on stdin, one per answer on stdout;
 arrays travel as .npz files in a scratch folder.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ ml_dtypes before 0.7 converts float64 to bf16/fp8/fp6/fp4 through float32, which
 (1 + 2^-8 + 2^-30 becomes bf16 1.0, not 1 + 2^-7); 0.7 rounds once. So that the reference does not depend on the
 installed version, narrow types are rounded here from a table of every value the type holds. float32 and float64 results come from numpy, whose float64 -> float32
 conversion is the hardware's correctly rounded one.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

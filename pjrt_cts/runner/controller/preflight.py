@@ -17,6 +17,8 @@ loading: a library dlopen refuses (e.g. a runtime library it needs is absent) is
 `abi.preflight.test_plugin_loads` naming the loader's message, and every test that needs the plugin FAILs as blocked
 by it (one root cause, never an ERROR per test). A device-less run (`run --aot`) walks the steps before the client's.
 The probe also yields the plugin's identity card for results.json.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""One `pjrt-cts run`: prepare out/, start xdist workers through pytest, write the results."""
+"""One `pjrt-cts run`: prepare out/, start xdist workers through pytest, write the results.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why)."""
 from __future__ import annotations
 
 import functools

@@ -9,6 +9,8 @@ The child is forked from the worker's fork server (forkserver.py: a copy of the 
 before the plugin was loaded): cheap (docs/bench.md). Where there is none, it is a fresh `python -m pytest <nodeid>`:
 to keep that price low, each worker then keeps one spare child that has already started Python and imported
 pytest and the runtime (never the plugin) and waits on stdin for the pytest arguments of its one test.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

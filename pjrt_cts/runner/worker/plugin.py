@@ -11,6 +11,8 @@ the plugin objects of the process it finds itself in, each for one concern. No h
   plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures (with `--pjrt-plugin`,
               pjrt_cts.cli.pytest_plugin adds its own and loads this one where the ini did not).
 The suites' markers are registered here, in every process (MARKERS).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

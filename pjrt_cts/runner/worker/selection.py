@@ -3,7 +3,9 @@
 The controller is started on an empty directory so that it never imports suite code (conftest files included);
 workers collect the selected layers instead, keep what `--id`, `--quick`, `--shard` and the expectations' skips
 leave, and write `<worker>.collection.json` (the deselected tests, which the controller records as SKIP, and each
-test's golden program, which its scheduler reads) before xdist reports the collection."""
+test's golden program, which its scheduler reads) before xdist reports the collection.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why)."""
 from __future__ import annotations
 
 import json

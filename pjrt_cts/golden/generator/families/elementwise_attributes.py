@@ -11,6 +11,8 @@ f32/f64/bf16 comparisons and conversions to pred) is kept in groups whose attrib
 `_impl_defined`; their expected values are XLA's (wrap, saturate, NaN -> 0, round-to-nearest-even, f64 and
 integers to f16/bf16 through f32, x / 0 = -1, x % 0 = x, power by 6 squarings), each checked against a numpy
 model of that convention. Findings: /work/notes/corpus/elementwise.md.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ puts index_vector_dim last and never sets some flags; the programs still run thr
   the whole window: those cases are in `*_impl_defined` groups).
 
 numpy references are explicit loops over result / update indices following the StableHLO spec text.
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 

@@ -12,6 +12,8 @@
   ordering, |x|) lowered through a local primitive whose comparator region we write.
 
 numpy references are explicit loops (float64 for arithmetic bodies) / np.lexsort (stable).
+
+PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
 from __future__ import annotations
 
