@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from pjrt_cts.abi.enums import ExtensionType
-from pjrt_cts.abi.extensions.profiler import PLUGIN_Profiler_Api
+from pjrt_cts.abi.extensions.profiler import TABLE_FUNCTIONS
 from pjrt_cts.abi.extensions.registry import EXTENSIONS
 from pjrt_cts.abi.slots import SLOTS
 from pjrt_cts.judgment.outcomes import Outcome, worst
@@ -28,7 +28,6 @@ from pjrt_cts.schema import Tally, TestRecord
 SLOT = "slot"
 NO_TEST_TRIED = "no test of the run looked for it"
 _PROFILER_POINTER = "PROFILER.profiler_api"
-_PROFILER_TABLE = tuple(field[0] for field in PLUGIN_Profiler_Api._fields_ if field[0] not in ("struct_size", "priv"))
 _MESSAGE_CHARS = 300
 
 
@@ -128,7 +127,8 @@ def offered_functions(plugin: Mapping[str, Any]) -> dict[str, str]:
     """Function name -> family, for what the preflight probe's card says the plugin offers (empty where the probe
     could not read its table): the slots within `num_slots` not in `missing_slots`, and the card's
     `extension_functions` (pjrt_cts.runtime.extensions.calls.offered_functions: non-NULL, within the extension's
-    struct_size), PROFILER's table pointer standing for the functions of its PLUGIN_Profiler_Api."""
+    struct_size; PROFILER's, those of its PLUGIN_Profiler_Api). A card written before the probe listed PROFILER's
+    table has its pointer, `PROFILER.profiler_api`, standing for all of them."""
     offered: dict[str, str] = {}
     num_slots = plugin.get("num_slots")
     if isinstance(num_slots, int):
@@ -136,7 +136,7 @@ def offered_functions(plugin: Mapping[str, Any]) -> dict[str, str]:
         offered.update((slot.name, SLOT) for slot in SLOTS[:num_slots] if slot.c_name not in missing)
     for name in plugin.get("extension_functions") or ():
         if name == _PROFILER_POINTER:  # a card from before the probe listed the table's own functions
-            offered.update((f"PROFILER.{function}", "PROFILER") for function in _PROFILER_TABLE)
+            offered.update((f"PROFILER.{function}", "PROFILER") for function in TABLE_FUNCTIONS)
         else:
             offered[str(name)] = str(name).split(".", 1)[0]
     return offered

@@ -204,9 +204,15 @@ class Plugin:
 
     def consume_error(self, error: int, function: str) -> PjrtError:
         """Copy code, message and payloads out of a PJRT_Error, destroy it, and return the PjrtError."""
+        converted = self.read_error(error, function)
+        self.destroy_error(error)
+        return converted
+
+    def read_error(self, error: int, function: str) -> PjrtError:
+        """Copy code, message and payloads out of a PJRT_Error the caller does not own (the plugin destroys it, e.g.
+        one handed to a callback for the call's duration), and return the PjrtError."""
         code_value, message = self.inspect_error(error)
         payloads, problem = read_payloads(self, error, function) if self._has_payloads else ({}, None)
-        self.destroy_error(error)
         return PjrtError(function, self.error_code_name(code_value), message, code_value, payloads=payloads,
                          payload_problem=problem)
 

@@ -40,6 +40,10 @@ class PLUGIN_Profiler_Api(PjrtStruct):
     ]
 
 
+# PROFILER's functions: the table's members after struct_size and priv (what the call accounting names PROFILER.<name>)
+TABLE_FUNCTIONS = tuple(field[0] for field in PLUGIN_Profiler_Api._fields_[2:])
+
+
 class PLUGIN_Profiler_Error_Destroy_Args(PjrtStruct):
     _fields_ = [("struct_size", c_size_t), ("priv", c_void_p), ("error", c_void_p)]
 

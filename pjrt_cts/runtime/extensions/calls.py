@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from pjrt_cts.abi.callbacks import VoidSlotFunction
 from pjrt_cts.abi.enums import ExtensionType
-from pjrt_cts.abi.extensions.profiler import PLUGIN_Profiler_Api
+from pjrt_cts.abi.extensions.profiler import TABLE_FUNCTIONS, PLUGIN_Profiler_Api
 from pjrt_cts.abi.extensions.registry import EXTENSIONS
 
 if TYPE_CHECKING:
@@ -93,10 +93,8 @@ def _profiler_table_functions(table: int) -> list[str]:
     are those of this table, not of the extension struct that points to it)."""
     struct_size = ctypes.c_size_t.from_address(table).value
     functions: list[str] = []
-    for name, *_ in PLUGIN_Profiler_Api._fields_:
+    for name in TABLE_FUNCTIONS:
         field = getattr(PLUGIN_Profiler_Api, name)
-        if name in ("struct_size", "priv") or field.offset + field.size > struct_size:
-            continue
-        if ctypes.c_void_p.from_address(table + field.offset).value:
+        if field.offset + field.size <= struct_size and ctypes.c_void_p.from_address(table + field.offset).value:
             functions.append(name)
     return functions

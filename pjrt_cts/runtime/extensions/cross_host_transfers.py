@@ -45,7 +45,6 @@ class SendOutcome:
     done: threading.Event = field(default_factory=threading.Event)
     error: PjrtError | None = None
     sends_were_enqueued: bool = False
-    descriptor_released: bool = False  # the backend called descriptor_destructor
 
 
 class _Shapes:
@@ -101,13 +100,13 @@ def copy_to_remote_device(buffer: Buffer, descriptor: bytes) -> SendOutcome:
 
     def on_done(error: int | None, enqueued: bool, _user: int | None) -> None:
         if error:  # the plugin's: it destroys the error when on_done returns (XLA's C API wrapper does), so read only
-            code, message = plugin.inspect_error(error)
-            outcome.error = PjrtError(COPY, plugin.error_code_name(code), message, code)
+            outcome.error = plugin.read_error(error, COPY)
         outcome.sends_were_enqueued = bool(enqueued)
         outcome.done.set()
 
     def release(_data: int | None, _size: int | None) -> None:
-        outcome.descriptor_released = True
+        """The descriptor's bytes are the suite's (kept alive): nothing to free. A NULL destructor is not an option:
+        the plugin would free them with its own default one."""
 
     c_on_done, c_release = abi.RemoteSendCallback(on_done), abi.DescriptorDestructor(release)
     _KEEPALIVE.extend((c_on_done, c_release, data, pointer, size))
@@ -126,7 +125,8 @@ def copy_to_remote_device(buffer: Buffer, descriptor: bytes) -> SendOutcome:
 def receive_buffers(client: "Client", device: "Device", shapes: Sequence[tuple[Sequence[int], np.dtype]],
                     sources: Sequence[int], keys: Sequence[int]) -> list[Buffer]:
     """Client_CrossHostReceiveBuffers: buffers filled by the sends of `keys` from global devices `sources`."""
-    arrays, n = _Shapes(shapes), len(shapes)
+    arrays = _Shapes(shapes)
+    n = arrays.count
     ids, key_array, out = (ctypes.c_int64 * n)(*sources), (ctypes.c_int64 * n)(*keys), (ctypes.c_void_p * n)()
     _KEEPALIVE.extend((arrays, ids, key_array))
     call(client.plugin, CROSS_HOST, "Client_CrossHostReceiveBuffers",
