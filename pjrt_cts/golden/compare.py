@@ -112,6 +112,23 @@ def _modulus(expected: np.ndarray) -> np.ndarray | None:
 
 def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> Mismatch | None:
     """None when `actual` matches `expected` within `tolerance`, else a Mismatch saying how."""
+    found = _difference(actual, expected, tolerance)
+    if found is None or isinstance(found, Mismatch):
+        return found
+    return _mismatch(*found, tolerance)
+
+
+def matches(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> bool:
+    """Whether `compare` finds no mismatch, without describing one: the deviation search asks it of many candidate
+    values, and a description (its evidence sorts every differing element) costs more than the comparison."""
+    return _difference(actual, expected, tolerance) is None
+
+
+_Elements = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]
+
+
+def _difference(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> Mismatch | _Elements | None:
+    """None (a match), a Mismatch of dtype or shape, or what `_mismatch` describes of differing elements."""
     actual = np.asarray(actual)
     expected = np.asarray(expected)
     dtype_name = _dtype_name(expected)
@@ -130,7 +147,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
         if not bad.any():
             return None
         diff = np.abs(actual.astype(np.float64) - expected.astype(np.float64)) if dtype_name != "pred" else bad.astype(float)
-        return _mismatch(actual, expected, bad, diff, np.abs(expected.astype(np.float64)), dtype_name, tolerance)
+        return actual, expected, bad, diff, np.abs(expected.astype(np.float64)), dtype_name
 
     bad = np.zeros(expected.shape, dtype=bool)
     abs_err = np.zeros(expected.shape, dtype=np.float64)
@@ -163,7 +180,7 @@ def compare(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> M
         magnitude = np.maximum(magnitude, np.where(np.isfinite(e), np.abs(e), 0.0))
     if not bad.any():
         return None
-    return _mismatch(actual, expected, bad, abs_err, magnitude, dtype_name, tolerance)
+    return actual, expected, bad, abs_err, magnitude, dtype_name
 
 
 def _mismatch(actual: np.ndarray, expected: np.ndarray, bad: np.ndarray, abs_err: np.ndarray,

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from pjrt_cts.golden import dtypes
-from pjrt_cts.golden.compare import compare
+from pjrt_cts.golden.compare import matches
 from pjrt_cts.golden.spec import registry, variants
 from pjrt_cts.golden.spec.numeric import round_to
 from pjrt_cts.golden.spec.types import class_of
@@ -284,10 +284,10 @@ def _agrees(problem: _Problem, actual: Sequence[Any], values: Sequence[np.ndarra
             narrow = _narrow(got)
             with np.errstate(over="ignore"):
                 widened = narrow.astype(got.dtype)
-            if compare(got, widened, EXACT) is not None:  # carries more than f32 precision or range
+            if not matches(got, widened, EXACT):  # carries more than f32 precision or range
                 return False
             got, tolerance = narrow, _at_f32(tolerance)
-        if compare(got, np.asarray(want), tolerance) is not None:
+        if not matches(got, np.asarray(want), tolerance):
             return False
     return True
 
