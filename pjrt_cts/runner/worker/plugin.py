@@ -8,6 +8,7 @@ the plugin objects of the process it finds itself in, each for one concern. No h
   child       a process that runs tests for its worker (`--pjrt-cts-child-reports`; a process forked from the fork
               server becomes one through `become_child`): OutcomeMapping, child.ChildTiming, child.ChildStream.
   controller  the `pjrt-cts run` process: only markers and options (controller/recorder.py is its plugin).
+Every role also has report_wire, the short form of a passed phase report: each process reads what another writes.
   plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures (with `--pjrt-plugin`,
               pjrt_cts.cli.pytest_plugin adds its own and loads this one where the ini did not).
 The suites' markers are registered here, in every process (MARKERS).
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker import outcomes
+from pjrt_cts.runner.worker import outcomes, report_wire
 from pjrt_cts.runner.worker.child import ChildStream, ChildTiming
 from pjrt_cts.runner.worker.outcomes import OutcomeMapping
 
@@ -58,6 +59,8 @@ def pytest_configure(config: pytest.Config) -> None:
     manager = config.pluginmanager
     if manager.has_plugin(PLUGIN_NAME):
         return
+    if not manager.is_registered(report_wire):  # every role: each reads what another process writes
+        manager.register(report_wire, "pjrt-cts-report-wire")
     spec_path = config.getoption("pjrt_cts_spec", None)
     child_reports = config.getoption("pjrt_cts_child_reports", None)
     if spec_path is None:  # a bare pytest
