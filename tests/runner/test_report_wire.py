@@ -2,18 +2,20 @@
 pytest's own form, and that a pass read back is the pass written."""
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pjrt_cts.runner.worker import report_wire
 
 
-def _report(**changes: object) -> pytest.TestReport:
-    fields: dict[str, object] = dict(
+def _report(**changes: Any) -> pytest.TestReport:
+    fields: dict[str, Any] = dict(
         nodeid="suites/execute/test_x.py::test_y[a]", location=("suites/execute/test_x.py", 12, "test_y[a]"),
         keywords={"test_y[a]": 1, "execute": 1}, outcome="passed", longrepr=None, when="call", sections=[],
         duration=0.25, start=10.0, stop=10.25, user_properties=[])
     fields.update(changes)
-    return pytest.TestReport(**fields)  # type: ignore[arg-type]
+    return pytest.TestReport(**fields)
 
 
 def test_a_pass_read_back_is_the_pass_written() -> None:
@@ -34,7 +36,7 @@ def test_a_pass_read_back_is_the_pass_written() -> None:
     {"sections": [("Captured stdout call", "hello")]},
     {"user_properties": [("key", "value")]},
 ], ids=["failed", "skipped", "sections", "user-properties"])
-def test_every_other_report_keeps_pytests_form(changes: dict[str, object]) -> None:
+def test_every_other_report_keeps_pytests_form(changes: dict[str, Any]) -> None:
     report = _report(**changes)
     assert report_wire.pytest_report_to_serializable(report) is None
     assert report_wire.pytest_report_from_serializable({"$report_type": "TestReport", "nodeid": "x"}) is None
