@@ -243,3 +243,21 @@ def test_integer_offsets_cross_execnet() -> None:
     assert wrapped is not None and wrapped.evidence is not None
     assert 4294967296 in wrapped.evidence["offsets"]
     execnet.dumps(wrapped.evidence)
+
+
+@pytest.mark.parametrize(("actual", "expected", "tolerance"), [
+    (np.array([1.0, 2.0], np.float32), np.array([1.0, 2.0], np.float32), EXACT),
+    (np.array([1.0, 2.0000002], np.float32), np.array([1.0, 2.0], np.float32), ULP2),
+    (np.array([1.0, 2.5], np.float32), np.array([1.0, 2.0], np.float32), REL),
+    (np.array([0.0], np.float64), np.array([-0.0], np.float64), EXACT),
+    (np.array([np.nan], np.float32), np.array([1.0], np.float32), REL),
+    (np.array([3, 4], np.int32), np.array([3, 5], np.int32), EXACT),
+    (np.array([1.0], np.float32), np.array([1.0], np.float64), EXACT),
+    (np.array([1.0, 2.0], np.float32), np.array([1.0], np.float32), EXACT),
+    (np.array([1 + 2j], np.complex64), np.array([1 + 2.5j], np.complex64), REL),
+], ids=["equal", "within-ulps", "outside-rel", "signed-zero-exact", "nan", "int", "dtype", "shape", "complex"])
+def test_matches_says_what_compare_says(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> None:
+    """`matches` (the deviation search's yes/no) answers as `compare` does, without describing the mismatch."""
+    from pjrt_cts.golden.compare import matches
+
+    assert matches(actual, expected, tolerance) == (compare(actual, expected, tolerance) is None)
