@@ -39,9 +39,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from pjrt_cts.runtime.calltimes import CPU_ACCOUNTED
+
 # PJRT functions that are the plugin doing the work a program needs (the floor), by kind.
 FLOOR_FUNCTIONS = {
-    "compile": ("Client_Compile", "Compile", "Executable_DeserializeAndLoad"),
+    "compile": tuple(sorted(CPU_ACCOUNTED)),  # the functions whose calls' process CPU calltimes reads
     "execute": ("LoadedExecutable_Execute",),
     "wait": ("Event_Await", "Buffer_ReadyEvent", "Event_OnReady"),
     "transfer": ("Client_BufferFromHostBuffer", "Buffer_ToHostBuffer", "Buffer_CopyToDevice",
@@ -226,7 +228,8 @@ def markdown(summary: dict[str, Any]) -> str:
     lines += ["", "| layer | tests | Σ test seconds |", "| --- | --- | --- |"]
     lines += [f"| {layer} | {v['tests']} | {v['seconds']} |" for layer, v in summary["layers"].items()]
     lines += ["", "| PJRT function (workers) | calls | seconds | process CPU seconds |", "| --- | --- | --- | --- |"]
-    lines += [f"| {e['function']} | {e['calls']} | {e['seconds']:.1f} | {e.get('cpu_seconds', 0.0):.1f} |"
+    lines += [f"| {e['function']} | {e['calls']} | {e['seconds']:.1f} | "
+              f"{format(e.get('cpu_seconds', 0.0), '.1f') if e['function'] in CPU_ACCOUNTED else '–'} |"
               for e in summary["top_functions_in_workers"]]
     return "\n".join(lines)
 
