@@ -131,10 +131,12 @@ class OutcomeMapping:
         details, compatibility = item.stash.get(DETAILS_KEY, None), item.stash.get(COMPATIBILITY_KEY, None)
         # The test's PJRT calls ride on its last report, the teardown's (counted only in a run's processes)
         counted = api_calls.test_calls(item) if call.when == "teardown" and api_calls.counting() else {}
+        tags = tuple(tags_of(item)) if call.when == "setup" else ()
+        if kind is None and not details and not compatibility and not tags and not counted:
+            return report  # nothing to add (most setup and teardown phases): no PhaseInfo to encode
         info = PhaseInfo(outcome=kind, message=reason if kind is not None else "",
                          details=jsonable(details) if details else {},
-                         compatibility=jsonable(compatibility) if compatibility else {},
-                         tags=tuple(tags_of(item)) if call.when == "setup" else (), api_calls=counted)
+                         compatibility=jsonable(compatibility) if compatibility else {}, tags=tags, api_calls=counted)
         data = info.to_json()
         if data:
             report.pjrt_cts = data  # type: ignore[attr-defined]  # the record rides on pytest's report (xdist serialises it)
