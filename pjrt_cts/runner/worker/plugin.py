@@ -8,9 +8,9 @@ the plugin objects of the process it finds itself in, each for one concern. No h
   child       a process that runs tests for its worker (`--pjrt-cts-child-reports`; a process forked from the fork
               server becomes one through `become_child`): OutcomeMapping, child.ChildTiming, child.ChildStream.
   controller  the `pjrt-cts run` process: only markers and options (controller/recorder.py is its plugin).
-Every role also has report_wire, the short form of a passed phase report: each process reads what another writes.
   plain       a bare `pytest suites/`: OutcomeMapping (outcomes.py) and the suites' fixtures (with `--pjrt-plugin`,
               pjrt_cts.cli.pytest_plugin adds its own and loads this one where the ini did not).
+Every role also has report_wire, the short form of a passed phase report: each process reads what another writes.
 The suites' markers are registered here, in every process (MARKERS).
 
 PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).

@@ -25,9 +25,9 @@ def pytest_report_to_serializable(report: Any) -> dict[str, Any] | None:
     if (type(report) is not pytest.TestReport or report.outcome != "passed" or report.longrepr is not None
             or report.sections or report.user_properties):
         return None  # pytest's form
-    data: dict[str, Any] = {"$report_type": "TestReport", PASSED_PHASE: 1, "nodeid": report.nodeid, "location": report.location,
-                            "when": report.when, "duration": report.duration, "start": report.start,
-                            "stop": report.stop}
+    data: dict[str, Any] = {"$report_type": "TestReport", PASSED_PHASE: 1, "nodeid": report.nodeid,
+                            "location": report.location, "when": report.when, "duration": report.duration,
+                            "start": report.start, "stop": report.stop}
     fields = getattr(report, "pjrt_cts", None)
     if fields:
         data["pjrt_cts"] = fields
