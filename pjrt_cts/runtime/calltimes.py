@@ -4,11 +4,12 @@ With `PJRT_CTS_CALL_TIMES=DIR` in the environment, every process that imports th
 (pjrt_cts.runtime.hooks) that wraps each slot function it obtains through `Plugin.function` in a timer, and the
 process writes `DIR/calltimes-<pid>.json`: calls and seconds per PJRT function (for the functions that compile,
 CPU_ACCOUNTED, also the process's CPU seconds during them), whether it was a pytest-xdist worker, and how long it
-lived. It writes at exit and, while it makes calls, every WRITE_EVERY_SECONDS: a process the plugin kills (a worker
-a crashing test takes down) leaves all but its last seconds. Without the variable no hook is added (no cost). Time of calls made concurrently from several threads adds
-up, as CPU-side plugin work does. The CPU seconds are the whole process's (every thread) while the call ran, and
-those of the child processes the call ran and waited for: a plugin compiles with threads of its own, and XLA:GPU
-runs `ptxas` as a child process per compiled module (on CUDA a large share of a compile's CPU: docs/bench.md).
+lived. It writes at exit and, while it makes calls, every WRITE_EVERY_SECONDS: a process the plugin kills (a worker a
+crashing test takes down) leaves all but its last seconds. Without the variable no hook is added (no cost). Time of
+calls made concurrently from several threads adds up, as CPU-side plugin work does. The CPU seconds are the whole
+process's (every thread) while the call ran, and those of the child processes the call ran and waited for: a plugin
+compiles with threads of its own, and XLA:GPU runs `ptxas` as a child process per compiled module (on CUDA a large
+share of a compile's CPU: docs/bench.md).
 
 An environment variable, not the run context: it must reach every process that loads a plugin (the preflight
 probe, reproduction-script children), including those that read no run context, and the runtime imports
