@@ -1,4 +1,4 @@
-"""The short wire form of a passed phase report (pjrt_cts.runner.worker.report_wire): what it keeps, what it leaves to
+"""The short wire form of a passed phase report (pjrt_cts.runner.files.report_wire): what it keeps, what it leaves to
 pytest's own form, and that a pass read back is the pass written."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pjrt_cts.runner.worker import report_wire
+from pjrt_cts.runner.files import report_wire
 
 
 def _report(**changes: Any) -> pytest.TestReport:

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from pjrt_cts.runner.spec import RunSpec
-from pjrt_cts.runner.worker import outcomes, report_wire
+from pjrt_cts.runner.files import report_wire
+from pjrt_cts.runner.worker import outcomes
 from pjrt_cts.runner.worker.child import ChildStream, ChildTiming
 from pjrt_cts.runner.worker.outcomes import OutcomeMapping
 

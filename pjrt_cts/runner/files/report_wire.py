@@ -6,7 +6,7 @@ parent name), its sections and user properties, and costs ~37 µs to write and ~
 test. Nothing reads those fields of a passed report here (the controller's records take outcome, phase, times and the
 `pjrt_cts` fields), so a pass without sections or user properties travels as those alone, about half the cost on each
 side; every other report keeps pytest's form. Both hooks are pytest's public ones; this module is registered in every
-process that loads the runner's plugin, whatever its role (worker/plugin.py), so each side reads what the other writes.
+process that loads the runner's plugin, whatever its role (runner/worker/plugin.py), so each side reads what the other writes.
 
 PYTEST_DONT_REWRITE: its asserts stay as written (tests/house/test_asserts_as_written.py says why).
 """
