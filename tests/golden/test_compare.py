@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pjrt_cts.golden import EXACT, Tolerance, compare, load_manifest, tolerance_for
+from pjrt_cts.golden.compare import matches
 
 ULP2 = Tolerance("ulp", ulps=2, op_class="arith")
 REL = Tolerance("rel", rtol=1e-3, atol=1e-6, op_class="transcendental")
@@ -258,6 +259,4 @@ def test_integer_offsets_cross_execnet() -> None:
 ], ids=["equal", "within-ulps", "outside-rel", "signed-zero-exact", "nan", "int", "dtype", "shape", "complex"])
 def test_matches_says_what_compare_says(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> None:
     """`matches` (the deviation search's yes/no) answers as `compare` does, without describing the mismatch."""
-    from pjrt_cts.golden.compare import matches
-
     assert matches(actual, expected, tolerance) == (compare(actual, expected, tolerance) is None)
